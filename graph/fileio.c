@@ -1,0 +1,102 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "graph/fileio.h"
+#include "graph/graph.h"
+
+int
+ilpi_read_file(const char *path, char **out, size_t *len, ilp_error *err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL, *p;
+	size_t n = 0, cap = 0;
+
+	if (f == NULL) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 131072;
+			p = realloc(buf, cap + 1);
+			if (p == NULL) {
+				ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
+				goto fail;
+			}
+			buf = p;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: read error: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (f != stdin)
+		fclose(f);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+fail:
+	if (f != stdin)
+		fclose(f);
+	free(buf);
+	return -1;
+}
+
+int
+ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error *err)
+{
+	size_t plen = strlen(path);
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int fd;
+
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "<stdout>: write error: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	tmp = malloc(plen + 16);
+	if (tmp == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
+		return -1;
+	}
+	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || (f = fdopen(fd, "wb")) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: cannot create: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return -1;
+	}
+	if (fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: write error: %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * graph.h - ilpart's joint-graph model (internal; shared by every module).
+ *
+ * Sized for 100k-node graphs: nodes live in one array in topological order, edges in
+ * CSR arrays of node indices, names and strings are interned once in the graph's pool.
+ * A graph is built by the JSON reader (or by tests through the builder below), then
+ * frozen by ilpi_graph_finish(), which resolves storage roots, builds the user lists
+ * and classifies nodes. After that it is read-only, except for tags that policies set.
+ */
+#ifndef ILPART_GRAPH_GRAPH_H
+#define ILPART_GRAPH_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ilpart.h"
+#include "graph/intern.h"
+
+typedef enum ilpi_kind {
+	ILPI_PRIMAL = 0,
+	ILPI_TANGENT,
+	ILPI_OP
+} ilpi_kind;
+
+typedef enum ilpi_tag {
+	ILPI_TAG_NONE = 0,
+	ILPI_TAG_MUST_SAVE,
+	ILPI_TAG_PREFER_SAVE,
+	ILPI_TAG_MUST_RECOMPUTE,
+	ILPI_TAG_PREFER_RECOMPUTE
+} ilpi_tag;
+
+/* Classification, docs/format.md "Classification". */
+typedef enum ilpi_class {
+	ILPI_DEAD = 0,   /* needed by no output */
+	ILPI_FORWARD,    /* needed by the forward outputs */
+	ILPI_BACKWARD,   /* tangent or depends on one, or a backward output op */
+	ILPI_UNCLAIMED   /* from primals only, needed only by the backward */
+} ilpi_class;
+
+enum {
+	ILPI_F_RANDOM = 1u << 0,
+	ILPI_F_EFFECTFUL = 1u << 1,
+	ILPI_F_COLLECTIVE = 1u << 2,
+	ILPI_F_TUPLE = 1u << 3,    /* returns a tuple, consumed through getitem */
+	ILPI_F_GETITEM = 1u << 4,
+	ILPI_F_BOUNDARY = 1u << 5, /* non-backward value used by the backward (set by classify) */
+	ILPI_F_FW_OUTPUT = 1u << 6,
+	ILPI_F_BW_OUTPUT = 1u << 7
+};
+
+#define ILPI_NONE (-1)
+#define ILPI_UNKNOWN_COST (-1.0)
+
+typedef struct ilpi_node {
+	const char *name;     /* interned */
+	const char *target;   /* interned; NULL for primals and tangents */
+	const char *dtype;    /* interned canonical short name ("f32"), NULL if none */
+	uint8_t kind;         /* ilpi_kind */
+	uint8_t tag;          /* ilpi_tag */
+	uint8_t cls;          /* ilpi_class */
+	uint16_t flags;       /* ILPI_F_* */
+	int32_t ac_graph_id;  /* ILPI_NONE outside any region */
+	int32_t view_of;      /* node index or ILPI_NONE */
+	int32_t storage;      /* root of the view_of chain; itself when not a view */
+	int32_t index;        /* getitem index, ILPI_NONE otherwise */
+	uint32_t in_begin, in_count;   /* into graph->in (ordered, may repeat) */
+	uint32_t use_begin, use_count; /* into graph->use (distinct users, ascending) */
+	uint32_t shape_begin;          /* into graph->shape */
+	int32_t ndim;                  /* -1: no shape */
+	int64_t bytes;                 /* size of this value */
+	double flops, bytes_read, bytes_written, time_us; /* ILPI_UNKNOWN_COST when absent */
+} ilpi_node;
+
+typedef struct ilpi_refpart {
+	const char *name;     /* interned */
+	int32_t *saved;       /* node indices, graph order */
+	size_t n_saved;
+	int32_t *recomputed;  /* NULL when the file gave none */
+	size_t n_recomputed;
+} ilpi_refpart;
+
+struct ilp_graph {
+	char *path;           /* file name used in messages */
+	char *description;
+	int rng_functionalized;
+	ilpi_pool pool;
+
+	ilpi_node *node;
+	size_t n, cap;
+	int32_t *in;          /* CSR inputs */
+	size_t n_in, cap_in;
+	int32_t *use;         /* CSR users, built by finish */
+	int64_t *shape;
+	size_t n_shape, cap_shape;
+
+	int32_t *fw_out;      /* forward outputs (node indices) */
+	size_t n_fw_out;
+	int32_t *bw_out;      /* backward outputs; ILPI_NONE for null */
+	size_t n_bw_out;
+
+	ilpi_refpart *ref;
+	size_t n_ref;
+
+	/* name -> index hash (open addressing over node indices) */
+	int32_t *slot;
+	size_t n_slot;
+	size_t counts[4];     /* nodes per ilpi_class */
+};
+
+/* ---- builder (used by the reader and by tests) ---------------------------- */
+
+ilp_graph *ilpi_graph_new(const char *path);
+/* Append a node; returns its index or -1 (duplicate name: err names it; or no memory).
+ * Every field but inputs/shape is set afterwards through ilpi_graph_node(). */
+long ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *target,
+    ilp_error *err);
+int ilpi_graph_add_input(ilp_graph *g, long node, int32_t input);
+int ilpi_graph_set_shape(ilp_graph *g, long node, const int64_t *dims, int ndim);
+int ilpi_graph_set_outputs(ilp_graph *g, const int32_t *fw, size_t n_fw, const int32_t *bw,
+    size_t n_bw);
+/* Resolve storages, build users, classify, check cross-node rules. */
+int ilpi_graph_finish(ilp_graph *g, ilp_error *err);
+
+static inline ilpi_node *ilpi_graph_node(ilp_graph *g, long i) { return &g->node[i]; }
+static inline const int32_t *ilpi_inputs(const ilp_graph *g, const ilpi_node *n)
+{
+	return g->in + n->in_begin;
+}
+static inline const int32_t *ilpi_users(const ilp_graph *g, const ilpi_node *n)
+{
+	return g->use + n->use_begin;
+}
+static inline int64_t ilpi_storage_bytes(const ilp_graph *g, const ilpi_node *n)
+{
+	return g->node[n->storage].bytes;
+}
+
+/* ---- shared helpers ------------------------------------------------------- */
+
+/* Bytes per element of a canonical dtype name, 0 when unknown. */
+int ilpi_dtype_size(const char *dtype);
+/* Canonical short name for a dtype spelling ("torch.float32" -> "f32"), NULL if unknown. */
+const char *ilpi_dtype_canonical(const char *name);
+const char *ilpi_kind_name(ilpi_kind k);
+const char *ilpi_class_name(ilpi_class c);
+const char *ilpi_tag_name(ilpi_tag t);          /* "MUST_SAVE" ..., "" for none */
+int ilpi_tag_parse(const char *s, ilpi_tag *out); /* 0 ok, -1 unknown */
+
+/* Error record helpers: printf-style, kind set, message truncated to one line. */
+void ilpi_err(ilp_error *err, ilp_error_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* ILPART_GRAPH_GRAPH_H */

@@ -1,0 +1,3 @@
+#ifndef ILPART_GRAPH_LOWER_H
+#define ILPART_GRAPH_LOWER_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef ILPART_GRAPH_PARTITION_H
+#define ILPART_GRAPH_PARTITION_H
+#endif

@@ -1,0 +1,64 @@
+/*
+ * rules.h - what every solver must obey, derived from a graph's SAC tags, the
+ * PREFER_* mode and the ban rules (internal; implemented in policies/rules.c).
+ *
+ * The solvers (ILP and min-cut) read only this; the checker (graph/check.c) re-derives
+ * the hard tag rules on its own so that it shares no code with the solvers.
+ */
+#ifndef ILPART_POLICIES_RULES_H
+#define ILPART_POLICIES_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+
+enum {
+	ILPI_R_NO_SAVE = 1u << 0,          /* may not be saved for the backward */
+	ILPI_R_NO_RECOMPUTE = 1u << 1,     /* may not be executed in the backward */
+	ILPI_R_PREFER_SAVE = 1u << 2,      /* soft mode: penalise recomputing it */
+	ILPI_R_PREFER_RECOMPUTE = 1u << 3  /* soft mode: penalise saving it */
+};
+
+/* Why a bit is set: for conflict reports and check messages. */
+typedef enum ilpi_reason {
+	ILPI_WHY_NONE = 0,
+	ILPI_WHY_TAG,            /* the node's own SAC tag */
+	ILPI_WHY_GETITEM,        /* getitem follows its multi-output parent */
+	ILPI_WHY_VIEW,           /* view of a MUST_SAVE base */
+	ILPI_WHY_BOUNDARY,       /* region boundary: used by a later region's recompute */
+	ILPI_WHY_RANDOM,         /* random op, RNG state not functionalised */
+	ILPI_WHY_EFFECTFUL,
+	ILPI_WHY_COLLECTIVE,
+	ILPI_WHY_PRIMAL,         /* inputs cannot be recomputed */
+	ILPI_WHY_TUPLE,          /* a tuple has no storage to save */
+	ILPI_WHY_BAN_COMPUTE,    /* compute-intensive op outside SAC regions */
+	ILPI_WHY_BAN_REDUCTION,  /* reduction much smaller than its input */
+	ILPI_WHY_BAN_OTHER
+} ilpi_reason;
+
+typedef struct ilpi_rule_options {
+	ilp_prefer_mode prefer;
+	ilp_bans bans;
+} ilpi_rule_options;
+
+typedef struct ilpi_rules {
+	size_t n;
+	uint8_t *bits;           /* ILPI_R_* per node */
+	uint8_t *why_no_save;    /* ilpi_reason per node */
+	uint8_t *why_no_recompute;
+} ilpi_rules;
+
+void ilpi_rule_options_init(ilpi_rule_options *o);
+/* Fills *r (caller-owned struct, arrays released by ilpi_rules_free). */
+int ilpi_rules_build(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r,
+    ilp_error *err);
+void ilpi_rules_free(ilpi_rules *r);
+const char *ilpi_reason_text(ilpi_reason why);
+
+/* Propagation over the rules alone (no budget): when some boundary value can be
+ * neither saved nor recomputed, -1 with ILP_ERR_CONFLICT and the smallest chain of
+ * nodes and tags that forces it in err->msg. */
+int ilpi_rules_find_conflict(const ilp_graph *g, const ilpi_rules *r, ilp_error *err);
+
+#endif /* ILPART_POLICIES_RULES_H */

@@ -1,0 +1,3 @@
+#ifndef ILPART_SOLVER_COST_H
+#define ILPART_SOLVER_COST_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef ILPART_SOLVER_GLPK_ENV_H
+#define ILPART_SOLVER_GLPK_ENV_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef ILPART_SOLVER_MAXFLOW_H
+#define ILPART_SOLVER_MAXFLOW_H
+#endif

@@ -1,0 +1,2 @@
+#include "config.h"
+/* placeholder: filled in by its module's work */

@@ -1,0 +1,3 @@
+#ifndef ILPART_SOLVER_MODEL_H
+#define ILPART_SOLVER_MODEL_H
+#endif

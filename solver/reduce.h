@@ -1,0 +1,3 @@
+#ifndef ILPART_SOLVER_REDUCE_H
+#define ILPART_SOLVER_REDUCE_H
+#endif

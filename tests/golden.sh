@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder: replaced by the bad-input corpus driver
+exit 0

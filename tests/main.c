@@ -1,0 +1,22 @@
+/* main.c - runs every unit suite; exit status is the number of failures (capped). */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "tests/suites.h"
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(suite_graph());
+	int failed;
+
+	srunner_add_suite(sr, suite_check());
+	srunner_add_suite(sr, suite_policies());
+	srunner_add_suite(sr, suite_solver());
+	srunner_add_suite(sr, suite_mincut());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

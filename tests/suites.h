@@ -1,0 +1,13 @@
+/* suites.h - one Check suite per module; tests/main.c runs them all. */
+#ifndef ILPART_TESTS_SUITES_H
+#define ILPART_TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *suite_graph(void);
+Suite *suite_check(void);
+Suite *suite_policies(void);
+Suite *suite_solver(void);
+Suite *suite_mincut(void);
+
+#endif /* ILPART_TESTS_SUITES_H */
