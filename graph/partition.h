@@ -1,3 +1,60 @@
+/*
+ * partition.h - a save/recompute decision for one graph (internal layout of the
+ * public ilp_partition). Read and written by graph/partition.c.
+ */
 #ifndef ILPART_GRAPH_PARTITION_H
 #define ILPART_GRAPH_PARTITION_H
-#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+
+enum {
+	ILPI_P_SAVED = 1u << 0,       /* handed from the forward to the backward */
+	ILPI_P_RECOMPUTED = 1u << 1   /* non-backward op executed in the backward */
+};
+
+/* Soft mode: a preference the optimum overrides, and what overriding it gains. */
+typedef struct ilpi_override {
+	int32_t node;
+	uint8_t tag;        /* the ilpi_tag that was overridden */
+	double gain;        /* objective units gained by overriding */
+} ilpi_override;
+
+struct ilp_partition {
+	size_t n;                 /* graph node count */
+	uint8_t *state;           /* ILPI_P_* per node */
+
+	/* What produced it (informational; written under "producer"). Short static or
+	 * malloc'd-by-partition strings: see ilpi_partition_set_producer. */
+	char method[32];          /* "ilp", "mincut", "pytorch", "save-all", "file" */
+	char objective[32];       /* "memory", "runtime", "weighted", "" */
+	char prefer[16];          /* "hard", "pytorch", "soft", "" */
+	char status[32];          /* "optimal", "feasible", "time-limit", "heuristic", "" */
+	double gap;               /* proven relative gap, 0 when optimal, < 0 unknown */
+	double objective_value;   /* < 0 unknown */
+	int64_t budget_bytes;     /* < 0 none */
+
+	/* Costs as evaluated by solver/cost.c when known (has_cost != 0). */
+	int has_cost;
+	int64_t saved_bytes;
+	double recompute_flops;
+	double recompute_time_us;
+
+	ilpi_override *overrides;
+	size_t n_overrides;
+};
+
+static inline int ilpi_saved(const ilp_partition *p, size_t i)
+{
+	return (p->state[i] & ILPI_P_SAVED) != 0;
+}
+static inline int ilpi_recomputed(const ilp_partition *p, size_t i)
+{
+	return (p->state[i] & ILPI_P_RECOMPUTED) != 0;
+}
+/* Records an override (soft mode); -1 when out of memory. */
+int ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain);
+
+#endif /* ILPART_GRAPH_PARTITION_H */

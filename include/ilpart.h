@@ -92,7 +92,54 @@ typedef enum ilp_bans {
 /* @@policies-api@@ */
 
 /* ---- solvers (solver/) ------------------------------------------------------ */
-/* @@solver-api@@ */
+typedef enum ilp_objective {
+	ILP_OBJ_MEMORY = 0, /* least saved bytes; among those, least recompute cost */
+	ILP_OBJ_RUNTIME,    /* least recompute cost with saved bytes <= budget */
+	ILP_OBJ_WEIGHTED    /* saved bytes + alpha * recompute cost (us) */
+} ilp_objective;
+
+/* Device profile for the roofline cost max(flops / peak, bytes / bandwidth). */
+typedef struct ilp_device {
+	double peak_flops;    /* FLOP/s */
+	double bandwidth;     /* bytes/s */
+} ilp_device;
+
+/* Named profiles: "h100", "a100", "cpu"; -1 when unknown. */
+int ilp_device_lookup(const char *name, ilp_device *out);
+
+typedef void (*ilp_log_fn)(void *ctx, const char *line);
+
+typedef struct ilp_solve_options {
+	ilp_objective objective;
+	double alpha;              /* ILP_OBJ_WEIGHTED */
+	int64_t budget_bytes;      /* < 0: none */
+	double budget_fraction;    /* < 0: none; PyTorch's activation_memory_budget scale */
+	ilp_prefer_mode prefer;
+	ilp_bans bans;
+	ilp_device device;
+	double time_limit;         /* seconds, <= 0: none */
+	double gap;                /* relative MIP gap to stop at, 0: prove optimal */
+	int verbose;               /* route GLPK's terminal output to log */
+	ilp_log_fn log;            /* progress and verbose lines; may be NULL */
+	void *log_ctx;
+	const char *write_lp;      /* write the exact model (CPLEX LP format) here, or NULL */
+	const char *write_mps;     /* ... and/or free MPS here, or NULL */
+} ilp_solve_options;
+
+/* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */
+void ilp_solve_options_init(ilp_solve_options *o);
+
+/* Optimal partition by ILP (GLPK). The result has passed ilp_check. On conflicting
+ * constraints: -1 with ILP_ERR_CONFLICT and the conflicting nodes in err->msg. */
+int ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err);
+/* PyTorch's min-cut heuristic (torch 2.6 rules) on the same cost model. */
+int ilp_mincut(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err);
+/* Fills the cost fields of `p` (saved bytes with shared storage counted once,
+ * recompute flops and roofline time) for device `dev`. */
+int ilp_partition_evaluate(const ilp_graph *g, ilp_partition *p, const ilp_device *dev,
+    ilp_error *err);
 
 /* ---- checker --------------------------------------------------------------- */
 
