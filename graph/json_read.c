@@ -1,2 +1,599 @@
+/*
+ * json_read.c - the joint-graph reader: JSON text -> ilp_graph (docs/format.md).
+ *
+ * cJSON trees never leave this file. Every rejection is one line naming the file,
+ * the node and the field. Nodes are added in a first pass so that inputs may be
+ * resolved by name in a second; ilpi_graph_finish() then rejects forward references
+ * (naming a cycle when there is one).
+ */
 #include "config.h"
-/* placeholder */
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/fileio.h"
+#include "graph/graph.h"
+
+#define MAX_BYTES 4611686018427387904.0 /* 2^62 */
+#define MAX_DIMS 64
+
+typedef struct reader {
+	ilp_graph *g;
+	ilp_error *err;
+	const char *path;
+} reader;
+
+/* "node 'x'" or "node #12" when the node has no usable name yet. */
+static const char *
+node_label(const cJSON *obj, size_t idx, char *buf, size_t len)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+
+	if (cJSON_IsString(name) && name->valuestring[0] != '\0')
+		snprintf(buf, len, "node '%s'", name->valuestring);
+	else
+		snprintf(buf, len, "node #%zu", idx);
+	return buf;
+}
+
+static int
+fail(reader *r, const char *who, const char *field, const char *what)
+{
+	ilpi_err(r->err, ILP_ERR_INPUT, "%s: %s: field '%s': %s", r->path, who, field, what);
+	return -1;
+}
+
+static int
+get_count(reader *r, const char *who, const cJSON *v, const char *field, double max,
+    double *out)
+{
+	if (!cJSON_IsNumber(v))
+		return fail(r, who, field, "expected a number");
+	if (!isfinite(v->valuedouble))
+		return fail(r, who, field, "not a finite number");
+	if (v->valuedouble < 0)
+		return fail(r, who, field, "must not be negative");
+	if (v->valuedouble > max)
+		return fail(r, who, field, "too large");
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int
+get_int(reader *r, const char *who, const cJSON *v, const char *field, double max, int64_t *out)
+{
+	double d;
+
+	if (get_count(r, who, v, field, max, &d) != 0)
+		return -1;
+	if (d != floor(d))
+		return fail(r, who, field, "expected an integer");
+	*out = (int64_t)d;
+	return 0;
+}
+
+static int
+get_bool(reader *r, const char *who, const cJSON *v, const char *field, int *out)
+{
+	if (!cJSON_IsBool(v))
+		return fail(r, who, field, "expected true or false");
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+static int
+read_shape(reader *r, const char *who, long idx, const cJSON *v, int64_t *numel)
+{
+	int64_t dims[MAX_DIMS];
+	double total = 1;
+	int nd = 0;
+	const cJSON *d;
+
+	if (!cJSON_IsArray(v))
+		return fail(r, who, "shape", "expected an array of integers");
+	cJSON_ArrayForEach(d, v) {
+		if (nd == MAX_DIMS)
+			return fail(r, who, "shape", "more than 64 dimensions");
+		if (get_int(r, who, d, "shape", MAX_BYTES, &dims[nd]) != 0)
+			return -1;
+		total *= (double)dims[nd++];
+		if (total > MAX_BYTES)
+			return fail(r, who, "shape", "element count overflows");
+	}
+	if (ilpi_graph_set_shape(r->g, idx, dims, nd) != 0) {
+		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+		return -1;
+	}
+	*numel = (int64_t)total;
+	return 0;
+}
+
+static int
+read_kind(reader *r, const char *who, const cJSON *v, ilpi_kind *kind)
+{
+	if (v == NULL)
+		return fail(r, who, "kind", "missing");
+	if (!cJSON_IsString(v))
+		return fail(r, who, "kind", "expected a string");
+	if (strcmp(v->valuestring, "primal") == 0)
+		*kind = ILPI_PRIMAL;
+	else if (strcmp(v->valuestring, "tangent") == 0)
+		*kind = ILPI_TANGENT;
+	else if (strcmp(v->valuestring, "op") == 0)
+		*kind = ILPI_OP;
+	else {
+		char msg[160];
+
+		snprintf(msg, sizeof msg, "unknown kind '%.60s' (primal, tangent or op)",
+		    v->valuestring);
+		return fail(r, who, "kind", msg);
+	}
+	return 0;
+}
+
+/* Everything but inputs and view_of, which name other nodes (second pass). */
+static int
+read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
+{
+	ilpi_node *n = ilpi_graph_node(r->g, idx);
+	int64_t numel = -1, bytes = -1, ival;
+	const char *dtype = NULL;
+	const cJSON *f;
+	int b, is_tuple = 0;
+
+	cJSON_ArrayForEach(f, obj) {
+		const char *k = f->string;
+		ilpi_tag tag;
+
+		if (strcmp(k, "name") == 0 || strcmp(k, "kind") == 0 || strcmp(k, "target") == 0 ||
+		    strcmp(k, "inputs") == 0 || strcmp(k, "view_of") == 0 ||
+		    strcmp(k, "meta") == 0) {
+			continue; /* handled elsewhere */
+		} else if (strcmp(k, "shape") == 0) {
+			if (!cJSON_IsNull(f) && read_shape(r, who, idx, f, &numel) != 0)
+				return -1;
+		} else if (strcmp(k, "dtype") == 0) {
+			if (cJSON_IsNull(f))
+				continue;
+			if (!cJSON_IsString(f))
+				return fail(r, who, k, "expected a string");
+			dtype = ilpi_dtype_canonical(f->valuestring);
+			if (dtype == NULL) {
+				char msg[160];
+
+				snprintf(msg, sizeof msg, "unknown dtype '%.60s'", f->valuestring);
+				return fail(r, who, k, msg);
+			}
+			n->dtype = ilpi_intern(&r->g->pool, dtype);
+		} else if (strcmp(k, "bytes") == 0) {
+			if (get_int(r, who, f, k, MAX_BYTES, &bytes) != 0)
+				return -1;
+		} else if (strcmp(k, "tuple") == 0) {
+			if (get_bool(r, who, f, k, &is_tuple) != 0)
+				return -1;
+			if (is_tuple)
+				n->flags |= ILPI_F_TUPLE;
+		} else if (strcmp(k, "index") == 0) {
+			if (get_int(r, who, f, k, 1e9, &ival) != 0)
+				return -1;
+			n->index = (int32_t)ival;
+		} else if (strcmp(k, "flops") == 0) {
+			if (get_count(r, who, f, k, 1e30, &n->flops) != 0)
+				return -1;
+		} else if (strcmp(k, "bytes_read") == 0) {
+			if (get_count(r, who, f, k, MAX_BYTES, &n->bytes_read) != 0)
+				return -1;
+		} else if (strcmp(k, "bytes_written") == 0) {
+			if (get_count(r, who, f, k, MAX_BYTES, &n->bytes_written) != 0)
+				return -1;
+		} else if (strcmp(k, "time_us") == 0) {
+			if (get_count(r, who, f, k, 1e15, &n->time_us) != 0)
+				return -1;
+		} else if (strcmp(k, "recompute") == 0) {
+			if (cJSON_IsNull(f))
+				continue;
+			if (!cJSON_IsString(f))
+				return fail(r, who, k, "expected a string");
+			if (ilpi_tag_parse(f->valuestring, &tag) != 0) {
+				char msg[200];
+
+				snprintf(msg, sizeof msg, "unknown tag '%.60s' (MUST_SAVE, PREFER_SAVE, "
+				    "MUST_RECOMPUTE or PREFER_RECOMPUTE)", f->valuestring);
+				return fail(r, who, k, msg);
+			}
+			n->tag = (uint8_t)tag;
+		} else if (strcmp(k, "ac_graph_id") == 0) {
+			if (cJSON_IsNull(f))
+				continue;
+			if (get_int(r, who, f, k, 2e9, &ival) != 0)
+				return -1;
+			n->ac_graph_id = (int32_t)ival;
+		} else if (strcmp(k, "random") == 0 || strcmp(k, "effectful") == 0 ||
+		    strcmp(k, "collective") == 0) {
+			if (get_bool(r, who, f, k, &b) != 0)
+				return -1;
+			if (b)
+				n->flags |= k[0] == 'r' ? ILPI_F_RANDOM :
+				    k[0] == 'e' ? ILPI_F_EFFECTFUL : ILPI_F_COLLECTIVE;
+		} else {
+			return fail(r, who, k, "unknown field");
+		}
+	}
+	if (bytes >= 0) {
+		n->bytes = bytes;
+	} else if (is_tuple) {
+		n->bytes = 0;
+	} else if (numel >= 0 && n->dtype != NULL) {
+		double total = (double)numel * ilpi_dtype_size(n->dtype);
+
+		if (total > MAX_BYTES)
+			return fail(r, who, "shape", "size in bytes overflows");
+		n->bytes = numel * ilpi_dtype_size(n->dtype);
+	} else if (numel >= 0) {
+		return fail(r, who, "dtype", "missing (needed with shape when bytes is absent)");
+	} else {
+		return fail(r, who, "bytes", "missing (give shape and dtype, bytes, or tuple)");
+	}
+	if (n->target != NULL && strcmp(n->target, "getitem") == 0) {
+		n->flags |= ILPI_F_GETITEM;
+		if (n->index == ILPI_NONE)
+			return fail(r, who, "index", "missing (getitem needs the tuple index)");
+	}
+	return 0;
+}
+
+static long
+resolve(reader *r, const char *who, const cJSON *v, const char *field)
+{
+	long idx;
+	char msg[200];
+
+	if (!cJSON_IsString(v))
+		return fail(r, who, field, "expected a node name");
+	idx = ilp_graph_find(r->g, v->valuestring);
+	if (idx < 0) {
+		snprintf(msg, sizeof msg, "no node named '%.80s'", v->valuestring);
+		return fail(r, who, field, msg);
+	}
+	return idx;
+}
+
+static int
+read_links(reader *r, const cJSON *obj, long idx, const char *who)
+{
+	ilpi_node *n = ilpi_graph_node(r->g, idx);
+	const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(obj, "inputs");
+	const cJSON *view = cJSON_GetObjectItemCaseSensitive(obj, "view_of");
+	const cJSON *v;
+
+	if (n->kind != ILPI_OP) {
+		if (inputs != NULL && cJSON_GetArraySize(inputs) > 0)
+			return fail(r, who, "inputs", "only op nodes have inputs");
+	} else if (inputs == NULL) {
+		return fail(r, who, "inputs", "missing");
+	} else if (!cJSON_IsArray(inputs)) {
+		return fail(r, who, "inputs", "expected an array of node names");
+	} else {
+		cJSON_ArrayForEach(v, inputs) {
+			long in = resolve(r, who, v, "inputs");
+
+			if (in < 0)
+				return -1;
+			if (ilpi_graph_add_input(r->g, idx, (int32_t)in) != 0) {
+				ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+				return -1;
+			}
+		}
+	}
+	if ((n->flags & ILPI_F_GETITEM) &&
+	    (n->in_count != 1 || !(r->g->node[r->g->in[n->in_begin]].flags & ILPI_F_TUPLE)))
+		return fail(r, who, "inputs", "getitem takes exactly one tuple-valued input");
+	if (view != NULL && !cJSON_IsNull(view)) {
+		long base = resolve(r, who, view, "view_of");
+
+		if (base < 0)
+			return -1;
+		if (base == idx)
+			return fail(r, who, "view_of", "a node cannot be a view of itself");
+		n->view_of = (int32_t)base;
+	}
+	return 0;
+}
+
+static int
+read_nodes(reader *r, const cJSON *nodes)
+{
+	const cJSON *obj;
+	char who[160];
+	size_t i = 0;
+	long idx;
+
+	if (!cJSON_IsArray(nodes))
+		return fail(r, "graph", "nodes", nodes == NULL ? "missing" : "expected an array");
+	cJSON_ArrayForEach(obj, nodes) {
+		const cJSON *name, *target;
+		ilpi_kind kind;
+
+		node_label(obj, i, who, sizeof who);
+		if (!cJSON_IsObject(obj))
+			return fail(r, who, "nodes", "expected an object");
+		name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+		if (name == NULL)
+			return fail(r, who, "name", "missing");
+		if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
+			return fail(r, who, "name", "expected a non-empty string");
+		if (read_kind(r, who, cJSON_GetObjectItemCaseSensitive(obj, "kind"), &kind) != 0)
+			return -1;
+		target = cJSON_GetObjectItemCaseSensitive(obj, "target");
+		if (kind == ILPI_OP && target == NULL)
+			return fail(r, who, "target", "missing (op nodes name their operation)");
+		if (target != NULL && (!cJSON_IsString(target) || target->valuestring[0] == '\0'))
+			return fail(r, who, "target", "expected a non-empty string");
+		idx = ilpi_graph_add(r->g, name->valuestring, kind,
+		    kind == ILPI_OP ? target->valuestring : NULL, r->err);
+		if (idx < 0)
+			return -1;
+		if (read_node_fields(r, obj, idx, who) != 0)
+			return -1;
+		i++;
+	}
+	i = 0;
+	cJSON_ArrayForEach(obj, nodes) {
+		node_label(obj, i, who, sizeof who);
+		if (read_links(r, obj, (long)i, who) != 0)
+			return -1;
+		i++;
+	}
+	return 0;
+}
+
+static int
+read_name_list(reader *r, const cJSON *v, const char *field, int allow_null, int32_t **out,
+    size_t *n)
+{
+	size_t cnt = 0;
+	const cJSON *e;
+	char who[160];
+
+	snprintf(who, sizeof who, "graph");
+	if (!cJSON_IsArray(v))
+		return fail(r, who, field, v == NULL ? "missing" : "expected an array of node names");
+	*out = malloc(((size_t)cJSON_GetArraySize(v) + 1) * sizeof **out);
+	if (*out == NULL) {
+		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+		return -1;
+	}
+	cJSON_ArrayForEach(e, v) {
+		long idx;
+
+		if (allow_null && cJSON_IsNull(e)) {
+			(*out)[cnt++] = ILPI_NONE;
+			continue;
+		}
+		idx = resolve(r, who, e, field);
+		if (idx < 0)
+			return -1;
+		(*out)[cnt++] = (int32_t)idx;
+	}
+	*n = cnt;
+	return 0;
+}
+
+static int
+read_outputs(reader *r, const cJSON *outs)
+{
+	int32_t *fw = NULL, *bw = NULL;
+	size_t nfw = 0, nbw = 0;
+	int rc = -1;
+
+	if (!cJSON_IsObject(outs))
+		return fail(r, "graph", "outputs", outs == NULL ? "missing" : "expected an object");
+	if (read_name_list(r, cJSON_GetObjectItemCaseSensitive(outs, "forward"),
+	    "outputs.forward", 0, &fw, &nfw) != 0)
+		goto out;
+	if (read_name_list(r, cJSON_GetObjectItemCaseSensitive(outs, "backward"),
+	    "outputs.backward", 1, &bw, &nbw) != 0)
+		goto out;
+	if (ilpi_graph_set_outputs(r->g, fw, nfw, bw, nbw) != 0) {
+		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(fw);
+	free(bw);
+	return rc;
+}
+
+static int
+read_refs(reader *r, const cJSON *refs)
+{
+	const cJSON *e;
+	size_t i = 0;
+
+	if (refs == NULL || cJSON_IsNull(refs))
+		return 0;
+	if (!cJSON_IsArray(refs))
+		return fail(r, "graph", "reference", "expected an array");
+	r->g->ref = calloc((size_t)cJSON_GetArraySize(refs) + 1, sizeof *r->g->ref);
+	if (r->g->ref == NULL) {
+		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+		return -1;
+	}
+	cJSON_ArrayForEach(e, refs) {
+		ilpi_refpart *p = &r->g->ref[i];
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+		const cJSON *rec = cJSON_GetObjectItemCaseSensitive(e, "recomputed");
+
+		if (!cJSON_IsObject(e) || !cJSON_IsString(name))
+			return fail(r, "graph", "reference", "each entry needs a string 'name'");
+		p->name = ilpi_intern(&r->g->pool, name->valuestring);
+		r->g->n_ref = ++i;
+		if (read_name_list(r, cJSON_GetObjectItemCaseSensitive(e, "saved"),
+		    "reference.saved", 0, &p->saved, &p->n_saved) != 0)
+			return -1;
+		if (rec != NULL && read_name_list(r, rec, "reference.recomputed", 0,
+		    &p->recomputed, &p->n_recomputed) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A document that ends inside a string or with open brackets was cut short. */
+static int
+truncated(const char *buf, size_t len)
+{
+	long depth = 0;
+	int in_str = 0, seen = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c == '"')
+			in_str = 1;
+		else if (c == '{' || c == '[')
+			depth++, seen = 1;
+		else if (c == '}' || c == ']')
+			depth--;
+	}
+	return in_str || depth > 0 || !seen;
+}
+
+static void
+parse_error(reader *r, const char *buf, size_t len)
+{
+	const char *at = cJSON_GetErrorPtr();
+	size_t off = at != NULL && at >= buf && at <= buf + len ? (size_t)(at - buf) : len;
+	size_t line = 1, col = 1;
+	int cut = truncated(buf, len);
+
+	if (cut)
+		off = len;
+	for (size_t i = 0; i < off; i++) {
+		if (buf[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	while (off < len && (buf[off] == ' ' || buf[off] == '\n' || buf[off] == '\t' ||
+	    buf[off] == '\r'))
+		off++;
+	if (off >= len || cut)
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: unexpected end of file "
+		    "(truncated?)", r->path, line, col);
+	else
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON near '%.12s'", r->path,
+		    line, col, buf + off);
+}
+
+static int
+read_top(reader *r, const cJSON *root)
+{
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
+	const cJSON *rng = cJSON_GetObjectItemCaseSensitive(root, "rng_functionalized");
+
+	if (!cJSON_IsObject(root))
+		return fail(r, "graph", "(top level)", "expected a JSON object");
+	if (fmt == NULL)
+		return fail(r, "graph", "format", "missing (expected \"ilpart-joint-graph\")");
+	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "ilpart-joint-graph") != 0)
+		return fail(r, "graph", "format", "expected \"ilpart-joint-graph\"");
+	if (ver == NULL)
+		return fail(r, "graph", "version", "missing");
+	if (!cJSON_IsNumber(ver) || ver->valuedouble != 1)
+		return fail(r, "graph", "version", "unsupported format version (this ilpart reads 1)");
+	if (desc != NULL && !cJSON_IsNull(desc)) {
+		if (!cJSON_IsString(desc))
+			return fail(r, "graph", "description", "expected a string");
+		r->g->description = strdup(desc->valuestring);
+		if (r->g->description == NULL)
+			return fail(r, "graph", "description", "out of memory");
+	}
+	if (rng != NULL && get_bool(r, "graph", rng, "rng_functionalized",
+	    &r->g->rng_functionalized) != 0)
+		return -1;
+	if (read_nodes(r, cJSON_GetObjectItemCaseSensitive(root, "nodes")) != 0)
+		return -1;
+	if (read_outputs(r, cJSON_GetObjectItemCaseSensitive(root, "outputs")) != 0)
+		return -1;
+	return read_refs(r, cJSON_GetObjectItemCaseSensitive(root, "reference"));
+}
+
+int
+ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph **out,
+    ilp_error *err)
+{
+	reader r = { NULL, err, name != NULL ? name : "<graph>" };
+	const char *end = NULL;
+	cJSON *root;
+
+	*out = NULL;
+	if (err != NULL)
+		memset(err, 0, sizeof *err);
+	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	if (root == NULL) {
+		parse_error(&r, buf, len);
+		return -1;
+	}
+	while (end != NULL && end < buf + len && (*end == ' ' || *end == '\n' || *end == '\t' ||
+	    *end == '\r'))
+		end++;
+	if (end != NULL && end < buf + len) {
+		size_t line = 1;
+
+		for (const char *p = buf; p < end; p++)
+			line += *p == '\n';
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu: invalid JSON: trailing characters after the "
+		    "document", r.path, line);
+		cJSON_Delete(root);
+		return -1;
+	}
+	r.g = ilpi_graph_new(r.path);
+	if (r.g == NULL) {
+		cJSON_Delete(root);
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", r.path);
+		return -1;
+	}
+	if (read_top(&r, root) != 0 || ilpi_graph_finish(r.g, err) != 0) {
+		cJSON_Delete(root);
+		ilp_graph_free(r.g);
+		return -1;
+	}
+	cJSON_Delete(root);
+	*out = r.g;
+	return 0;
+}
+
+int
+ilp_graph_read_file(const char *path, ilp_graph **out, ilp_error *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (ilpi_read_file(path, &buf, &len, err) != 0)
+		return -1;
+	if (memchr(buf, '\0', len) != NULL) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: invalid JSON: contains a NUL byte", path);
+		free(buf);
+		return -1;
+	}
+	rc = ilp_graph_read_buffer(buf, len, path, out, err);
+	free(buf);
+	return rc;
+}
