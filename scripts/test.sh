@@ -1,0 +1,57 @@
+#!/bin/sh
+# test.sh - set everything up and run every test: the C suites, the golden CLI tests and
+# the bad-input corpus under ASan+UBSan with -Werror (`make check`), then the PyTorch
+# tests inside the cached Debian trixie chroot. Ends with "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+status=0
+passed=0
+failed=0
+
+count() { # add the counts of a log's "N passed, N failed" line
+	line=$(grep -E '^([a-z_]+: )?[0-9]+ passed, [0-9]+ failed' "$1" 2>/dev/null | tail -1)
+	[ -n "$line" ] || return 0
+	p=$(echo "$line" | sed -E 's/^([a-z_]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+	f=$(echo "$line" | sed -E 's/^([a-z_]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/')
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+echo "== build (werror, ASan+UBSan) =="
+./scripts/setup.sh build-check --enable-werror --enable-sanitizers || exit 1
+
+echo "== make check =="
+if ! make -C build-check -j"$(nproc)" check >build-check/check.out 2>&1; then
+	status=1
+	cat build-check/check.out
+	cat build-check/test-suite.log 2>/dev/null
+fi
+grep -E '^(PASS|FAIL|ERROR|XFAIL|XPASS|SKIP):|^# ' build-check/check.out
+unit=build-check/tests/unit.log
+if [ -f "$unit" ]; then
+	grep -E '^[0-9]+%: Checks:' "$unit"
+	grep -E ':[EF]:' "$unit" | head -20
+	c=$(sed -nE 's/^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/p' "$unit")
+	if [ -n "$c" ]; then
+		set -- $c
+		passed=$((passed + $1 - $2 - $3))
+		failed=$((failed + $2 + $3))
+	fi
+fi
+for log in build-check/tests/*.sh.log; do
+	[ -f "$log" ] && tail -1 "$log" && count "$log"
+done
+
+if [ "${ILPART_SKIP_PYTHON:-0}" != 1 ] && [ -x scripts/python-tests.sh ]; then
+	echo "== PyTorch tests (trixie chroot, torch 2.x) =="
+	if ! ./scripts/python-tests.sh >build-check/python.out 2>&1; then
+		status=1
+	fi
+	tail -40 build-check/python.out
+	count build-check/python.out
+fi
+
+[ "$failed" -gt 0 ] && status=1
+echo "$passed passed, $failed failed"
+exit $status
