@@ -1,0 +1,289 @@
+"""ilpart inside torch.compile: a partition_fn for aot_autograd, and capture() of joint graphs.
+
+partition_fn() exports the joint graph, runs `ilpart solve` on it, and builds the forward and
+backward modules from ilpart's saved set with PyTorch's own extraction
+(torch._functorch.partitioners._extract_fwd_bwd_modules, what min_cut does once it has chosen
+its saved values): whatever the backward needs and is not saved is recomputed there.
+"""
+
+import json
+import operator
+import os
+import shutil
+import subprocess
+import tempfile
+
+import torch
+import torch.fx as fx
+
+from .export import export_graph, has_recomputable_rng_ops, prepare_joint
+
+__all__ = ["find_binary", "solve", "partition_fn", "capture", "backend", "nop_compiler",
+           "saved_bytes", "IlpartError"]
+
+
+class IlpartError(RuntimeError):
+    """`ilpart` failed; .status is its exit status (2 input, 3 conflict, 4 no solution)."""
+
+    def __init__(self, msg, status=None):
+        super().__init__(msg)
+        self.status = status
+
+
+def find_binary():
+    """The ilpart executable: $ILPART_BIN, else the build tree next to this package
+    (../../build/ilpart), else `ilpart` on PATH."""
+    env = os.environ.get("ILPART_BIN")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    cand = os.path.normpath(os.path.join(here, "..", "..", "build", "ilpart"))
+    if os.access(cand, os.X_OK):
+        return cand
+    found = shutil.which("ilpart")
+    if found:
+        return found
+    raise IlpartError("ilpart binary not found: set ILPART_BIN or build with ./scripts/setup.sh")
+
+
+def _solve_args(objective, memory_budget, prefer, time_limit, policy, extra):
+    args = ["--objective", objective, "--prefer", prefer]
+    if memory_budget is not None:
+        args += ["--memory-budget", str(memory_budget)]
+    if time_limit is not None:
+        args += ["--time-limit", str(time_limit)]
+    if policy is not None:
+        args += ["--policy", os.fspath(policy)]
+    args += [str(a) for a in (extra or ())]
+    return args
+
+
+def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_limit=None,
+          policy=None, extra_args=None, binary=None, command="solve"):
+    """Run `ilpart solve` (or another partitioning command, e.g. "mincut") on `graph` (a dict
+    from export_graph, or a path) and return the partition file as a dict."""
+    binary = binary or find_binary()
+    with tempfile.TemporaryDirectory(prefix="ilpart-") as tmp:
+        if isinstance(graph, dict):
+            gpath = os.path.join(tmp, "graph.json")
+            with open(gpath, "w") as f:
+                json.dump(graph, f)
+        else:
+            gpath = os.fspath(graph)
+        ppath = os.path.join(tmp, "partition.json")
+        argv = [binary, command, gpath, "-o", ppath]
+        if command == "solve":
+            argv += _solve_args(objective, memory_budget, prefer, time_limit, policy, extra_args)
+        else:
+            argv += [str(a) for a in (extra_args or ())]
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True)
+        if proc.returncode != 0:
+            raise IlpartError("%s failed (exit %d): %s" % (" ".join(argv[:2]), proc.returncode,
+                                                           proc.stderr.strip()), proc.returncode)
+        with open(ppath) as f:
+            return json.load(f)
+
+
+def saved_bytes(graph, saved):
+    """Bytes of a saved set as ilpart counts them: every storage once (views of one base
+    share it), symbolic values 8 bytes."""
+    by_name = {n["name"]: n for n in graph["nodes"]}
+    roots = set()
+    for name in saved:
+        n = by_name[name]
+        while "view_of" in n:
+            n = by_name[n["view_of"]]
+        roots.add(n["name"])
+    return sum(_node_bytes(by_name[r]) for r in roots)
+
+
+_ITEMSIZE = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "f8e4m3fn": 1, "f8e4m3fnuz": 1,
+             "f8e5m2": 1, "f8e5m2fnuz": 1, "c64": 8, "c128": 16, "i64": 8, "i32": 4,
+             "i16": 2, "i8": 1, "u8": 1, "b8": 1}
+
+
+def _node_bytes(n):
+    if "bytes" in n:
+        return int(n["bytes"])
+    if n.get("tuple"):
+        return 0
+    numel = 1
+    for d in n["shape"]:
+        numel *= d
+    return numel * _ITEMSIZE[n["dtype"]]
+
+
+def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
+    """Random ops that run in both modules (recomputed in the backward) draw from the RNG
+    state the forward saved: the forward runs them under run_and_save_rng_state and outputs
+    the state, the backward runs them under run_with_rng_state. This is PyTorch's
+    functionalize_rng_ops, applied to whatever ilpart chose to recompute."""
+    import torch._prims.rng_prims as rng_prims
+
+    def rng_nodes(gm):
+        return {n.name: n for n in gm.graph.nodes
+                if n.op == "call_function" and hasattr(n.target, "tags")
+                and torch.Tag.nondeterministic_seeded in n.target.tags}
+
+    fw_rng, bw_rng = rng_nodes(fw_module), rng_nodes(bw_module)
+    pairs = [(fw_rng[k], bw_rng[k]) for k in fw_rng if k in bw_rng]
+    if not pairs:
+        return fw_module, bw_module
+    tangent0 = next((n for n in bw_module.graph.find_nodes(op="placeholder")
+                     if "tangent" in n.name), None)
+    if tangent0 is None:
+        raise IlpartError("backward graph has no tangent input to place RNG states before")
+    states = []
+    for i, (fw_node, bw_node) in enumerate(pairs):
+        g = fw_module.graph
+        with g.inserting_before(fw_node):
+            call = g.create_node("call_function", rng_prims.run_and_save_rng_state,
+                                 args=(fw_node.target, *fw_node.args), kwargs=fw_node.kwargs)
+            state = g.create_node("call_function", operator.getitem, args=(call, 0))
+            out = g.create_node("call_function", operator.getitem, args=(call, 1))
+        fw_node.replace_all_uses_with(out)
+        g.erase_node(fw_node)
+        states.append(state)
+        dev = "cpu"
+        v = fw_node.meta.get("val")
+        for c in (v if isinstance(v, (tuple, list)) else (v,)):
+            if isinstance(c, torch.Tensor) and c.device.type == "cuda":
+                dev = "cuda"
+        bg = bw_module.graph
+        with bg.inserting_before(tangent0):
+            ph = bg.placeholder("ilpart_rng_state_%d" % i)
+            ph.meta["val"] = torch.cuda.get_rng_state() if dev == "cuda" else torch.get_rng_state()
+        with bg.inserting_before(bw_node):
+            call = bg.create_node("call_function", rng_prims.run_with_rng_state,
+                                  args=(ph, bw_node.target, *bw_node.args), kwargs=bw_node.kwargs)
+        bw_node.replace_all_uses_with(call)
+        bg.erase_node(bw_node)
+    out_node = next(iter(fw_module.graph.find_nodes(op="output")))
+    outs = tuple(out_node.args[0])
+    cut = len(outs) - num_sym_nodes
+    fw_module.graph.output(outs[:cut] + tuple(states) + outs[cut:])
+    fw_module.graph.erase_node(out_node)
+    fw_module.recompile()
+    bw_module.recompile()
+    return fw_module, bw_module
+
+
+def split_modules(joint_module, saved_names, num_fwd_outputs, functionalize_rng=True):
+    """Forward and backward GraphModules that hand `saved_names` from one to the other,
+    built by PyTorch's own extraction; the backward recomputes what else it needs."""
+    from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
+                                               reordering_to_mimic_autograd_engine)
+    from torch.fx.experimental.proxy_tensor import is_sym_node
+
+    by_name = {n.name: n for n in joint_module.graph.nodes}
+    missing = [s for s in saved_names if s not in by_name]
+    if missing:
+        raise IlpartError("partition saves unknown nodes: %s" % ", ".join(missing[:5]))
+    saved = [by_name[s] for s in saved_names]
+    saved_sym = [n for n in saved if is_sym_node(n)]
+    saved_values = [n for n in saved if not is_sym_node(n)]
+    fw, bw = _extract_fwd_bwd_modules(joint_module, saved_values, saved_sym_nodes=saved_sym,
+                                      num_fwd_outputs=num_fwd_outputs)
+    if functionalize_rng:
+        fw, bw = _functionalize_recomputed_rng(fw, bw, len(saved_sym))
+    bw = reordering_to_mimic_autograd_engine(bw)
+    return fw, bw
+
+
+def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_limit=None,
+                 policy=None, extra_args=None, binary=None, reference=False,
+                 functionalize_rng=None, keep_history=True):
+    """A partition_fn for aot_autograd that partitions with `ilpart solve`.
+
+    objective, memory_budget, prefer, time_limit, policy: `ilpart solve`'s --objective,
+    --memory-budget, --prefer, --time-limit and --policy; extra_args: more CLI arguments.
+    reference: also record PyTorch's own min-cut saved set in the exported graph (slower).
+    functionalize_rng: let ilpart recompute random ops by replaying their RNG state; default
+    (None) does what PyTorch does: only when random ops are tagged for recomputation.
+    Every call appends {"graph": exported dict, "partition": partition dict} to the
+    returned callable's `.history` list (unless keep_history is false).
+    """
+    history = []
+
+    def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
+        jm = prepare_joint(joint_module)
+        rng = functionalize_rng
+        if rng is None:
+            rng = has_recomputable_rng_ops(jm)
+        graph = export_graph(jm, num_fwd_outputs, reference=reference,
+                             joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
+        part = solve(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
+                     time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary)
+        if keep_history:
+            history.append({"graph": graph, "partition": part})
+        return split_modules(jm, part.get("saved", []), num_fwd_outputs, functionalize_rng=rng)
+
+    fn.history = history
+    return fn
+
+
+def nop_compiler(gm, example_inputs):
+    """An aot_autograd fw/bw compiler that runs the fx graph as it is (no C compiler)."""
+    from functorch.compile import make_boxed_func
+    return make_boxed_func(gm.forward)
+
+
+def backend(partition=None, **partition_kwargs):
+    """torch.compile backend: aot_autograd with nop compilers and ilpart's partition_fn
+    (built from partition_kwargs unless `partition` is given)."""
+    from torch._dynamo.backends.common import aot_autograd
+    pf = partition if partition is not None else partition_fn(**partition_kwargs)
+    return aot_autograd(fw_compiler=nop_compiler, bw_compiler=nop_compiler, partition_fn=pf)
+
+
+def _capturing_partition(store, reference):
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
+        jm = prepare_joint(joint_module)
+        store.append(export_graph(jm, num_fwd_outputs, reference=reference,
+                                  joint_inputs=joint_inputs, prepare=False))
+        return min_cut_rematerialization_partition(jm, joint_inputs,
+                                                   num_fwd_outputs=num_fwd_outputs, **kwargs)
+    return fn
+
+
+def _write_json(path, doc):
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def capture(model_or_fn, *example_inputs, path=None, reference=True, description=None,
+            **example_kwargs):
+    """Compile `model_or_fn` once on the example inputs, export every joint graph AOTAutograd
+    makes (with PyTorch's own min-cut partition as reference), and return them as a list of
+    dicts. With `path`, also write them: the first to `path`, further ones (graph breaks)
+    to PATH-1.json, PATH-2.json, ... Some input or parameter must require grad.
+    The model runs its forward once (as a compiled module, PyTorch's partition)."""
+    import torch._dynamo
+
+    graphs = []
+    be = backend(partition=_capturing_partition(graphs, reference))
+    for attempt in range(2):
+        compiled = torch.compile(model_or_fn, backend=be)
+        compiled(*example_inputs, **example_kwargs)
+        if graphs:
+            break
+        # A cached compilation of the same code with another backend: start over once.
+        torch._dynamo.reset()
+    if not graphs:
+        raise IlpartError("capture: no joint graph was made (does any input or parameter "
+                          "require grad?)")
+    if description:
+        for g in graphs:
+            g["description"] = description
+    if path is not None:
+        path = os.fspath(path)
+        stem = path[:-5] if path.endswith(".json") else path
+        for i, g in enumerate(graphs):
+            _write_json(path if i == 0 else "%s-%d.json" % (stem, i), g)
+    return graphs

@@ -1,0 +1,359 @@
+"""Export an AOTAutograd joint graph (torch.fx.GraphModule) to ilpart's JSON format.
+
+The schema is docs/format.md's "ilpart-joint-graph", version 1. Everything is read off the
+fx graph and the fake values AOTAutograd stores in ``node.meta["val"]``; nothing is run.
+"""
+
+import copy
+import operator
+
+import torch
+import torch.fx as fx
+import torch.utils._pytree as pytree
+
+__all__ = ["export_graph", "prepare_joint", "reference_saved", "torch_version_tag"]
+
+_DTYPES = {
+    torch.float64: "f64", torch.float32: "f32", torch.float16: "f16",
+    torch.bfloat16: "bf16", torch.complex64: "c64", torch.complex128: "c128",
+    torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8",
+    torch.uint8: "u8", torch.bool: "b8",
+}
+for _name, _short in (("float8_e4m3fn", "f8e4m3fn"), ("float8_e4m3fnuz", "f8e4m3fnuz"),
+                      ("float8_e5m2", "f8e5m2"), ("float8_e5m2fnuz", "f8e5m2fnuz")):
+    if hasattr(torch, _name):
+        _DTYPES[getattr(torch, _name)] = _short
+
+# Random ops by name, for ops that carry no nondeterministic_seeded tag (or are not OpOverloads).
+_RANDOM_NAMES = ("rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+                 "randint_like", "bernoulli", "native_dropout", "dropout", "normal",
+                 "uniform", "multinomial", "exponential", "poisson", "philox_rand",
+                 "run_and_save_rng_state", "run_with_rng_state")
+
+# Ops that alias their first input without saying so in their schema.
+_EXTRA_VIEWS = ("_unsafe_view",)
+
+
+def torch_version_tag():
+    """"2.6" for torch 2.6.x: names the reference partition ("pytorch-2.6-mincut")."""
+    parts = torch.__version__.split(".")
+    return "%s.%s" % (parts[0], parts[1])
+
+
+def _target_name(node):
+    t = node.target
+    if node.op == "get_attr":
+        return "get_attr"
+    if t is operator.getitem:
+        return "getitem"
+    if isinstance(t, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return str(t)
+    if isinstance(t, torch._ops.HigherOrderOperator):
+        return "higher_order." + t.name()
+    mod = getattr(t, "__module__", None) or ""
+    name = getattr(t, "__name__", None) or str(t)
+    mod = mod.replace("_operator", "operator")
+    return "%s.%s" % (mod, name) if mod else name
+
+
+def _op_basename(node):
+    """'native_dropout' for aten.native_dropout.default."""
+    t = node.target
+    if isinstance(t, torch._ops.OpOverload):
+        return t._schema.name.split("::")[-1]
+    if isinstance(t, torch._ops.HigherOrderOperator):
+        return t.name()
+    return getattr(t, "__name__", "")
+
+
+def _node_inputs(node):
+    """The fx.Node arguments in order (args, then kwargs), flattened from lists and tuples.
+    The same node may appear twice (mul(x, x)); it is kept twice."""
+    leaves = pytree.arg_tree_leaves(*node.args, **node.kwargs)
+    return [a for a in leaves if isinstance(a, fx.Node)]
+
+
+def _int(v):
+    if isinstance(v, torch.SymInt):
+        from torch.fx.experimental.symbolic_shapes import hint_int
+        return int(hint_int(v, fallback=1))
+    return int(v)
+
+
+def _tensor_bytes(t):
+    return _numel(t) * t.element_size()
+
+
+def _numel(t):
+    n = 1
+    for d in t.shape:
+        n *= _int(d)
+    return n
+
+
+def _is_tensor(v):
+    return isinstance(v, torch.Tensor)
+
+
+def _is_sym(v):
+    return isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool, int, float, bool))
+
+
+def _value_fields(val):
+    """shape/dtype/bytes/tuple fields for a node whose value is `val`."""
+    if _is_tensor(val):
+        out = {"shape": [_int(d) for d in val.shape]}
+        short = _DTYPES.get(val.dtype)
+        if short is not None:
+            out["dtype"] = short
+        else:
+            del out["shape"]
+            out["bytes"] = _tensor_bytes(val)
+        return out
+    if isinstance(val, (tuple, list)):
+        return {"tuple": True}
+    if _is_sym(val):
+        return {"bytes": 8}
+    return {"bytes": 0}
+
+
+def _value_bytes(val):
+    if _is_tensor(val):
+        return _tensor_bytes(val)
+    if isinstance(val, (tuple, list)):
+        return sum(_value_bytes(v) for v in val)
+    if _is_sym(val):
+        return 8
+    return 0
+
+
+def _alias_kind(node):
+    """'view' if the op's result aliases its first tensor input, 'write' if it mutates it
+    in place (and returns it), None otherwise."""
+    t = node.target
+    if not isinstance(t, torch._ops.OpOverload):
+        return None
+    if _op_basename(node) in _EXTRA_VIEWS:
+        return "view"
+    rets = t._schema.returns
+    if not rets or rets[0].alias_info is None:
+        return None
+    if rets[0].alias_info.is_write:
+        return "write"
+    if _op_basename(node) in ("reshape", "reshape_as", "contiguous"):
+        # "may alias": only a view when the fake values share storage.
+        ins = _node_inputs(node)
+        if ins and _same_storage(node.meta.get("val"), ins[0].meta.get("val")):
+            return "view"
+        return None
+    return "view"
+
+
+def _same_storage(a, b):
+    try:
+        return a.untyped_storage()._cdata == b.untyped_storage()._cdata
+    except Exception:  # noqa: BLE001 - fake tensors without storage, sym values
+        return False
+
+
+def _is_random(node):
+    t = node.target
+    if hasattr(t, "tags") and torch.Tag.nondeterministic_seeded in t.tags:
+        return True
+    return _op_basename(node) in _RANDOM_NAMES
+
+
+def _is_collective(node):
+    t = node.target
+    if isinstance(t, torch._ops.OpOverload):
+        ns = t.namespace
+        return ns in ("_c10d_functional", "c10d_functional", "c10d", "_dtensor")
+    return False
+
+
+def _is_effectful(node):
+    t = node.target
+    if isinstance(t, torch._ops.OpOverload):
+        return bool(t._schema.is_mutable)
+    if isinstance(t, torch._ops.HigherOrderOperator):
+        return t.name() in ("with_effects", "auto_functionalized", "triton_kernel_wrapper_mutation")
+    return t in (print,)
+
+
+def _flops(node):
+    t = node.target
+    if not isinstance(t, torch._ops.OpOverload):
+        return 0
+    try:
+        from torch.utils.flop_counter import flop_registry
+    except ImportError:
+        return 0
+    f = flop_registry.get(t.overloadpacket)
+    if f is None:
+        return 0
+
+    def val(a):
+        return a.meta.get("val") if isinstance(a, fx.Node) else a
+
+    args = pytree.tree_map(val, node.args)
+    kwargs = pytree.tree_map(val, node.kwargs)
+    try:
+        n = f(*args, out_val=node.meta.get("val"), **kwargs)
+    except Exception:  # noqa: BLE001 - a formula that does not fit this overload
+        return 0
+    try:
+        return max(0, _int(n))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _policy_name(p):
+    if p is None:
+        return None
+    name = getattr(p, "name", None)
+    if name is None:
+        name = str(p).split(".")[-1]
+    return name
+
+
+def _placeholder_kind(node):
+    name = str(node.target)
+    if "tangents" in name or "bwd_seed" in name or "bwd_base_offset" in name:
+        return "tangent"
+    return "primal"
+
+
+def prepare_joint(joint_module):
+    """What PyTorch's partitioners do before choosing: dead-code elimination and, when
+    torch._functorch.config.cse is on, common-subexpression elimination. Node names are
+    kept. Returns the (possibly new) module; the exported graph and the split modules must
+    both come from it."""
+    from torch._functorch import config as fconfig
+    from torch._functorch.compile_utils import fx_graph_cse
+
+    joint_module.graph.eliminate_dead_code()
+    joint_module.recompile()
+    if fconfig.cse:
+        joint_module.graph = fx_graph_cse(joint_module.graph)
+        joint_module.recompile()
+    return joint_module
+
+
+def has_recomputable_rng_ops(joint_module):
+    """PyTorch functionalises the RNG state of random ops tagged for recomputation."""
+    from torch._functorch.partitioners import has_recomputable_rng_ops as f
+    return f(joint_module)
+
+
+def reference_saved(joint_module, num_fwd_outputs, joint_inputs=None):
+    """PyTorch's own min-cut partition of a deepcopy of `joint_module`: the list of joint
+    node names it saves for the backward (graph order). The RNG states PyTorch adds when
+    it functionalises random ops are not joint nodes and are left out."""
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    jm = copy.deepcopy(joint_module)
+    _fw, bw = min_cut_rematerialization_partition(jm, joint_inputs,
+                                                  num_fwd_outputs=num_fwd_outputs)
+    order = {n.name: i for i, n in enumerate(joint_module.graph.nodes)}
+    names = set()
+    for n in bw.graph.find_nodes(op="placeholder"):
+        name = n.name
+        if "tangents" in name or name.startswith("rng_state_output") or name not in order:
+            continue
+        names.add(name)
+    return sorted(names, key=order.__getitem__)
+
+
+def export_graph(joint_module, num_fwd_outputs, reference=False, joint_inputs=None,
+                 description=None, rng_functionalized=None, prepare=True):
+    """The joint graph of `joint_module` as a dict in docs/format.md's schema.
+
+    num_fwd_outputs: how many of the graph's outputs are forward outputs (the rest are
+    gradients), as aot_autograd passes it to a partition_fn.
+    reference: also run PyTorch's min_cut_rematerialization_partition on a copy and record
+    its saved set as reference "pytorch-X.Y-mincut".
+    rng_functionalized: the value of the file's "rng_functionalized" flag; default: true
+    when PyTorch would functionalise RNG state (random ops tagged for recomputation).
+    prepare: apply prepare_joint() first (DCE and CSE, as PyTorch's partitioner does), in
+    place on `joint_module`.
+    """
+    if prepare:
+        joint_module = prepare_joint(joint_module)
+    graph = joint_module.graph
+    nodes = []
+    index = {}
+    view_base = {}  # node name -> storage base name (for getitem of aliasing tuple ops)
+    for node in graph.nodes:
+        if node.op == "output":
+            continue
+        rec = {"name": node.name}
+        val = node.meta.get("val")
+        if node.op == "get_attr" and val is None:
+            val = getattr(joint_module, str(node.target), None)
+        if node.op == "placeholder":
+            rec["kind"] = _placeholder_kind(node)
+            rec.update(_value_fields(val))
+        else:
+            ins = _node_inputs(node)
+            rec["kind"] = "op"
+            rec["target"] = _target_name(node)
+            rec["inputs"] = [a.name for a in ins]
+            rec.update(_value_fields(val))
+            if node.target is operator.getitem:
+                rec["index"] = int(node.args[1])
+                parent = ins[0].name if ins else None
+                if parent in view_base and _is_tensor(val):
+                    rec["view_of"] = view_base[parent]
+                rec["bytes_read"] = 0
+                rec["bytes_written"] = 0
+            else:
+                alias = _alias_kind(node)
+                if alias is not None and ins:
+                    if isinstance(val, (tuple, list)):
+                        view_base[node.name] = ins[0].name
+                    elif _is_tensor(val) and _is_tensor(ins[0].meta.get("val")):
+                        rec["view_of"] = ins[0].name
+                flops = _flops(node)
+                if flops:
+                    rec["flops"] = flops
+                if alias == "view":
+                    rec["bytes_read"] = 0
+                    rec["bytes_written"] = 0
+                elif isinstance(val, (tuple, list)):
+                    rec["bytes_read"] = sum(_value_bytes(a.meta.get("val")) for a in ins)
+                    rec["bytes_written"] = _value_bytes(val)
+            rp = _policy_name(node.meta.get("recompute"))
+            if rp is not None:
+                rec["recompute"] = rp
+                gid = node.meta.get("ac_graph_id")
+                if gid is not None:
+                    rec["ac_graph_id"] = int(gid)
+            if _is_random(node):
+                rec["random"] = True
+            if _is_effectful(node):
+                rec["effectful"] = True
+            if _is_collective(node):
+                rec["collective"] = True
+        index[node.name] = len(nodes)
+        nodes.append(rec)
+
+    outs = pytree.arg_tree_leaves(*(n.args for n in graph.find_nodes(op="output")))
+    names = [o.name if isinstance(o, fx.Node) else None for o in outs]
+    if rng_functionalized is None:
+        rng_functionalized = has_recomputable_rng_ops(joint_module)
+    doc = {
+        "format": "ilpart-joint-graph",
+        "version": 1,
+        "description": description or ("AOTAutograd joint graph exported by python/ilpart "
+                                        "from torch %s" % torch_version_tag()),
+        "rng_functionalized": bool(rng_functionalized),
+        "nodes": nodes,
+        "outputs": {"forward": names[:num_fwd_outputs], "backward": names[num_fwd_outputs:]},
+    }
+    if reference:
+        doc["reference"] = [{
+            "name": "pytorch-%s-mincut" % torch_version_tag(),
+            "saved": reference_saved(joint_module, num_fwd_outputs, joint_inputs),
+        }]
+    doc["meta"] = {"torch": torch.__version__, "num_fwd_outputs": int(num_fwd_outputs)}
+    return doc

@@ -1,0 +1,128 @@
+#!/bin/sh
+# torch-chroot.sh [COMMAND [ARGS...]] - run COMMAND inside a Debian trixie chroot that has
+# python3-torch 2.6 (Debian 12 has no torch), with this repository at /ilpart, its python
+# package on PYTHONPATH and the host-built binary as $ILPART_BIN. Without a command: a shell.
+#
+# The chroot is cached outside the repository, in $ILPART_CHROOT (default
+# /var/cache/ilpart/trixie). It is created when missing (debootstrap, then apt-get), reused when
+# present; a second run does nothing but run the command. Must run as root.
+#
+# Mounts (/proc, the repository, a tmpfs on /dev/shm) are made in a private mount namespace
+# (unshare -m), so they vanish with the command whatever happens to it; where unshare is not
+# available they are made in the host namespace and unmounted by an EXIT trap.
+#
+# Environment: ILPART_CHROOT (chroot directory), ILPART_BUILD (build directory inside the
+# repository whose `ilpart` is used, default build), ILPART_MIRROR (Debian mirror).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+root=${ILPART_CHROOT:-/var/cache/ilpart/trixie}
+build=${ILPART_BUILD:-build}
+mirror=${ILPART_MIRROR:-http://deb.debian.org/debian}
+pkgs="python3-torch python3-numpy libglpk40 libcjson1"
+stamp="etc/ilpart-chroot"
+
+say() { echo "torch-chroot: $*" >&2; }
+
+# Mounts proc, the repository and /dev/shm under $1. Used inside a private namespace, or with
+# unmount_all as the EXIT trap.
+mount_all()
+{
+	mkdir -p "$1/ilpart" "$1/proc" "$1/dev/shm"
+	mount -t proc proc "$1/proc"
+	mount --bind "$top" "$1/ilpart"
+	mount -t tmpfs -o size=1g tmpfs "$1/dev/shm"
+}
+
+unmount_all()
+{
+	for m in dev/shm ilpart proc; do
+		if mountpoint -q "$1/$m" 2>/dev/null; then
+			umount "$1/$m" 2>/dev/null || umount -l "$1/$m" || true
+		fi
+	done
+}
+
+have_ns()
+{
+	unshare -m --propagation private true 2>/dev/null
+}
+
+# Runs "$@" in chroot $dir with its mounts (for apt-get and the user's command).
+in_chroot()
+{
+	dir=$1
+	shift
+	if have_ns; then
+		ILPART_TOP=$top unshare -m --propagation private sh -c '
+			set -e
+			mkdir -p "$0/ilpart" "$0/proc" "$0/dev/shm"
+			mount -t proc proc "$0/proc"
+			mount --bind "$ILPART_TOP" "$0/ilpart"
+			mount -t tmpfs -o size=1g tmpfs "$0/dev/shm"
+			exec chroot "$0" "$@"' "$dir" "$@"
+	else
+		trap 'unmount_all "$dir"' EXIT
+		trap 'exit 130' INT TERM
+		mount_all "$dir"
+		rc=0
+		chroot "$dir" "$@" || rc=$?
+		unmount_all "$dir"
+		trap - EXIT INT TERM
+		return $rc
+	fi
+}
+
+apt_in()
+{
+	in_chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+	    LANG=C.UTF-8 sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $pkgs"
+}
+
+ensure_chroot()
+{
+	[ -f "$root/$stamp" ] && [ "$(cat "$root/$stamp")" = "$pkgs" ] && return 0
+	mkdir -p "$(dirname "$root")"
+	# One creator at a time; the others wait and then reuse.
+	exec 9>"$root.lock"
+	flock 9
+	if [ -f "$root/$stamp" ] && [ "$(cat "$root/$stamp")" = "$pkgs" ]; then
+		exec 9>&-
+		return 0
+	fi
+	if [ -d "$root" ]; then
+		# An existing chroot (made by hand, or by an older version of this script): adopt it,
+		# installing whatever is missing.
+		say "adopting $root, installing $pkgs"
+		apt_in "$root" >&2
+	else
+		if ! command -v debootstrap >/dev/null 2>&1; then
+			say "installing debootstrap on the host"
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+		fi
+		tmp="$root.tmp"
+		# A half-made chroot from an interrupted run: nothing is mounted in it (mounts live
+		# in private namespaces or were unmounted by the trap), so start over.
+		if [ -d "$tmp" ]; then
+			unmount_all "$tmp"
+			rm -rf "$tmp"
+		fi
+		say "creating $root (debootstrap trixie; several minutes, once)"
+		debootstrap --variant=minbase trixie "$tmp" "$mirror" >&2
+		apt_in "$tmp" >&2
+		mv "$tmp" "$root"
+	fi
+	printf '%s' "$pkgs" > "$root/$stamp"
+	exec 9>&-
+}
+
+[ "$(id -u)" -eq 0 ] || { say "must run as root (chroot, mount)"; exit 2; }
+ensure_chroot
+[ -x "$top/$build/ilpart" ] || say "warning: $top/$build/ilpart not built (run ./scripts/setup.sh $build)"
+[ $# -gt 0 ] || set -- /bin/bash
+in_chroot "$root" /usr/bin/env -i \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/tmp LANG=C.UTF-8 TERM="${TERM:-dumb}" \
+    PYTHONPATH=/ilpart/python PYTHONDONTWRITEBYTECODE=1 \
+    ILPART_BIN="/ilpart/$build/ilpart" ILPART_TOP=/ilpart \
+    TORCHINDUCTOR_CACHE_DIR=/tmp/torchinductor \
+    sh -c 'cd /ilpart && exec "$@"' sh "$@"
