@@ -1,15 +1,91 @@
+/* cmd_split.c - `ilpart split GRAPH PARTITION [--format json|text|dot] [-o FILE]`: the
+ * forward and backward graphs of a checked partition (graph/lower.c, graph/render.c). */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "graph/fileio.h"
 
-/* placeholder: the command's work replaces this */
+static int
+parse_format(const char *s, ilp_split_format *out)
+{
+	if (strcmp(s, "json") == 0)
+		*out = ILP_SPLIT_JSON;
+	else if (strcmp(s, "text") == 0)
+		*out = ILP_SPLIT_TEXT;
+	else if (strcmp(s, "dot") == 0)
+		*out = ILP_SPLIT_DOT;
+	else
+		return -1;
+	return 0;
+}
+
+static int
+fail_in(const char *path, const ilp_error *err)
+{
+	ilp_error e = *err;
+
+	if (strncmp(err->msg, "partition: ", 11) == 0)
+		snprintf(e.msg, sizeof e.msg, "partition %s: %s", path, err->msg + 11);
+	return cli_fail(&e);
+}
+
 int
 cmd_split(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ilpart split: not built yet\n");
-	return CLI_INPUT;
+	const char *files[2] = { NULL, NULL }, *format = "text", *output = "-";
+	ilp_split_format fmt = ILP_SPLIT_TEXT;
+	ilp_error err = { 0 };
+	ilp_graph *g = NULL;
+	ilp_partition *p = NULL;
+	char *text = NULL;
+	int nfiles = 0, rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-o") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage("split", "%s needs an argument", argv[i]);
+			if (argv[i][1] == 'o')
+				output = argv[++i];
+			else
+				format = argv[++i];
+		} else if (strncmp(argv[i], "--format=", 9) == 0) {
+			format = argv[i] + 9;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return cli_usage("split", "unknown option '%s'", argv[i]);
+		} else if (nfiles < 2) {
+			files[nfiles++] = argv[i];
+		} else {
+			return cli_usage("split", "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (nfiles != 2)
+		return cli_usage("split", "expected GRAPH and PARTITION");
+	if (parse_format(format, &fmt) != 0)
+		return cli_usage("split", "--format: expected json, text or dot, not '%s'",
+		    format);
+	if (ilp_graph_read_file(files[0], &g, &err) != 0)
+		return cli_fail(&err);
+	/* A policy file (--policy, policies/policy_file.h) would retag g here. */
+	if (ilp_partition_read_file(g, files[1], &p, &err) != 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (ilp_split_render(g, p, fmt, &text, &err) != 0) {
+		rc = fail_in(files[1], &err);
+		goto out;
+	}
+	if (ilp_write_file_atomic(output, text, strlen(text), &err) != 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	rc = CLI_OK;
+out:
+	free(text);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+	return rc;
 }

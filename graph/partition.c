@@ -1,2 +1,535 @@
+/*
+ * partition.c - partitions: construction, the partition file reader (cJSON) and the
+ * canonical writer. Format: docs/format.md "Partition" and docs/partition.md.
+ */
 #include "config.h"
-/* placeholder: filled in by its module's work */
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/fileio.h"
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "graph/strbuf.h"
+
+ilp_partition *
+ilp_partition_new(const ilp_graph *g)
+{
+	ilp_partition *p = calloc(1, sizeof *p);
+
+	if (p == NULL)
+		return NULL;
+	p->n = g->n;
+	p->state = calloc(g->n + 1, 1);
+	if (p->state == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->gap = -1;
+	p->objective_value = -1;
+	p->budget_bytes = -1;
+	return p;
+}
+
+void
+ilp_partition_free(ilp_partition *p)
+{
+	if (p == NULL)
+		return;
+	free(p->overrides);
+	free(p->state);
+	free(p);
+}
+
+int
+ilp_partition_is_saved(const ilp_partition *p, size_t node)
+{
+	return node < p->n && ilpi_saved(p, node);
+}
+
+int
+ilp_partition_is_recomputed(const ilp_partition *p, size_t node)
+{
+	return node < p->n && ilpi_recomputed(p, node);
+}
+
+int
+ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain)
+{
+	ilpi_override *o = realloc(p->overrides, (p->n_overrides + 1) * sizeof *o);
+
+	if (o == NULL)
+		return -1;
+	p->overrides = o;
+	o[p->n_overrides].node = node;
+	o[p->n_overrides].tag = tag;
+	o[p->n_overrides].gain = gain;
+	p->n_overrides++;
+	return 0;
+}
+
+static void
+set_field(char *dst, size_t size, const char *src)
+{
+	if (src != NULL)
+		snprintf(dst, size, "%s", src);
+}
+
+void
+ilpi_partition_set_producer(ilp_partition *p, const char *method, const char *objective,
+    const char *prefer, const char *status)
+{
+	set_field(p->method, sizeof p->method, method);
+	set_field(p->objective, sizeof p->objective, objective);
+	set_field(p->prefer, sizeof p->prefer, prefer);
+	set_field(p->status, sizeof p->status, status);
+}
+
+int64_t
+ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p)
+{
+	uint8_t *seen = calloc(g->n + 1, 1);
+	int64_t sum = 0;
+
+	if (seen == NULL)
+		return -1;
+	for (size_t i = 0; i < g->n && i < p->n; i++) {
+		int32_t s = g->node[i].storage;
+
+		if (!ilpi_saved(p, i) || seen[s])
+			continue;
+		seen[s] = 1;
+		sum += g->node[s].bytes;
+	}
+	free(seen);
+	return sum;
+}
+
+ilp_prefer_mode
+ilpi_partition_prefer(const ilp_partition *p)
+{
+	if (strcmp(p->prefer, "pytorch") == 0)
+		return ILP_PREFER_PYTORCH;
+	if (strcmp(p->prefer, "soft") == 0)
+		return ILP_PREFER_SOFT;
+	return ILP_PREFER_HARD;
+}
+
+size_t
+ilpi_partition_count(const ilp_partition *p, unsigned state_bit)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->state[i] & state_bit)
+			c++;
+	return c;
+}
+
+/* ---- reader ---------------------------------------------------------------- */
+
+typedef struct reader {
+	const ilp_graph *g;
+	const char *path;
+	ilp_partition *p;
+	ilp_error *err;
+} reader;
+
+static int
+bad(reader *r, const char *field, const char *what)
+{
+	ilpi_err(r->err, ILP_ERR_INPUT, "%s: field '%s': %s", r->path, field, what);
+	return -1;
+}
+
+static int
+get_number(reader *r, const cJSON *obj, const char *key, const char *field, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (v == NULL)
+		return 1;
+	if (!cJSON_IsNumber(v))
+		return bad(r, field, "expected a number");
+	if (!isfinite(v->valuedouble))
+		return bad(r, field, "expected a finite number");
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int
+get_int64(reader *r, const cJSON *obj, const char *key, const char *field, int64_t *out)
+{
+	double d = 0;
+	int rc = get_number(r, obj, key, field, &d);
+
+	if (rc != 0)
+		return rc;
+	if (d != floor(d) || d < 0 || d > 4611686018427387904.0)
+		return bad(r, field, "expected an integer between 0 and 2^62");
+	*out = (int64_t)d;
+	return 0;
+}
+
+static int
+get_string(reader *r, const cJSON *obj, const char *key, const char *field, char *dst,
+    size_t size)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (v == NULL)
+		return 1;
+	if (!cJSON_IsString(v))
+		return bad(r, field, "expected a string");
+	if (strlen(v->valuestring) >= size)
+		return bad(r, field, "string too long");
+	snprintf(dst, size, "%s", v->valuestring);
+	return 0;
+}
+
+static long
+lookup(reader *r, const char *name, const char *field)
+{
+	long i = ilp_graph_find(r->g, name);
+
+	if (i < 0)
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s: node '%s': field '%s': no such node in %s",
+		    r->path, name, field, r->g->path);
+	return i;
+}
+
+/* "saved" / "recomputed": arrays of distinct node names. */
+static int
+read_list(reader *r, const cJSON *root, const char *key, unsigned bit, int required)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+	const cJSON *e;
+	size_t k = 0;
+
+	if (a == NULL)
+		return required ? bad(r, key, "missing") : 0;
+	if (!cJSON_IsArray(a))
+		return bad(r, key, "expected an array of node names");
+	cJSON_ArrayForEach(e, a) {
+		long i;
+
+		if (!cJSON_IsString(e)) {
+			ilpi_err(r->err, ILP_ERR_INPUT, "%s: field '%s[%zu]': expected a string",
+			    r->path, key, k);
+			return -1;
+		}
+		if ((i = lookup(r, e->valuestring, key)) < 0)
+			return -1;
+		if (r->p->state[i] & bit) {
+			ilpi_err(r->err, ILP_ERR_INPUT, "%s: node '%s': field '%s': listed twice",
+			    r->path, e->valuestring, key);
+			return -1;
+		}
+		r->p->state[i] |= (uint8_t)bit;
+		k++;
+	}
+	return 0;
+}
+
+static int
+read_producer(reader *r, const cJSON *root)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "producer");
+	ilp_partition *p = r->p;
+
+	if (o == NULL) {
+		ilpi_partition_set_producer(p, "file", NULL, NULL, NULL);
+		return 0;
+	}
+	if (!cJSON_IsObject(o))
+		return bad(r, "producer", "expected an object");
+	if (get_string(r, o, "method", "producer.method", p->method, sizeof p->method) < 0 ||
+	    get_string(r, o, "objective", "producer.objective", p->objective,
+	    sizeof p->objective) < 0 ||
+	    get_string(r, o, "prefer", "producer.prefer", p->prefer, sizeof p->prefer) < 0 ||
+	    get_string(r, o, "status", "producer.status", p->status, sizeof p->status) < 0 ||
+	    get_number(r, o, "gap", "producer.gap", &p->gap) < 0 ||
+	    get_number(r, o, "objective_value", "producer.objective_value",
+	    &p->objective_value) < 0 ||
+	    get_int64(r, o, "budget_bytes", "producer.budget_bytes", &p->budget_bytes) < 0)
+		return -1;
+	if (p->prefer[0] != '\0' && strcmp(p->prefer, "hard") != 0 &&
+	    strcmp(p->prefer, "pytorch") != 0 && strcmp(p->prefer, "soft") != 0)
+		return bad(r, "producer.prefer", "expected \"hard\", \"pytorch\" or \"soft\"");
+	return 0;
+}
+
+static int
+read_cost(reader *r, const cJSON *root)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "cost");
+	ilp_partition *p = r->p;
+
+	if (o == NULL)
+		return 0;
+	if (!cJSON_IsObject(o))
+		return bad(r, "cost", "expected an object");
+	p->has_cost = 1;
+	if (get_int64(r, o, "saved_bytes", "cost.saved_bytes", &p->saved_bytes) < 0 ||
+	    get_number(r, o, "recompute_flops", "cost.recompute_flops",
+	    &p->recompute_flops) < 0 ||
+	    get_number(r, o, "recompute_time_us", "cost.recompute_time_us",
+	    &p->recompute_time_us) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+read_overrides(reader *r, const cJSON *root)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "overrides");
+	const cJSON *e;
+
+	if (a == NULL)
+		return 0;
+	if (!cJSON_IsArray(a))
+		return bad(r, "overrides", "expected an array");
+	cJSON_ArrayForEach(e, a) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "node");
+		const cJSON *tag = cJSON_GetObjectItemCaseSensitive(e, "tag");
+		double gain = 0;
+		ilpi_tag t;
+		long i;
+
+		if (!cJSON_IsObject(e))
+			return bad(r, "overrides", "expected objects");
+		if (!cJSON_IsString(name))
+			return bad(r, "overrides.node", "expected a node name");
+		if ((i = lookup(r, name->valuestring, "overrides")) < 0)
+			return -1;
+		if (!cJSON_IsString(tag) || ilpi_tag_parse(tag->valuestring, &t) != 0) {
+			ilpi_err(r->err, ILP_ERR_INPUT, "%s: node '%s': field 'overrides.tag': "
+			    "expected a SAC tag", r->path, name->valuestring);
+			return -1;
+		}
+		if (get_number(r, e, "gain", "overrides.gain", &gain) < 0)
+			return -1;
+		if (ilpi_partition_add_override(r->p, (int32_t)i, (uint8_t)t, gain) != 0) {
+			ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+json_error(reader *r, const char *buf, size_t len)
+{
+	const char *at = cJSON_GetErrorPtr();
+	size_t line = 1, col = 1;
+
+	if (at == NULL || at < buf || at > buf + len) {
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON", r->path);
+		return;
+	}
+	for (const char *s = buf; s < at; s++) {
+		if (*s == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	if (at == buf + len)
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON: unexpected end of file "
+		    "(line %zu, column %zu)", r->path, line, col);
+	else
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON at line %zu, column %zu",
+		    r->path, line, col);
+}
+
+static int
+read_header(reader *r, const cJSON *root)
+{
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+
+	if (fmt == NULL)
+		return bad(r, "format", "missing (expected \"ilpart-partition\")");
+	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "ilpart-partition") != 0)
+		return bad(r, "format", "expected \"ilpart-partition\"");
+	if (ver == NULL)
+		return bad(r, "version", "missing (expected 1)");
+	if (!cJSON_IsNumber(ver))
+		return bad(r, "version", "expected a number");
+	if (ver->valuedouble != 1) {
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s: field 'version': unsupported version %g "
+		    "(this ilpart reads version 1)", r->path, ver->valuedouble);
+		return -1;
+	}
+	return 0;
+}
+
+int
+ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const char *name,
+    ilp_partition **out, ilp_error *err)
+{
+	reader r = { g, name != NULL ? name : "<partition>", NULL, err };
+	cJSON *root = cJSON_ParseWithLength(buf, len);
+
+	*out = NULL;
+	if (root == NULL) {
+		json_error(&r, buf, len);
+		return -1;
+	}
+	if (!cJSON_IsObject(root)) {
+		bad(&r, "(top level)", "expected an object");
+		goto fail;
+	}
+	if ((r.p = ilp_partition_new(g)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", r.path);
+		goto fail;
+	}
+	if (read_header(&r, root) != 0 || read_producer(&r, root) != 0 ||
+	    read_list(&r, root, "saved", ILPI_P_SAVED, 1) != 0 ||
+	    read_list(&r, root, "recomputed", ILPI_P_RECOMPUTED, 0) != 0 ||
+	    read_cost(&r, root) != 0 || read_overrides(&r, root) != 0)
+		goto fail;
+	cJSON_Delete(root);
+	*out = r.p;
+	return 0;
+fail:
+	cJSON_Delete(root);
+	ilp_partition_free(r.p);
+	return -1;
+}
+
+int
+ilp_partition_read_file(const ilp_graph *g, const char *path, ilp_partition **out,
+    ilp_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if (ilpi_read_file(path, &buf, &len, err) != 0)
+		return -1;
+	rc = ilp_partition_read_buffer(g, buf, len, path, out, err);
+	free(buf);
+	return rc;
+}
+
+/* ---- writer ---------------------------------------------------------------- */
+
+static void
+write_list(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const char *key,
+    unsigned bit)
+{
+	int first = 1;
+
+	ilpi_buf_printf(b, ",\n  \"%s\": [", key);
+	for (size_t i = 0; i < p->n && i < g->n; i++) {
+		if (!(p->state[i] & bit))
+			continue;
+		ilpi_buf_puts(b, first ? "\n    " : ",\n    ");
+		ilpi_buf_json_str(b, g->node[i].name);
+		first = 0;
+	}
+	ilpi_buf_puts(b, first ? "]" : "\n  ]");
+}
+
+static void
+write_producer(ilpi_buf *b, const ilp_partition *p)
+{
+	const char *sep = "";
+	const struct {
+		const char *key, *val;
+	} s[] = {
+		{ "method", p->method }, { "objective", p->objective },
+		{ "prefer", p->prefer }, { "status", p->status },
+	};
+
+	ilpi_buf_puts(b, ",\n  \"producer\": {");
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+		if (s[i].val[0] == '\0')
+			continue;
+		ilpi_buf_printf(b, "%s\"%s\": ", sep, s[i].key);
+		ilpi_buf_json_str(b, s[i].val);
+		sep = ", ";
+	}
+	if (p->gap >= 0) {
+		ilpi_buf_printf(b, "%s\"gap\": ", sep);
+		ilpi_buf_json_num(b, p->gap);
+		sep = ", ";
+	}
+	if (p->objective_value >= 0) {
+		ilpi_buf_printf(b, "%s\"objective_value\": ", sep);
+		ilpi_buf_json_num(b, p->objective_value);
+		sep = ", ";
+	}
+	if (p->budget_bytes >= 0)
+		ilpi_buf_printf(b, "%s\"budget_bytes\": %lld", sep, (long long)p->budget_bytes);
+	ilpi_buf_puts(b, "}");
+}
+
+static int
+cmp_override(const void *a, const void *b)
+{
+	const ilpi_override *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (int)x->tag - (int)y->tag;
+}
+
+int
+ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, ilp_error *err)
+{
+	ilpi_override *sorted = NULL;
+	ilpi_buf b;
+
+	*out = NULL;
+	if (p->n != g->n) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: partition has %zu nodes, graph has %zu",
+		    g->path, p->n, g->n);
+		return -1;
+	}
+	ilpi_buf_init(&b);
+	ilpi_buf_puts(&b, "{\n  \"format\": \"ilpart-partition\",\n  \"version\": 1");
+	write_producer(&b, p);
+	write_list(&b, g, p, "saved", ILPI_P_SAVED);
+	write_list(&b, g, p, "recomputed", ILPI_P_RECOMPUTED);
+	if (p->has_cost) {
+		ilpi_buf_printf(&b, ",\n  \"cost\": {\"saved_bytes\": %lld, \"recompute_flops\": ",
+		    (long long)p->saved_bytes);
+		ilpi_buf_json_num(&b, p->recompute_flops);
+		ilpi_buf_puts(&b, ", \"recompute_time_us\": ");
+		ilpi_buf_json_num(&b, p->recompute_time_us);
+		ilpi_buf_puts(&b, "}");
+	}
+	if (p->n_overrides > 0 && (sorted = malloc(p->n_overrides * sizeof *sorted)) == NULL)
+		b.failed = 1;
+	if (sorted != NULL) {
+		/* Graph order, whatever order the solver found them in. */
+		memcpy(sorted, p->overrides, p->n_overrides * sizeof *sorted);
+		qsort(sorted, p->n_overrides, sizeof *sorted, cmp_override);
+		ilpi_buf_puts(&b, ",\n  \"overrides\": [");
+		for (size_t i = 0; i < p->n_overrides; i++) {
+			const ilpi_override *o = &sorted[i];
+
+			ilpi_buf_puts(&b, i == 0 ? "\n    {\"node\": " : ",\n    {\"node\": ");
+			ilpi_buf_json_str(&b, g->node[o->node].name);
+			ilpi_buf_printf(&b, ", \"tag\": \"%s\", \"gain\": ",
+			    ilpi_tag_name((ilpi_tag)o->tag));
+			ilpi_buf_json_num(&b, o->gain);
+			ilpi_buf_puts(&b, "}");
+		}
+		ilpi_buf_puts(&b, "\n  ]");
+		free(sorted);
+	}
+	ilpi_buf_puts(&b, "\n}\n");
+	if ((*out = ilpi_buf_take(&b)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	return 0;
+}

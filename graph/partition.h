@@ -56,5 +56,15 @@ static inline int ilpi_recomputed(const ilp_partition *p, size_t i)
 }
 /* Records an override (soft mode); -1 when out of memory. */
 int ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain);
+/* Copies the producer strings into p (truncated to the field sizes); NULL leaves a
+ * field unchanged. */
+void ilpi_partition_set_producer(ilp_partition *p, const char *method, const char *objective,
+    const char *prefer, const char *status);
+/* Bytes of the saved values, each storage counted once (views share their base's). */
+int64_t ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p);
+/* The prefer mode the partition was made under (producer.prefer), hard when unset. */
+ilp_prefer_mode ilpi_partition_prefer(const ilp_partition *p);
+/* Counts of saved and recomputed nodes. */
+size_t ilpi_partition_count(const ilp_partition *p, unsigned state_bit);
 
 #endif /* ILPART_GRAPH_PARTITION_H */
