@@ -338,12 +338,8 @@ json_error(reader *r, const char *buf, size_t len)
 			col++;
 		}
 	}
-	if (at == buf + len)
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON: unexpected end of file "
-		    "(line %zu, column %zu)", r->path, line, col);
-	else
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON at line %zu, column %zu",
-		    r->path, line, col);
+	ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON at line %zu, column %zu", r->path,
+	    line, col);
 }
 
 static int

@@ -1,10 +1,717 @@
+/* test_check.c - partitions (reader, writer), the independent checker, and lowering. */
 #include "config.h"
 
-#include "tests/suites.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* placeholder: the module's tests replace this */
+#include "graph/graph.h"
+#include "graph/lower.h"
+#include "graph/partition.h"
+#include "tests/suites.h"
+#include "tests/util.h"
+
+/* Graphs are written with single quotes for readability; G() swaps them and adds the
+ * header. `extra` is more top-level members (e.g. "'rng_functionalized': true,"). */
+static ilp_graph *
+G(const char *extra, const char *nodes, const char *fw, const char *bw)
+{
+	char *s;
+	size_t len = strlen(extra) + strlen(nodes) + strlen(fw) + strlen(bw) + 256;
+	ilp_graph *g;
+
+	s = malloc(len);
+	ck_assert_ptr_nonnull(s);
+	snprintf(s, len, "{'format': 'ilpart-joint-graph', 'version': 1, %s 'nodes': [%s], "
+	    "'outputs': {'forward': [%s], 'backward': [%s]}}", extra, nodes, fw, bw);
+	for (char *p = s; *p != '\0'; p++)
+		if (*p == '\'')
+			*p = '"';
+	g = t_graph(s);
+	free(s);
+	return g;
+}
+
+#define P(name) "{'name': '" name "', 'kind': 'primal', 'bytes': 16}"
+#define T(name) "{'name': '" name "', 'kind': 'tangent', 'bytes': 16}"
+/* An op with extra fields `x` (start with a comma, or ""). */
+#define OP(name, inputs, x) "{'name': '" name "', 'kind': 'op', 'target': 'aten.f.default', " \
+	"'inputs': [" inputs "], 'bytes': 16" x "}"
+
+/* x -> a -> b -> out (forward); tangent g -> gb = bw(g, b) -> grad of x. */
+static ilp_graph *
+chain(const char *a_extra, const char *b_extra)
+{
+	char a[256], b[256], nodes[1024];
+
+	snprintf(a, sizeof a, OP("a", "'x'", "%s"), a_extra);
+	snprintf(b, sizeof b, OP("b", "'a'", "%s"), b_extra);
+	snprintf(nodes, sizeof nodes, "%s, %s, %s, %s, %s, %s", P("x"), a, b,
+	    OP("out", "'b'", ""), T("g"), OP("gb", "'g', 'b'", ""));
+	return G("", nodes, "'out'", "'gb'");
+}
+
+/* A partition of g from space-separated name lists. */
+static ilp_partition *
+part(const ilp_graph *g, const char *saved, const char *recomputed)
+{
+	ilp_partition *p = ilp_partition_new(g);
+	const char *lists[2] = { saved, recomputed };
+
+	ck_assert_ptr_nonnull(p);
+	for (int k = 0; k < 2; k++) {
+		char buf[512], *tok, *save = NULL;
+
+		snprintf(buf, sizeof buf, "%s", lists[k]);
+		for (tok = strtok_r(buf, " ", &save); tok != NULL;
+		    tok = strtok_r(NULL, " ", &save)) {
+			long i = ilp_graph_find(g, tok);
+
+			ck_assert_msg(i >= 0, "no node %s", tok);
+			p->state[i] |= k == 0 ? ILPI_P_SAVED : ILPI_P_RECOMPUTED;
+		}
+	}
+	return p;
+}
+
+static int
+check_mode(const ilp_graph *g, const char *saved, const char *recomputed,
+    ilp_prefer_mode mode, ilp_error *err)
+{
+	ilp_check_options o = { mode };
+	ilp_partition *p = part(g, saved, recomputed);
+	int rc;
+
+	memset(err, 0, sizeof *err);
+	rc = ilp_check(g, p, &o, err);
+	ilp_partition_free(p);
+	if (rc != 0)
+		ck_assert_int_eq(err->kind, ILP_ERR_VIOLATION);
+	return rc;
+}
+
+#define PASSES(g, s, r, mode) do { \
+	ilp_error e_; \
+	ck_assert_msg(check_mode(g, s, r, mode, &e_) == 0, "unexpected: %s", e_.msg); \
+} while (0)
+
+#define FAILS(g, s, r, mode, want) do { \
+	ilp_error e_; \
+	ck_assert_int_eq(check_mode(g, s, r, mode, &e_), -1); \
+	ck_assert_str_eq(e_.msg, want); \
+} while (0)
+
+/* ---- checker: executability ---------------------------------------------------- */
+
+START_TEST(check_chain_save_or_recompute)
+{
+	ilp_graph *g = chain("", "");
+
+	PASSES(g, "b", "", ILP_PREFER_HARD);
+	PASSES(g, "a", "b", ILP_PREFER_HARD);
+	PASSES(g, "x", "a b", ILP_PREFER_HARD);
+	FAILS(g, "", "", ILP_PREFER_HARD,
+	    "partition: node 'b': needed by backward node 'gb', but neither saved nor "
+	    "recomputed");
+	FAILS(g, "", "a b", ILP_PREFER_HARD,
+	    "partition: node 'x': needed by recomputed node 'a', but neither saved nor "
+	    "recomputed");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_saved_kinds)
+{
+	ilp_graph *g = chain("", "");
+
+	FAILS(g, "b gb", "", ILP_PREFER_HARD,
+	    "partition: node 'gb': saved, but it is a backward node");
+	FAILS(g, "b g", "", ILP_PREFER_HARD,
+	    "partition: node 'g': saved, but it is a tangent (already a backward input)");
+	FAILS(g, "a b", "b", ILP_PREFER_HARD, "partition: node 'b': both saved and recomputed");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_recomputed_kinds)
+{
+	ilp_graph *g = chain("", "");
+
+	FAILS(g, "", "x a b", ILP_PREFER_HARD,
+	    "partition: node 'x': recomputed, but it is a primal (inputs cannot be recomputed)");
+	FAILS(g, "b", "g", ILP_PREFER_HARD,
+	    "partition: node 'g': recomputed, but it is a tangent (inputs cannot be "
+	    "recomputed)");
+	FAILS(g, "b", "gb", ILP_PREFER_HARD,
+	    "partition: node 'gb': recomputed, but it is a backward node");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_tuple_not_saved)
+{
+	ilp_graph *g = G("", P("x") ", "
+	    "{'name': 'split', 'kind': 'op', 'target': 'aten.split.Tensor', 'inputs': ['x'], "
+	    "'tuple': true}, "
+	    "{'name': 'getitem', 'kind': 'op', 'target': 'getitem', 'inputs': ['split'], "
+	    "'index': 0, 'bytes': 8}, "
+	    T("g") ", " OP("gb", "'g', 'getitem'", ""), "'getitem'", "'gb'");
+
+	PASSES(g, "getitem", "", ILP_PREFER_HARD);
+	PASSES(g, "x", "split getitem", ILP_PREFER_HARD);
+	FAILS(g, "split", "getitem", ILP_PREFER_HARD,
+	    "partition: node 'split': saved, but it is a tuple with no storage (save its "
+	    "getitem projections)");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_primal_gradient_saved)
+{
+	/* The gradient of x is x itself: PyTorch returns the primal from the backward. */
+	ilp_graph *g = G("", P("x") ", " OP("y", "'x'", "") ", " T("g"), "'y'", "'x', null");
+
+	PASSES(g, "x", "", ILP_PREFER_HARD);
+	FAILS(g, "", "", ILP_PREFER_HARD,
+	    "partition: node 'x': returned as a gradient (outputs.backward), but not saved");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_forward_gradient_available)
+{
+	/* A forward value returned as a gradient must reach the backward. */
+	ilp_graph *g = G("", P("x") ", " OP("y", "'x'", "") ", " T("g"), "'y'", "'y'");
+
+	PASSES(g, "y", "", ILP_PREFER_HARD);
+	PASSES(g, "x", "y", ILP_PREFER_HARD);
+	FAILS(g, "", "", ILP_PREFER_HARD,
+	    "partition: node 'y': returned as a gradient (outputs.backward), but neither "
+	    "saved nor recomputed");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_first_violation_in_graph_order)
+{
+	ilp_graph *g = chain(", 'recompute': 'MUST_SAVE'", ", 'recompute': 'MUST_RECOMPUTE'");
+
+	/* b saved (forbidden) and a recomputed (forbidden): a comes first. */
+	FAILS(g, "x b", "a", ILP_PREFER_HARD,
+	    "partition: node 'a' (MUST_SAVE): recomputed, but its tag forbids recomputing");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_size_mismatch)
+{
+	ilp_graph *g = chain("", ""), *h = G("", P("x"), "'x'", "");
+	ilp_partition *p = ilp_partition_new(h);
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ilp_partition_free(p);
+	ilp_graph_free(h);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- checker: SAC tags ------------------------------------------------------------ */
+
+START_TEST(check_must_tags)
+{
+	ilp_graph *g = chain(", 'recompute': 'MUST_SAVE'", ", 'recompute': 'MUST_RECOMPUTE'");
+
+	PASSES(g, "a", "b", ILP_PREFER_SOFT);
+	FAILS(g, "x", "a b", ILP_PREFER_SOFT,
+	    "partition: node 'a' (MUST_SAVE): recomputed, but its tag forbids recomputing");
+	FAILS(g, "b", "", ILP_PREFER_SOFT,
+	    "partition: node 'b' (MUST_RECOMPUTE): saved, but its tag forbids saving");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_must_save_view_may_be_recomputed)
+{
+	ilp_graph *g = chain(", 'recompute': 'MUST_SAVE', 'view_of': 'x'", "");
+
+	PASSES(g, "x", "a b", ILP_PREFER_HARD);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_prefer_save_modes)
+{
+	ilp_graph *g = chain(", 'recompute': 'PREFER_SAVE'", "");
+
+	PASSES(g, "a", "b", ILP_PREFER_HARD);
+	FAILS(g, "x", "a b", ILP_PREFER_HARD,
+	    "partition: node 'a' (PREFER_SAVE): recomputed, but its tag forbids recomputing "
+	    "(prefer mode hard)");
+	PASSES(g, "x", "a b", ILP_PREFER_PYTORCH);
+	PASSES(g, "x", "a b", ILP_PREFER_SOFT);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_prefer_recompute_modes)
+{
+	ilp_graph *g = chain("", ", 'recompute': 'PREFER_RECOMPUTE'");
+
+	PASSES(g, "a", "b", ILP_PREFER_HARD);
+	FAILS(g, "b", "", ILP_PREFER_HARD,
+	    "partition: node 'b' (PREFER_RECOMPUTE): saved, but its tag forbids saving "
+	    "(prefer mode hard)");
+	FAILS(g, "b", "", ILP_PREFER_PYTORCH,
+	    "partition: node 'b' (PREFER_RECOMPUTE): saved, but its tag forbids saving "
+	    "(prefer mode pytorch)");
+	PASSES(g, "b", "", ILP_PREFER_SOFT);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_region_boundary)
+{
+	/* a ends region 0 and b of region 1 recomputes from it: a is stashed. */
+	ilp_graph *g = chain(", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 0",
+	    ", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 1");
+
+	PASSES(g, "a", "b", ILP_PREFER_HARD);
+	PASSES(g, "a", "b", ILP_PREFER_PYTORCH);
+	FAILS(g, "x", "a b", ILP_PREFER_HARD,
+	    "partition: node 'a' (PREFER_RECOMPUTE): recomputed, but it ends checkpoint "
+	    "region 0 and 'b' of region 1 recomputes from it, so it is treated as MUST_SAVE");
+	/* In soft mode PREFER_RECOMPUTE binds nothing, so there is no boundary either. */
+	PASSES(g, "x", "a b", ILP_PREFER_SOFT);
+	PASSES(g, "a", "b", ILP_PREFER_SOFT);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_region_boundary_needs_later_region)
+{
+	ilp_graph *same = chain(", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 1",
+	    ", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 1");
+	ilp_graph *earlier = chain(", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 1",
+	    ", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 0");
+	ilp_graph *untagged = chain(", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 0",
+	    ", 'ac_graph_id': 1");
+
+	FAILS(same, "a", "b", ILP_PREFER_HARD,
+	    "partition: node 'a' (MUST_RECOMPUTE): saved, but its tag forbids saving");
+	PASSES(same, "x", "a b", ILP_PREFER_HARD);
+	FAILS(earlier, "a", "b", ILP_PREFER_HARD,
+	    "partition: node 'a' (MUST_RECOMPUTE): saved, but its tag forbids saving");
+	FAILS(untagged, "a", "b", ILP_PREFER_HARD,
+	    "partition: node 'a' (MUST_RECOMPUTE): saved, but its tag forbids saving");
+	ilp_graph_free(same);
+	ilp_graph_free(earlier);
+	ilp_graph_free(untagged);
+}
+END_TEST
+
+START_TEST(check_random_effectful_collective)
+{
+	ilp_graph *rnd = chain(", 'random': true", "");
+	ilp_graph *rng = G("'rng_functionalized': true,", P("x") ", "
+	    OP("a", "'x'", ", 'random': true") ", " OP("b", "'a'", "") ", "
+	    OP("out", "'b'", "") ", " T("g") ", " OP("gb", "'g', 'b'", ""), "'out'", "'gb'");
+	ilp_graph *eff = chain(", 'effectful': true", "");
+	ilp_graph *col = chain(", 'collective': true", "");
+
+	PASSES(rnd, "a", "b", ILP_PREFER_HARD);
+	FAILS(rnd, "x", "a b", ILP_PREFER_HARD,
+	    "partition: node 'a': recomputed, but it is a random op and the graph's RNG state "
+	    "is not functionalized (rng_functionalized is false)");
+	PASSES(rng, "x", "a b", ILP_PREFER_HARD);
+	FAILS(eff, "x", "a b", ILP_PREFER_HARD,
+	    "partition: node 'a': recomputed, but it is an effectful op");
+	FAILS(col, "x", "a b", ILP_PREFER_HARD,
+	    "partition: node 'a': recomputed, but it is a collective op");
+	PASSES(col, "a", "b", ILP_PREFER_HARD);
+	ilp_graph_free(rnd);
+	ilp_graph_free(rng);
+	ilp_graph_free(eff);
+	ilp_graph_free(col);
+}
+END_TEST
+
+/* ---- partition files ------------------------------------------------------------- */
+
+static int
+read_part(const ilp_graph *g, const char *text, ilp_partition **p, ilp_error *err)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof buf, "%s", text);
+	for (char *s = buf; *s != '\0'; s++)
+		if (*s == '\'')
+			*s = '"';
+	memset(err, 0, sizeof *err);
+	return ilp_partition_read_buffer(g, buf, strlen(buf), "p.json", p, err);
+}
+
+#define READ_FAILS(g, text, want) do { \
+	ilp_partition *p_ = NULL; \
+	ilp_error e_; \
+	ck_assert_int_eq(read_part(g, text, &p_, &e_), -1); \
+	ck_assert_ptr_null(p_); \
+	ck_assert_int_eq(e_.kind, ILP_ERR_INPUT); \
+	ck_assert_str_eq(e_.msg, want); \
+} while (0)
+
+START_TEST(partition_read_and_canonical_write)
+{
+	ilp_graph *g = chain("", "");
+	ilp_partition *p = NULL, *q = NULL;
+	ilp_error err;
+	char *j1 = NULL, *j2 = NULL;
+
+	/* Out of graph order in the file; canonical output is in graph order. */
+	ck_assert_int_eq(read_part(g, "{'format': 'ilpart-partition', 'version': 1, "
+	    "'producer': {'method': 'ilp', 'prefer': 'soft', 'gap': 0}, "
+	    "'saved': ['b', 'x'], 'recomputed': ['a'], 'extra': 1}", &p, &err), 0);
+	ck_assert(ilp_partition_is_saved(p, (size_t)ilp_graph_find(g, "b")));
+	ck_assert(ilp_partition_is_saved(p, (size_t)ilp_graph_find(g, "x")));
+	ck_assert(!ilp_partition_is_saved(p, (size_t)ilp_graph_find(g, "a")));
+	ck_assert(ilp_partition_is_recomputed(p, (size_t)ilp_graph_find(g, "a")));
+	ck_assert(!ilp_partition_is_saved(p, 1000));
+	ck_assert(!ilp_partition_is_recomputed(p, 1000));
+	ck_assert_int_eq(ilpi_partition_prefer(p), ILP_PREFER_SOFT);
+	ck_assert_int_eq(ilp_partition_to_json(g, p, &j1, &err), 0);
+	ck_assert_str_eq(j1, "{\n  \"format\": \"ilpart-partition\",\n  \"version\": 1,\n"
+	    "  \"producer\": {\"method\": \"ilp\", \"prefer\": \"soft\", \"gap\": 0},\n"
+	    "  \"saved\": [\n    \"x\",\n    \"b\"\n  ],\n"
+	    "  \"recomputed\": [\n    \"a\"\n  ]\n}\n");
+	ck_assert_int_eq(ilp_partition_read_buffer(g, j1, strlen(j1), "j1", &q, &err), 0);
+	ck_assert_int_eq(ilp_partition_to_json(g, q, &j2, &err), 0);
+	ck_assert_str_eq(j1, j2);
+	free(j1);
+	free(j2);
+	ilp_partition_free(p);
+	ilp_partition_free(q);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(partition_cost_and_overrides)
+{
+	ilp_graph *g = chain("", "");
+	ilp_partition *p = part(g, "b", ""), *q = NULL;
+	ilp_error err;
+	char *j1 = NULL, *j2 = NULL;
+
+	ck_assert_int_eq(ilp_partition_to_json(g, p, &j1, &err), 0);
+	ck_assert_ptr_null(strstr(j1, "cost"));
+	ck_assert_ptr_null(strstr(j1, "overrides"));
+	ck_assert_ptr_nonnull(strstr(j1, "\"producer\": {}"));
+	free(j1);
+	p->has_cost = 1;
+	p->saved_bytes = 16;
+	p->recompute_flops = 0;
+	p->recompute_time_us = 0.5;
+	ilpi_partition_set_producer(p, "ilp", "memory", "soft", "optimal");
+	/* Added out of graph order: written in graph order. */
+	ck_assert_int_eq(ilpi_partition_add_override(p, (int32_t)ilp_graph_find(g, "b"),
+	    ILPI_TAG_PREFER_RECOMPUTE, 1.5), 0);
+	ck_assert_int_eq(ilpi_partition_add_override(p, (int32_t)ilp_graph_find(g, "a"),
+	    ILPI_TAG_PREFER_SAVE, 2), 0);
+	ck_assert_int_eq(ilp_partition_to_json(g, p, &j1, &err), 0);
+	ck_assert_ptr_nonnull(strstr(j1, "  \"cost\": {\"saved_bytes\": 16, "
+	    "\"recompute_flops\": 0, \"recompute_time_us\": 0.5}"));
+	ck_assert_ptr_nonnull(strstr(j1, "  \"overrides\": [\n"
+	    "    {\"node\": \"a\", \"tag\": \"PREFER_SAVE\", \"gain\": 2},\n"
+	    "    {\"node\": \"b\", \"tag\": \"PREFER_RECOMPUTE\", \"gain\": 1.5}\n  ]"));
+	ck_assert_int_eq(ilp_partition_read_buffer(g, j1, strlen(j1), "j1", &q, &err), 0);
+	ck_assert_int_eq(q->has_cost, 1);
+	ck_assert_int_eq(q->n_overrides, 2);
+	ck_assert_int_eq(ilp_partition_to_json(g, q, &j2, &err), 0);
+	ck_assert_str_eq(j1, j2);
+	free(j1);
+	free(j2);
+	ilp_partition_free(p);
+	ilp_partition_free(q);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(partition_saved_bytes_counts_storage_once)
+{
+	ilp_graph *g = chain(", 'view_of': 'x'", ", 'view_of': 'a'");
+	ilp_partition *p = part(g, "x a b", "");
+
+	ck_assert_int_eq(ilpi_partition_saved_bytes(g, p), 16);
+	ck_assert_int_eq(ilpi_partition_count(p, ILPI_P_SAVED), 3);
+	ck_assert_int_eq(ilpi_partition_count(p, ILPI_P_RECOMPUTED), 0);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(partition_bad_files)
+{
+	ilp_graph *g = chain("", "");
+
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': ['nope']}",
+	    "p.json: node 'nope': field 'saved': no such node in <test>");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': [], "
+	    "'recomputed': ['a', 'zz']}",
+	    "p.json: node 'zz': field 'recomputed': no such node in <test>");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 2, 'saved': []}",
+	    "p.json: field 'version': unsupported version 2 (this ilpart reads version 1)");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': '1', 'saved': []}",
+	    "p.json: field 'version': expected a number");
+	READ_FAILS(g, "{'format': 'ilpart-joint-graph', 'version': 1, 'saved': []}",
+	    "p.json: field 'format': expected \"ilpart-partition\"");
+	READ_FAILS(g, "{'version': 1, 'saved': []}",
+	    "p.json: field 'format': missing (expected \"ilpart-partition\")");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1}",
+	    "p.json: field 'saved': missing");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': 'a'}",
+	    "p.json: field 'saved': expected an array of node names");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': ['a', 3]}",
+	    "p.json: field 'saved[1]': expected a string");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': ['a', 'a']}",
+	    "p.json: node 'a': field 'saved': listed twice");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': [], "
+	    "'producer': {'gap': 'x'}}", "p.json: field 'producer.gap': expected a number");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': [], "
+	    "'producer': {'prefer': 'maybe'}}",
+	    "p.json: field 'producer.prefer': expected \"hard\", \"pytorch\" or \"soft\"");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': [], "
+	    "'cost': {'saved_bytes': -1}}",
+	    "p.json: field 'cost.saved_bytes': expected an integer between 0 and 2^62");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': [], "
+	    "'overrides': [{'node': 'a', 'tag': 'SOMETIMES', 'gain': 1}]}",
+	    "p.json: node 'a': field 'overrides.tag': expected a SAC tag");
+	READ_FAILS(g, "[1, 2]", "p.json: field '(top level)': expected an object");
+	READ_FAILS(g, "{'format': 'ilpart-partition',\n  'version': 1,,}",
+	    "p.json: invalid JSON at line 2, column 17");
+	READ_FAILS(g, "{'format': 'ilpart-partition', ",
+	    "p.json: invalid JSON at line 1, column 31");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(partition_read_file_missing)
+{
+	ilp_graph *g = chain("", "");
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_partition_read_file(g, "/nonexistent/p.json", &p, &err), -1);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/p.json"));
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- lowering --------------------------------------------------------------------- */
+
+static char *
+render(const ilp_graph *g, const char *saved, const char *recomputed, ilp_split_format fmt)
+{
+	ilp_partition *p = part(g, saved, recomputed);
+	ilp_error err = { 0 };
+	char *out = NULL;
+
+	ck_assert_msg(ilp_split_render(g, p, fmt, &out, &err) == 0, "%s", err.msg);
+	ilp_partition_free(p);
+	return out;
+}
+
+START_TEST(split_text_chain)
+{
+	ilp_graph *g = chain(", 'shape': [2, 2], 'dtype': 'f32'", "");
+	char *s = render(g, "a", "b", ILP_SPLIT_TEXT);
+
+	ck_assert_str_eq(s,
+	    "def forward(self, x):\n"
+	    "    a: \"f32[2, 2]\" = aten.f.default(x)\n"
+	    "    b = aten.f.default(a)\n"
+	    "    out = aten.f.default(b)\n"
+	    "    return (out, a)\n"
+	    "\n"
+	    "def backward(self, a: \"f32[2, 2]\", g):\n"
+	    "    b = aten.f.default(a)  # recomputed\n"
+	    "    gb = aten.f.default(g, b)\n"
+	    "    return (gb,)\n");
+	free(s);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(split_dead_code_and_unclaimed)
+{
+	/* u is unclaimed (from x, only for the backward); dead is a backward op nobody
+	 * needs; gnone is a None gradient. */
+	ilp_graph *g = G("", P("x") ", " P("w") ", " OP("y", "'x', 'w'", "") ", "
+	    OP("u", "'w'", "") ", " T("g") ", " OP("gx", "'g', 'u'", "") ", "
+	    OP("dead", "'g', 'y'", ""), "'y'", "'gx', null");
+	char *s;
+
+	/* dead's input y must be available: the checker covers every backward op. */
+	s = render(g, "w y", "u", ILP_SPLIT_TEXT);
+	ck_assert_str_eq(s,
+	    "def forward(self, x, w):\n"
+	    "    y = aten.f.default(x, w)\n"
+	    "    return (y, w, y)\n"
+	    "\n"
+	    "def backward(self, w, y, g):\n"
+	    "    u = aten.f.default(w)  # recomputed\n"
+	    "    gx = aten.f.default(g, u)\n"
+	    "    return (gx, None)\n");
+	free(s);
+	/* Saving the unclaimed u moves it to the end of the forward. */
+	s = render(g, "y u", "", ILP_SPLIT_TEXT);
+	ck_assert_str_eq(s,
+	    "def forward(self, x, w):\n"
+	    "    y = aten.f.default(x, w)\n"
+	    "    u = aten.f.default(w)\n"
+	    "    return (y, y, u)\n"
+	    "\n"
+	    "def backward(self, y, u, g):\n"
+	    "    gx = aten.f.default(g, u)\n"
+	    "    return (gx, None)\n");
+	free(s);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(split_getitem_text)
+{
+	ilp_graph *g = G("", P("x") ", "
+	    "{'name': 'split', 'kind': 'op', 'target': 'aten.split.Tensor', 'inputs': ['x'], "
+	    "'tuple': true}, "
+	    "{'name': 'getitem', 'kind': 'op', 'target': 'getitem', 'inputs': ['split'], "
+	    "'index': 1, 'shape': [4], 'dtype': 'bf16'}, "
+	    T("g") ", " OP("gb", "'g', 'getitem'", ""), "'getitem'", "'gb'");
+	char *s = render(g, "x", "split getitem", ILP_SPLIT_TEXT);
+
+	ck_assert_str_eq(s,
+	    "def forward(self, x):\n"
+	    "    split = aten.split.Tensor(x)\n"
+	    "    getitem: \"bf16[4]\" = split[1]\n"
+	    "    return (getitem, x)\n"
+	    "\n"
+	    "def backward(self, x, g):\n"
+	    "    split = aten.split.Tensor(x)  # recomputed\n"
+	    "    getitem: \"bf16[4]\" = split[1]  # recomputed\n"
+	    "    gb = aten.f.default(g, getitem)\n"
+	    "    return (gb,)\n");
+	free(s);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(split_json_and_dot)
+{
+	ilp_graph *g = chain("", "");
+	char *j = render(g, "a", "b", ILP_SPLIT_JSON), *j2 = render(g, "a", "b", ILP_SPLIT_JSON);
+	char *d = render(g, "a", "b", ILP_SPLIT_DOT);
+
+	ck_assert_str_eq(j, j2); /* deterministic */
+	ck_assert_ptr_nonnull(strstr(j, "\"format\": \"ilpart-split\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"saved\": [\"a\"]"));
+	ck_assert_ptr_nonnull(strstr(j, "{\"name\": \"b\", \"target\": \"aten.f.default\", "
+	    "\"inputs\": [\"a\"], \"bytes\": 16, \"recomputed\": true}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"outputs\": [\"out\", \"a\"]"));
+	ck_assert_ptr_nonnull(strstr(j, "\"outputs\": [\"gb\"]"));
+	ck_assert_ptr_nonnull(strstr(d, "subgraph cluster_fw {"));
+	ck_assert_ptr_nonnull(strstr(d, "subgraph cluster_bw {"));
+	ck_assert_ptr_nonnull(strstr(d, "\"fw/a\" -> \"bw/a\" [color="));
+	free(j);
+	free(j2);
+	free(d);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(split_refuses_violations)
+{
+	ilp_graph *g = chain("", ", 'recompute': 'MUST_RECOMPUTE'");
+	ilp_partition *p = part(g, "b", "");
+	ilp_error err = { 0 };
+	char *out = NULL;
+
+	ck_assert_int_eq(ilp_split_render(g, p, ILP_SPLIT_TEXT, &out, &err), -1);
+	ck_assert_ptr_null(out);
+	ck_assert_int_eq(err.kind, ILP_ERR_VIOLATION);
+	ck_assert_str_eq(err.msg,
+	    "partition: node 'b' (MUST_RECOMPUTE): saved, but its tag forbids saving");
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(split_uses_partition_prefer_mode)
+{
+	ilp_graph *g = chain("", ", 'recompute': 'PREFER_RECOMPUTE'");
+	ilp_partition *p = part(g, "b", "");
+	ilp_error err = { 0 };
+	char *out = NULL;
+
+	ck_assert_int_eq(ilp_split_render(g, p, ILP_SPLIT_TEXT, &out, &err), -1);
+	ilpi_partition_set_producer(p, NULL, NULL, "soft", NULL);
+	ck_assert_msg(ilp_split_render(g, p, ILP_SPLIT_TEXT, &out, &err) == 0, "%s", err.msg);
+	ck_assert_ptr_nonnull(strstr(out, "def backward(self, b, g):"));
+	free(out);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(split_bytes_only_and_escapes)
+{
+	ilp_graph *g = G("", P("x\\\"q") ", " OP("y", "'x\\\"q'", "") ", " T("g"),
+	    "'y'", "'x\\\"q'");
+	char *d = render(g, "x\"q", "", ILP_SPLIT_DOT);
+
+	ck_assert_ptr_nonnull(strstr(d, "\"fw/x\\\"q\" -> \"bw/x\\\"q\""));
+	free(d);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_check(void)
 {
-	return suite_create("check");
+	Suite *s = suite_create("check");
+	TCase *c = tcase_create("checker"), *t = tcase_create("tags");
+	TCase *f = tcase_create("files"), *l = tcase_create("lower");
+
+	tcase_add_test(c, check_chain_save_or_recompute);
+	tcase_add_test(c, check_saved_kinds);
+	tcase_add_test(c, check_recomputed_kinds);
+	tcase_add_test(c, check_tuple_not_saved);
+	tcase_add_test(c, check_primal_gradient_saved);
+	tcase_add_test(c, check_forward_gradient_available);
+	tcase_add_test(c, check_first_violation_in_graph_order);
+	tcase_add_test(c, check_size_mismatch);
+	tcase_add_test(t, check_must_tags);
+	tcase_add_test(t, check_must_save_view_may_be_recomputed);
+	tcase_add_test(t, check_prefer_save_modes);
+	tcase_add_test(t, check_prefer_recompute_modes);
+	tcase_add_test(t, check_region_boundary);
+	tcase_add_test(t, check_region_boundary_needs_later_region);
+	tcase_add_test(t, check_random_effectful_collective);
+	tcase_add_test(f, partition_read_and_canonical_write);
+	tcase_add_test(f, partition_cost_and_overrides);
+	tcase_add_test(f, partition_saved_bytes_counts_storage_once);
+	tcase_add_test(f, partition_bad_files);
+	tcase_add_test(f, partition_read_file_missing);
+	tcase_add_test(l, split_text_chain);
+	tcase_add_test(l, split_dead_code_and_unclaimed);
+	tcase_add_test(l, split_getitem_text);
+	tcase_add_test(l, split_json_and_dot);
+	tcase_add_test(l, split_refuses_violations);
+	tcase_add_test(l, split_uses_partition_prefer_mode);
+	tcase_add_test(l, split_bytes_only_and_escapes);
+	suite_add_tcase(s, c);
+	suite_add_tcase(s, t);
+	suite_add_tcase(s, f);
+	suite_add_tcase(s, l);
+	return s;
 }
