@@ -201,8 +201,9 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     reference: also record PyTorch's own min-cut saved set in the exported graph (slower).
     functionalize_rng: let ilpart recompute random ops by replaying their RNG state; default
     (None) does what PyTorch does: only when random ops are tagged for recomputation.
-    Every call appends {"graph": exported dict, "partition": partition dict} to the
-    returned callable's `.history` list (unless keep_history is false).
+    Every call appends {"graph": exported dict, "partition": partition dict, "forward":
+    fw_module, "backward": bw_module} to the returned callable's `.history` list (unless
+    keep_history is false).
     """
     history = []
 
@@ -215,9 +216,11 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
         part = solve(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
                      time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary)
+        fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
+                               functionalize_rng=rng)
         if keep_history:
-            history.append({"graph": graph, "partition": part})
-        return split_modules(jm, part.get("saved", []), num_fwd_outputs, functionalize_rng=rng)
+            history.append({"graph": graph, "partition": part, "forward": fw, "backward": bw})
+        return fw, bw
 
     fn.history = history
     return fn

@@ -189,6 +189,11 @@ def _flops(node):
     except ImportError:
         return 0
     f = flop_registry.get(t.overloadpacket)
+    name = t.overloadpacket.__name__
+    if f is None and "_for_cpu" in name:
+        # CPU flash attention takes (q, k, v, ...) / (grad_out, q, k, v, ...) like the
+        # CUDA kernels the registry knows.
+        f = flop_registry.get(getattr(torch.ops.aten, name.replace("_for_cpu", ""), None))
     if f is None:
         return 0
 

@@ -1,0 +1,191 @@
+"""Small real models for the bridge tests and the corpus (CPU, float32)."""
+
+import functools
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.checkpoint import (CheckpointPolicy, checkpoint,
+                                    create_selective_checkpoint_contexts)
+
+aten = torch.ops.aten
+
+
+def save_ops_policy(ops, otherwise=CheckpointPolicy.PREFER_RECOMPUTE):
+    """The seed's _custom_policy: listed ops MUST_SAVE, everything else `otherwise`."""
+    ops = tuple(ops)
+
+    def policy(ctx, func, *args, **kwargs):
+        return CheckpointPolicy.MUST_SAVE if func in ops else otherwise
+    return policy
+
+
+def sac_context(policy):
+    return functools.partial(create_selective_checkpoint_contexts, policy)
+
+
+def sac(fn, *args, context):
+    """fn(*args) in a SAC region. `context` comes from sac_context() and must be made
+    outside the compiled code (dynamo needs it as a constant): modules make it in __init__."""
+    return checkpoint(fn, *args, use_reentrant=False, context_fn=context)
+
+
+class MLP(nn.Module):
+    def __init__(self, d_in=32, d_hidden=64, d_out=16, depth=3):
+        super().__init__()
+        dims = [d_in] + [d_hidden] * (depth - 1) + [d_out]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(dims, dims[1:]))
+
+    def forward(self, x):
+        for i, lin in enumerate(self.layers):
+            x = lin(x)
+            if i + 1 < len(self.layers):
+                x = F.gelu(x) if i % 2 == 0 else torch.tanh(x)
+        return x
+
+
+class Block(nn.Module):
+    """Pre-norm transformer block: causal scaled_dot_product_attention + GELU MLP."""
+
+    def __init__(self, d=32, heads=4, mlp=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, mlp * d)
+        self.fc2 = nn.Linear(mlp * d, d)
+
+    def attn(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q, k, v = (t.view(b, s, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(b, s, d))
+
+    def mlp(self, x):
+        return self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+    def forward(self, x):
+        x = x + self.attn(x)
+        return x + self.mlp(x)
+
+
+class Transformer(nn.Module):
+    def __init__(self, layers=2, d=32, heads=4, checkpointing=None, policies=None):
+        """checkpointing: None, "plain" (torch.utils.checkpoint per block) or "sac" with
+        `policies`, one per block (cycled)."""
+        super().__init__()
+        self.blocks = nn.ModuleList(Block(d, heads) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.checkpointing = checkpointing
+        self.contexts = [sac_context(p) for p in (policies or ())]
+
+    def forward(self, x):
+        for i, blk in enumerate(self.blocks):
+            if self.checkpointing == "plain":
+                x = checkpoint(blk, x, use_reentrant=False)
+            elif self.checkpointing == "sac":
+                x = sac(blk, x, context=self.contexts[i % len(self.contexts)])
+            else:
+                x = blk(x)
+        return self.ln(x)
+
+
+class ConvNet(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.fc = nn.Linear(16, classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.c1(x))), 2)
+        x = F.relu(self.c2(x))
+        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+        return self.fc(x)
+
+
+class DropoutSAC(nn.Module):
+    """Linear -> relu -> dropout -> linear inside a SAC region that saves only matmuls."""
+
+    def __init__(self, d=32, p=0.3):
+        super().__init__()
+        self.l1 = nn.Linear(d, d, bias=False)
+        self.l2 = nn.Linear(d, d, bias=False)
+        self.p = p
+        self.context = sac_context(save_ops_policy([aten.mm.default]))
+
+    def body(self, x):
+        y = F.dropout(torch.relu(self.l1(x)), self.p, training=True)
+        return torch.sin(self.l2(y))
+
+    def forward(self, x):
+        return x + sac(self.body, x, context=self.context)
+
+
+F8_MAX = 448.0
+
+
+def to_float8(t):
+    """The seed's dynamic float8 cast, emulated: amax, scale, clamp, cast to e4m3fn."""
+    amax = t.abs().max().to(torch.float32)
+    scale = F8_MAX / amax.clamp(min=1e-12)
+    t8 = (t * scale).clamp(-F8_MAX, F8_MAX).to(torch.float8_e4m3fn)
+    return t8, scale
+
+
+class Float8Linear(nn.Module):
+    """The seed's model on CPU: float8 linear (cast x and w to e4m3fn, back to f32, matmul,
+    unscale) + relu + residual, in a SAC region whose policy saves only aten.mm."""
+
+    def __init__(self, d=32):
+        super().__init__()
+        self.lin = nn.Linear(d, d)
+        self.context = sac_context(save_ops_policy([aten.mm.default]))
+
+    def body(self, x):
+        x8, sx = to_float8(x)
+        w8, sw = to_float8(self.lin.weight)
+        y = torch.mm(x8.to(torch.float32), w8.to(torch.float32).t())
+        y = y * (1.0 / sx) * (1.0 / sw) + self.lin.bias
+        return x + torch.relu(y)
+
+    def forward(self, x):
+        return sac(self.body, x, context=self.context)
+
+
+class MixedRegions(nn.Module):
+    """Four blocks: plain checkpoint, SAC saving matmuls, SAC saving attention, and no
+    checkpointing; the SAC regions also carry MUST_RECOMPUTE / PREFER_SAVE tags."""
+
+    def __init__(self, d=32):
+        super().__init__()
+        self.blocks = nn.ModuleList(Block(d) for _ in range(4))
+        self.ln = nn.LayerNorm(d)
+
+        self.save_mm = sac_context(save_ops_policy([aten.mm.default, aten.addmm.default]))
+        self.save_attn = sac_context(attention_policy)
+
+    def forward(self, x):
+        x = checkpoint(self.blocks[0], x, use_reentrant=False)
+        x = sac(self.blocks[1], x, context=self.save_mm)
+        x = sac(self.blocks[2], x, context=self.save_attn)
+        x = self.blocks[3](x)
+        return self.ln(x)
+
+
+_ATTENTION = tuple(getattr(aten, n).default for n in (
+    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention") if hasattr(aten, n))
+
+
+def attention_policy(ctx, func, *args, **kwargs):
+    """Save attention, prefer saving matmuls, recompute everything else (MUST)."""
+    if func in _ATTENTION:
+        return CheckpointPolicy.MUST_SAVE
+    if func in (aten.addmm.default, aten.mm.default):
+        return CheckpointPolicy.PREFER_SAVE
+    return CheckpointPolicy.MUST_RECOMPUTE

@@ -1,0 +1,200 @@
+"""export_graph and capture on real joint graphs: the file follows docs/format.md, the ilpart
+reader accepts it, and PyTorch's own partition rebuilt from the recorded saved set through
+split_modules gives eager's gradients (the extraction path partition_fn uses)."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+import ilpart  # noqa: E402
+import models  # noqa: E402
+import util  # noqa: E402
+
+DTYPES = {"f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz",
+          "c64", "c128", "i64", "i32", "i16", "i8", "u8", "b8"}
+KEYS = {"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
+        "view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
+        "ac_graph_id", "random", "effectful", "collective"}
+
+
+def capture(model, *inputs):
+    torch._dynamo.reset()
+    return ilpart.capture(model, *inputs)
+
+
+class ExportTest(unittest.TestCase):
+    def check_schema(self, g):
+        self.assertEqual(g["format"], "ilpart-joint-graph")
+        self.assertEqual(g["version"], 1)
+        seen = {}
+        for n in g["nodes"]:
+            self.assertLessEqual(set(n), KEYS, n["name"])
+            self.assertNotIn(n["name"], seen)
+            self.assertIn(n["kind"], ("primal", "tangent", "op"))
+            if n["kind"] == "op":
+                self.assertIsInstance(n["target"], str)
+                for i in n["inputs"]:
+                    self.assertIn(i, seen, "%s uses %s before it is defined" % (n["name"], i))
+            self.assertTrue(("shape" in n and "dtype" in n) or "bytes" in n or n.get("tuple"),
+                            "%s has no size" % n["name"])
+            if "dtype" in n:
+                self.assertIn(n["dtype"], DTYPES)
+            if "view_of" in n:
+                self.assertIn(n["view_of"], seen)
+            if n.get("target") == "getitem":
+                self.assertTrue(seen[n["inputs"][0]].get("tuple"), n["name"])
+                self.assertIsInstance(n["index"], int)
+            seen[n["name"]] = n
+        for o in g["outputs"]["forward"] + g["outputs"]["backward"]:
+            self.assertTrue(o is None or o in seen, o)
+        for ref in g.get("reference", []):
+            for s in ref["saved"]:
+                self.assertIn(s, seen)
+        return seen
+
+    def ilpart_info(self, g):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "g.json")
+            with open(p, "w") as f:
+                json.dump(g, f)
+            r = subprocess.run([ilpart.find_binary(), "info", p], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        return r.stdout
+
+    def test_mlp(self):
+        torch.manual_seed(0)
+        m = models.MLP()
+        x = torch.randn(8, 32)
+        (g,) = capture(m, x)
+        self.check_schema(g)
+        prims = [n for n in g["nodes"] if n["kind"] == "primal"]
+        self.assertEqual(len(prims), 1 + 2 * len(m.layers))  # x and every weight and bias
+        self.assertEqual(len(g["outputs"]["forward"]), 1)
+        self.assertEqual(len(g["outputs"]["backward"]), len(prims))
+        addmm = [n for n in g["nodes"] if n.get("target") == "aten.addmm.default"]
+        self.assertEqual(len(addmm), 3)
+        first = addmm[0]
+        self.assertEqual(first["shape"], [8, 64])
+        self.assertEqual(first["flops"], 2 * 8 * 32 * 64)
+        views = [n for n in g["nodes"] if n.get("target") == "aten.t.default"]
+        self.assertTrue(views and all(v["view_of"] == v["inputs"][0] for v in views))
+        self.assertEqual(g["reference"][0]["name"], "pytorch-%s-mincut" %
+                         ".".join(torch.__version__.split(".")[:2]))
+        self.assertTrue(g["reference"][0]["saved"])
+        self.assertIn("%d nodes" % len(g["nodes"]), self.ilpart_info(g))
+        # Canonical: the same model exports the same bytes.
+        (g2,) = capture(m, x)
+        self.assertEqual(json.dumps(g, sort_keys=False), json.dumps(g2, sort_keys=False))
+
+    def test_sac_tags_and_random(self):
+        torch.manual_seed(0)
+        m = models.DropoutSAC()
+        x = torch.randn(8, 32, requires_grad=True)
+        (g,) = capture(m, x)
+        self.check_schema(g)
+        tagged = [n for n in g["nodes"] if "recompute" in n]
+        self.assertTrue(tagged)
+        self.assertTrue(all("ac_graph_id" in n for n in tagged))
+        mms = [n for n in g["nodes"] if n.get("target") == "aten.mm.default"
+               and "recompute" in n]
+        self.assertEqual(len(mms), 2)
+        self.assertTrue(all(n["recompute"] == "MUST_SAVE" for n in mms))
+        drop = [n for n in g["nodes"] if n.get("target") == "aten.native_dropout.default"]
+        self.assertEqual(len(drop), 1)
+        self.assertTrue(drop[0]["random"] and drop[0]["tuple"])
+        self.assertEqual(drop[0]["recompute"], "PREFER_RECOMPUTE")
+        self.assertTrue(g["rng_functionalized"])
+        self.ilpart_info(g)
+
+    def test_transformer_attention_flops(self):
+        torch.manual_seed(0)
+        m = models.Transformer(layers=1)
+        x = torch.randn(2, 8, 32)
+        (g,) = capture(m, x)
+        self.check_schema(g)
+        att = [n for n in g["nodes"] if "scaled_dot_product" in n.get("target", "")]
+        self.assertGreaterEqual(len(att), 2)  # forward and backward
+        self.assertTrue(all(n.get("flops", 0) > 0 for n in att if "getitem" not in n["target"]))
+        # split -> three getitems viewing the qkv projection
+        splits = [n for n in g["nodes"] if n.get("target") == "aten.split.Tensor"]
+        self.assertTrue(splits)
+        parts = [n for n in g["nodes"] if n.get("inputs") == [splits[0]["name"]]]
+        self.assertTrue(parts and all("view_of" in p for p in parts))
+        self.ilpart_info(g)
+
+    def test_convnet_tuple_ops(self):
+        torch.manual_seed(0)
+        m = models.ConvNet()
+        x = torch.randn(2, 3, 8, 8)
+        (g,) = capture(m, x)
+        self.check_schema(g)
+        conv = [n for n in g["nodes"] if n.get("target") == "aten.convolution.default"]
+        self.assertEqual(len(conv), 2)
+        self.assertEqual(conv[0]["flops"], 2 * (2 * 8 * 8 * 8) * (3 * 3 * 3))
+        self.assertTrue(any(n.get("tuple") for n in g["nodes"]))
+        # BatchNorm's running-stat updates are extra forward outputs
+        self.assertGreater(len(g["outputs"]["forward"]), 1)
+        self.ilpart_info(g)
+
+    def test_float8_dtype(self):
+        torch.manual_seed(0)
+        m = models.Float8Linear()
+        x = torch.randn(16, 32, requires_grad=True)
+        (g,) = capture(m, x)
+        self.check_schema(g)
+        f8 = [n for n in g["nodes"] if n.get("dtype") == "f8e4m3fn" and
+              n["name"] in util.forward_side(g)]
+        self.assertEqual(len(f8), 2)  # the forward casts of x and of the weight
+        self.assertTrue(all(n["recompute"] == "PREFER_RECOMPUTE" for n in f8))
+        self.ilpart_info(g)
+
+    def test_reference_split_roundtrip(self):
+        """Rebuilding PyTorch's own partition from its recorded saved set through
+        split_modules trains exactly like eager."""
+        for name, make, shape in (("mlp", models.MLP, (8, 32)),
+                                  ("transformer", lambda: models.Transformer(layers=2), (2, 8, 32)),
+                                  ("dropout_sac", models.DropoutSAC, (8, 32))):
+            with self.subTest(name):
+                torch.manual_seed(0)
+                m = make()
+                x = torch.randn(*shape, requires_grad=True)
+                eager = util.run(m, [x])
+
+                def pf(jm, ji, *, num_fwd_outputs, **kw):
+                    jm = ilpart.prepare_joint(jm)
+                    ref = ilpart.reference_saved(jm, num_fwd_outputs, ji)
+                    rng = ilpart.export.has_recomputable_rng_ops(jm)
+                    return ilpart.split_modules(jm, ref, num_fwd_outputs, functionalize_rng=rng)
+
+                torch._dynamo.reset()
+                c = torch.compile(m, backend=ilpart.backend(partition=pf))
+                util.assert_same(self, eager, util.run(c, [x]), exact=True)
+
+    def test_capture_writes_file(self):
+        torch.manual_seed(0)
+        m = models.MLP()
+        x = torch.randn(4, 32)
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "mlp.json")
+            torch._dynamo.reset()
+            gs = ilpart.capture(m, x, path=p)
+            with open(p) as f:
+                self.assertEqual(json.load(f), gs[0])
+            self.assertEqual(os.listdir(d), ["mlp.json"])
+
+    def test_capture_without_grad_fails(self):
+        m = models.MLP().requires_grad_(False)
+        torch._dynamo.reset()
+        with self.assertRaises(ilpart.IlpartError):
+            ilpart.capture(m, torch.randn(4, 32))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,153 @@
+"""Helpers for the bridge tests: compile with ilpart, compare with eager, check tags."""
+
+import json
+import operator
+import os
+import subprocess
+import tempfile
+
+import torch
+import torch.fx as fx
+
+import ilpart
+
+RECOMPUTE_TAGS = ("MUST_RECOMPUTE", "PREFER_RECOMPUTE")
+SAVE_TAGS = ("MUST_SAVE", "PREFER_SAVE")
+
+
+def run(model, inputs, seed=0):
+    """Forward, backward of sum(out * fixed weights); returns (out, grads of inputs and
+    parameters) as detached tensors."""
+    params = [p for p in (model.parameters() if isinstance(model, torch.nn.Module) else ())]
+    orig = getattr(model, "_orig_mod", model)
+    if isinstance(orig, torch.nn.Module):
+        params = list(orig.parameters())
+    for t in list(inputs) + params:
+        t.grad = None
+    torch.manual_seed(seed)
+    out = model(*inputs)
+    g = torch.Generator().manual_seed(1234)
+    w = torch.randn(out.shape, generator=g, dtype=out.dtype)
+    (out * w).sum().backward()
+    grads = [t.grad.detach().clone() if t.grad is not None else None
+             for t in list(inputs) + params]
+    return out.detach().clone(), grads
+
+
+def compile_ilpart(model, **kw):
+    """torch.compile with ilpart's partition_fn; returns (compiled, partition_fn)."""
+    import torch._dynamo
+    torch._dynamo.reset()
+    kw.setdefault("reference", True)
+    pf = ilpart.partition_fn(**kw)
+    return torch.compile(model, backend=ilpart.backend(partition=pf)), pf
+
+
+def assert_same(tc, eager, compiled, exact=False, rtol=1e-5, atol=1e-6):
+    (eo, eg), (co, cg) = eager, compiled
+    pairs = [("output", eo, co)] + [("grad %d" % i, a, b) for i, (a, b) in enumerate(zip(eg, cg))]
+    tc.assertEqual(len(eg), len(cg))
+    for what, a, b in pairs:
+        tc.assertEqual(a is None, b is None, what)
+        if a is None:
+            continue
+        if exact:
+            tc.assertTrue(torch.equal(a, b), "%s differs: max |diff| %g" %
+                          (what, (a - b).abs().max().item()))
+        else:
+            torch.testing.assert_close(b, a, rtol=rtol, atol=atol, msg=lambda m: what + ": " + m)
+
+
+def forward_side(graph):
+    """Names of joint nodes that do not depend on a tangent (forward and unclaimed)."""
+    bwd = set()
+    for n in graph["nodes"]:
+        if n["kind"] == "tangent" or any(i in bwd for i in n.get("inputs", ())):
+            bwd.add(n["name"])
+    return {n["name"] for n in graph["nodes"]} - bwd
+
+
+def saved_names(bw_module):
+    """What the forward hands to the backward, read off the backward module itself."""
+    return [n.name for n in bw_module.graph.find_nodes(op="placeholder")
+            if "tangents" not in n.name and "rng_state" not in n.name]
+
+
+def recomputed_names(graph, bw_module):
+    fwd = forward_side(graph)
+    return [n.name for n in bw_module.graph.nodes
+            if n.op == "call_function" and n.name in fwd]
+
+
+def boundary_exempt(graph, name):
+    """PyTorch's region-boundary rule: a recompute-tagged value used by a recompute-tagged
+    node of a later region is saved (cleanup_recompute_tags)."""
+    by = {n["name"]: n for n in graph["nodes"]}
+    me = by[name]
+    for n in graph["nodes"]:
+        if name in n.get("inputs", ()) and n.get("recompute") in RECOMPUTE_TAGS \
+                and n.get("ac_graph_id", -1) > me.get("ac_graph_id", -1):
+            return True
+    return False
+
+
+def check_entry(tc, entry, prefer="hard"):
+    """The split modules obey the SAC tags; random ops are never re-drawn; `ilpart check`
+    accepts the partition. Returns (saved, recomputed) names."""
+    graph, bw = entry["graph"], entry["backward"]
+    by = {n["name"]: n for n in graph["nodes"]}
+    saved = saved_names(bw)
+    recomputed = recomputed_names(graph, bw)
+    for s in saved:
+        tag = by[s].get("recompute")
+        if tag == "MUST_RECOMPUTE" or (tag == "PREFER_RECOMPUTE" and prefer in ("hard", "pytorch")):
+            tc.assertTrue(boundary_exempt(graph, s), "saved %s tagged %s" % (s, tag))
+    for r in recomputed:
+        n = by[r]
+        tag = n.get("recompute")
+        if tag == "MUST_SAVE" or (tag == "PREFER_SAVE" and prefer == "hard"):
+            tc.assertTrue("view_of" in n or n.get("target") == "getitem",
+                          "recomputed %s tagged %s" % (r, tag))
+    for n in bw.graph.nodes:
+        t = n.target
+        if n.op == "call_function" and hasattr(t, "tags") and \
+                torch.Tag.nondeterministic_seeded in t.tags:
+            tc.fail("backward re-draws random op %s without the saved RNG state" % n.name)
+    ilpart_check(tc, graph, entry["partition"])
+    return saved, recomputed
+
+
+def ilpart_check(tc, graph, partition):
+    with tempfile.TemporaryDirectory() as d:
+        gp, pp = os.path.join(d, "g.json"), os.path.join(d, "p.json")
+        with open(gp, "w") as f:
+            json.dump(graph, f)
+        with open(pp, "w") as f:
+            json.dump(partition, f)
+        r = subprocess.run([ilpart.find_binary(), "check", gp, pp], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        tc.assertEqual(r.returncode, 0, "ilpart check: " + r.stdout)
+
+
+def compare_bytes(tc, label, entry, strict=True):
+    """Print ilpart's saved bytes next to PyTorch's for the same joint graph; with `strict`,
+    ilpart's (memory-optimal) must not be larger."""
+    graph = entry["graph"]
+    mine = ilpart.saved_bytes(graph, saved_names(entry["backward"]))
+    ref = graph.get("reference", [{}])[0].get("saved")
+    tc.assertIsNotNone(ref, "no PyTorch reference recorded")
+    theirs = ilpart.saved_bytes(graph, ref)
+    print("\n  %-28s saved bytes: ilpart %8d   pytorch %8d   (%d vs %d values)"
+          % (label, mine, theirs, len(saved_names(entry["backward"])), len(ref)))
+    if strict:
+        tc.assertLessEqual(mine, theirs)
+    return mine, theirs
+
+
+def node_by_target(graph, pred):
+    return [n for n in graph["nodes"] if pred(n)]
+
+
+__all__ = ["run", "compile_ilpart", "assert_same", "check_entry", "compare_bytes",
+           "forward_side", "saved_names", "recomputed_names", "node_by_target", "fx",
+           "operator"]
