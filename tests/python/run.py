@@ -1,0 +1,24 @@
+"""Run the bridge tests (unittest discovery in this directory) and end with the line
+"python: N passed, N failed" that scripts/test.sh adds up. Exit status 1 on any failure."""
+
+import os
+import sys
+import unittest
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    pattern = sys.argv[1] if len(sys.argv) > 1 else "test*.py"
+    suite = unittest.defaultTestLoader.discover(here, pattern=pattern, top_level_dir=here)
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped
+    print("python: %d passed, %d failed%s" % (passed, failed,
+                                                ", %d skipped" % skipped if skipped else ""))
+    return 1 if failed or result.testsRun == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
