@@ -128,14 +128,15 @@ ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *targe
 {
 	ilpi_node *n;
 	size_t j;
+	long dup;
 
 	if (g->n >= INT32_MAX - 1) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: too many nodes", g->path);
 		return -1;
 	}
-	if (ilp_graph_find(g, name) >= 0) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: node '%s': field 'name': duplicate name",
-		    g->path, name);
+	if ((dup = ilp_graph_find(g, name)) >= 0) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: node '%s': field 'name': duplicate name "
+		    "(nodes #%ld and #%zu)", g->path, name, dup, g->n);
 		return -1;
 	}
 	if (grow_array((void **)&g->node, &g->cap, g->n + 1, sizeof *g->node) != 0)

@@ -134,6 +134,37 @@ read_kind(reader *r, const char *who, const cJSON *v, ilpi_kind *kind)
 	return 0;
 }
 
+/* Every key a node may have (docs/format.md), plus the ignored "meta". */
+static const char *const node_keys[] = {
+	"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
+	"view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
+	"ac_graph_id", "random", "effectful", "collective", "meta"
+};
+
+/* Rejects unknown and repeated keys: cJSON keeps both copies of a repeated key, and
+ * which one would win differs between lookups, so a second "recompute" could silently
+ * drop a SAC tag. */
+static int
+check_node_keys(reader *r, const cJSON *obj, const char *who)
+{
+	const size_t nkeys = sizeof node_keys / sizeof node_keys[0];
+	uint32_t seen = 0;
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, obj) {
+		size_t k = 0;
+
+		while (k < nkeys && strcmp(f->string, node_keys[k]) != 0)
+			k++;
+		if (k == nkeys)
+			return fail(r, who, f->string, "unknown field");
+		if (seen & (1u << k))
+			return fail(r, who, f->string, "repeated field");
+		seen |= 1u << k;
+	}
+	return 0;
+}
+
 /* Everything but inputs and view_of, which name other nodes (second pass). */
 static int
 read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
@@ -270,7 +301,7 @@ read_links(reader *r, const cJSON *obj, long idx, const char *who)
 	const cJSON *v;
 
 	if (n->kind != ILPI_OP) {
-		if (inputs != NULL && cJSON_GetArraySize(inputs) > 0)
+		if (inputs != NULL && (!cJSON_IsArray(inputs) || cJSON_GetArraySize(inputs) > 0))
 			return fail(r, who, "inputs", "only op nodes have inputs");
 	} else if (inputs == NULL) {
 		return fail(r, who, "inputs", "missing");
@@ -320,6 +351,8 @@ read_nodes(reader *r, const cJSON *nodes)
 		node_label(obj, i, who, sizeof who);
 		if (!cJSON_IsObject(obj))
 			return fail(r, who, "nodes", "expected an object");
+		if (check_node_keys(r, obj, who) != 0)
+			return -1;
 		name = cJSON_GetObjectItemCaseSensitive(obj, "name");
 		if (name == NULL)
 			return fail(r, who, "name", "missing");
@@ -351,14 +384,12 @@ read_nodes(reader *r, const cJSON *nodes)
 }
 
 static int
-read_name_list(reader *r, const cJSON *v, const char *field, int allow_null, int32_t **out,
-    size_t *n)
+read_name_list(reader *r, const char *who, const cJSON *v, const char *field, int allow_null,
+    int32_t **out, size_t *n)
 {
 	size_t cnt = 0;
 	const cJSON *e;
-	char who[160];
 
-	snprintf(who, sizeof who, "graph");
 	if (!cJSON_IsArray(v))
 		return fail(r, who, field, v == NULL ? "missing" : "expected an array of node names");
 	*out = malloc(((size_t)cJSON_GetArraySize(v) + 1) * sizeof **out);
@@ -391,10 +422,10 @@ read_outputs(reader *r, const cJSON *outs)
 
 	if (!cJSON_IsObject(outs))
 		return fail(r, "graph", "outputs", outs == NULL ? "missing" : "expected an object");
-	if (read_name_list(r, cJSON_GetObjectItemCaseSensitive(outs, "forward"),
+	if (read_name_list(r, "graph", cJSON_GetObjectItemCaseSensitive(outs, "forward"),
 	    "outputs.forward", 0, &fw, &nfw) != 0)
 		goto out;
-	if (read_name_list(r, cJSON_GetObjectItemCaseSensitive(outs, "backward"),
+	if (read_name_list(r, "graph", cJSON_GetObjectItemCaseSensitive(outs, "backward"),
 	    "outputs.backward", 1, &bw, &nbw) != 0)
 		goto out;
 	if (ilpi_graph_set_outputs(r->g, fw, nfw, bw, nbw) != 0) {
@@ -427,15 +458,19 @@ read_refs(reader *r, const cJSON *refs)
 		ilpi_refpart *p = &r->g->ref[i];
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
 		const cJSON *rec = cJSON_GetObjectItemCaseSensitive(e, "recomputed");
+		char who[160];
 
-		if (!cJSON_IsObject(e) || !cJSON_IsString(name))
-			return fail(r, "graph", "reference", "each entry needs a string 'name'");
+		if (!cJSON_IsObject(e) || !cJSON_IsString(name)) {
+			snprintf(who, sizeof who, "reference #%zu", i);
+			return fail(r, who, "name", "each reference needs a string 'name'");
+		}
+		snprintf(who, sizeof who, "reference '%.80s'", name->valuestring);
 		p->name = ilpi_intern(&r->g->pool, name->valuestring);
 		r->g->n_ref = ++i;
-		if (read_name_list(r, cJSON_GetObjectItemCaseSensitive(e, "saved"),
-		    "reference.saved", 0, &p->saved, &p->n_saved) != 0)
+		if (read_name_list(r, who, cJSON_GetObjectItemCaseSensitive(e, "saved"),
+		    "saved", 0, &p->saved, &p->n_saved) != 0)
 			return -1;
-		if (rec != NULL && read_name_list(r, rec, "reference.recomputed", 0,
+		if (rec != NULL && read_name_list(r, who, rec, "recomputed", 0,
 		    &p->recomputed, &p->n_recomputed) != 0)
 			return -1;
 	}
@@ -474,9 +509,16 @@ parse_error(reader *r, const char *buf, size_t len)
 {
 	const char *at = cJSON_GetErrorPtr();
 	size_t off = at != NULL && at >= buf && at <= buf + len ? (size_t)(at - buf) : len;
-	size_t line = 1, col = 1;
+	size_t line = 1, col = 1, ws = 0;
 	int cut = truncated(buf, len);
 
+	while (ws < len && (buf[ws] == ' ' || buf[ws] == '\t' || buf[ws] == '\r' ||
+	    buf[ws] == '\n'))
+		ws++;
+	if (ws == len) {
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON: empty file", r->path);
+		return;
+	}
 	if (cut)
 		off = len;
 	for (size_t i = 0; i < off; i++) {
@@ -508,6 +550,10 @@ read_top(reader *r, const cJSON *root)
 
 	if (!cJSON_IsObject(root))
 		return fail(r, "graph", "(top level)", "expected a JSON object");
+	for (const cJSON *a = root->child; a != NULL; a = a->next)
+		for (const cJSON *b = root->child; b != a; b = b->next)
+			if (strcmp(a->string, b->string) == 0)
+				return fail(r, "graph", a->string, "repeated field");
 	if (fmt == NULL)
 		return fail(r, "graph", "format", "missing (expected \"ilpart-joint-graph\")");
 	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "ilpart-joint-graph") != 0)
