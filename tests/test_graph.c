@@ -1,21 +1,1047 @@
+/*
+ * test_graph.c - the joint-graph model: reader (every field, sizes, defaults, views,
+ * tuples, references), classification, user lists, interning, name lookup, the
+ * canonical writer, and rejected inputs.
+ *
+ * JSON is written with single quotes for readability; q() turns them into double quotes.
+ */
 #include "config.h"
 
+#include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "graph/graph.h"
+#include "graph/intern.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
-START_TEST(test_minimal)
-{
-	ilp_graph *g = t_graph("{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": "
-	    "[{\"name\": \"x\", \"kind\": \"primal\", \"shape\": [2], \"dtype\": \"f32\"}], "
-	    "\"outputs\": {\"forward\": [\"x\"], \"backward\": []}}");
+#define HDR "{'format': 'ilpart-joint-graph', 'version': 1, "
 
-	ck_assert_uint_eq(ilp_graph_node_count(g), 1);
-	ck_assert_int_eq(g->node[0].bytes, 8);
+/* The JSON with ' replaced by ", in a static buffer. */
+static const char *
+q(const char *s)
+{
+	static char buf[16384];
+	size_t i;
+
+	ck_assert_uint_lt(strlen(s), sizeof buf);
+	for (i = 0; s[i] != '\0'; i++)
+		buf[i] = s[i] == '\'' ? '"' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+static ilp_graph *
+gq(const char *s)
+{
+	return t_graph(q(s));
+}
+
+/* Reads a graph that must be rejected; returns the message. */
+static const char *
+bad(const char *s, ilp_error *err)
+{
+	ilp_graph *g = (ilp_graph *)1;
+	const char *j = q(s);
+
+	ck_assert_int_eq(ilp_graph_read_buffer(j, strlen(j), "t.json", &g, err), -1);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_null(strchr(err->msg, '\n'));
+	return err->msg;
+}
+
+static long
+idx(const ilp_graph *g, const char *name)
+{
+	long i = ilp_graph_find(g, name);
+
+	ck_assert_msg(i >= 0, "no node '%s'", name);
+	return i;
+}
+
+static const ilpi_node *
+nd(const ilp_graph *g, const char *name)
+{
+	return &g->node[idx(g, name)];
+}
+
+/* A small joint graph: forward mm/relu, backward through a tangent, a weight transpose
+ * that only the backward needs (unclaimed), a dead op, and a primal returned as grad. */
+static const char *const joint =
+    HDR "'description': 'mlp', 'nodes': ["
+    "{'name': 'primals_1', 'kind': 'primal', 'shape': [4, 8], 'dtype': 'f32'},"
+    "{'name': 'primals_2', 'kind': 'primal', 'shape': [8, 8], 'dtype': 'f32'},"
+    "{'name': 'primals_3', 'kind': 'primal', 'shape': [8], 'dtype': 'f32'},"
+    "{'name': 'mm', 'kind': 'op', 'target': 'aten.mm.default',"
+    " 'inputs': ['primals_1', 'primals_2'], 'shape': [4, 8], 'dtype': 'f32'},"
+    "{'name': 'relu', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['mm'],"
+    " 'shape': [4, 8], 'dtype': 'f32'},"
+    "{'name': 'dead', 'kind': 'op', 'target': 'aten.neg.default', 'inputs': ['mm'],"
+    " 'shape': [4, 8], 'dtype': 'f32'},"
+    "{'name': 't', 'kind': 'op', 'target': 'aten.t.default', 'inputs': ['primals_2'],"
+    " 'shape': [8, 8], 'dtype': 'f32', 'view_of': 'primals_2'},"
+    "{'name': 'tangents_1', 'kind': 'tangent', 'shape': [4, 8], 'dtype': 'f32'},"
+    "{'name': 'tb', 'kind': 'op', 'target': 'aten.threshold_backward.default',"
+    " 'inputs': ['tangents_1', 'relu'], 'shape': [4, 8], 'dtype': 'f32'},"
+    "{'name': 'mm_1', 'kind': 'op', 'target': 'aten.mm.default', 'inputs': ['tb', 't'],"
+    " 'shape': [4, 8], 'dtype': 'f32'},"
+    "{'name': 'zeros', 'kind': 'op', 'target': 'aten.zeros_like.default',"
+    " 'inputs': ['primals_3'], 'shape': [8], 'dtype': 'f32'}"
+    "], 'outputs': {'forward': ['relu'], 'backward': ['mm_1', null, 'zeros', 'primals_3']}}";
+
+/* ---- reader ---------------------------------------------------------------- */
+
+START_TEST(test_every_field)
+{
+	ilp_graph *g = gq(HDR "'description': 'd', 'rng_functionalized': true, 'nodes': ["
+	    "{'name': 'x', 'kind': 'primal', 'shape': [2, 3], 'dtype': 'bf16'},"
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.native_dropout.default',"
+	    " 'inputs': ['x'], 'shape': [2, 3], 'dtype': 'f32', 'bytes': 100, 'flops': 12.5,"
+	    " 'bytes_read': 7, 'bytes_written': 9, 'time_us': 0.25, 'recompute': 'MUST_SAVE',"
+	    " 'ac_graph_id': 3, 'random': true, 'effectful': true, 'collective': true,"
+	    " 'meta': {'anything': [1, 2]}}"
+	    "], 'outputs': {'forward': ['y'], 'backward': [null]}, 'meta': {'k': 1}}");
+	const ilpi_node *x = nd(g, "x"), *y = nd(g, "y");
+
+	ck_assert_str_eq(g->description, "d");
+	ck_assert_int_eq(g->rng_functionalized, 1);
+	ck_assert_str_eq(g->path, "<test>");
+	ck_assert_int_eq(x->kind, ILPI_PRIMAL);
+	ck_assert_ptr_null(x->target);
+	ck_assert_str_eq(x->dtype, "bf16");
+	ck_assert_int_eq(x->bytes, 12);
+	ck_assert_int_eq(x->ndim, 2);
+	ck_assert_int_eq(g->shape[x->shape_begin], 2);
+	ck_assert_int_eq(g->shape[x->shape_begin + 1], 3);
+	ck_assert_int_eq(y->kind, ILPI_OP);
+	ck_assert_str_eq(y->target, "aten.native_dropout.default");
+	ck_assert_int_eq(y->bytes, 100); /* bytes overrides shape x itemsize */
+	ck_assert_str_eq(y->dtype, "f32");
+	ck_assert_double_eq(y->flops, 12.5);
+	ck_assert_double_eq(y->bytes_read, 7);
+	ck_assert_double_eq(y->bytes_written, 9);
+	ck_assert_double_eq(y->time_us, 0.25);
+	ck_assert_int_eq(y->tag, ILPI_TAG_MUST_SAVE);
+	ck_assert_int_eq(y->ac_graph_id, 3);
+	ck_assert(y->flags & ILPI_F_RANDOM);
+	ck_assert(y->flags & ILPI_F_EFFECTFUL);
+	ck_assert(y->flags & ILPI_F_COLLECTIVE);
+	ck_assert(!(y->flags & (ILPI_F_TUPLE | ILPI_F_GETITEM)));
+	ck_assert_uint_eq(y->in_count, 1);
+	ck_assert_int_eq(ilpi_inputs(g, y)[0], idx(g, "x"));
+	ck_assert_uint_eq(g->n_fw_out, 1);
+	ck_assert_int_eq(g->fw_out[0], idx(g, "y"));
+	ck_assert_uint_eq(g->n_bw_out, 1);
+	ck_assert_int_eq(g->bw_out[0], ILPI_NONE);
 	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'x', 'kind': 'primal', 'bytes': 64},"
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'],"
+	    " 'bytes': 64, 'recompute': null, 'ac_graph_id': null, 'dtype': null, 'shape': null}"
+	    "], 'outputs': {'forward': ['y'], 'backward': []}}");
+
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+
+		ck_assert_int_eq(n->bytes, 64);
+		ck_assert_int_eq(n->ndim, -1);
+		ck_assert_ptr_null(n->dtype);
+		ck_assert_int_eq(n->tag, ILPI_TAG_NONE);
+		ck_assert_int_eq(n->ac_graph_id, ILPI_NONE);
+		ck_assert_int_eq(n->view_of, ILPI_NONE);
+		ck_assert_int_eq(n->storage, (int32_t)i);
+		ck_assert_int_eq(n->index, ILPI_NONE);
+		ck_assert_double_eq(n->flops, ILPI_UNKNOWN_COST);
+		ck_assert_double_eq(n->bytes_read, ILPI_UNKNOWN_COST);
+		ck_assert_double_eq(n->bytes_written, ILPI_UNKNOWN_COST);
+		ck_assert_double_eq(n->time_us, ILPI_UNKNOWN_COST);
+		ck_assert(!(n->flags & (ILPI_F_RANDOM | ILPI_F_EFFECTFUL | ILPI_F_COLLECTIVE |
+		    ILPI_F_TUPLE | ILPI_F_GETITEM)));
+	}
+	ck_assert_ptr_null(g->description);
+	ck_assert_int_eq(g->rng_functionalized, 0);
+	ck_assert_uint_eq(g->n_ref, 0);
+	ck_assert_uint_eq(g->n_bw_out, 0);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* Item sizes as PyTorch defines them, spelled every accepted way. */
+static const struct {
+	const char *spelling, *canon;
+	int64_t size;
+} dtype_cases[] = {
+	{ "f64", "f64", 8 }, { "torch.float64", "f64", 8 }, { "double", "f64", 8 },
+	{ "f32", "f32", 4 }, { "torch.float32", "f32", 4 }, { "float", "f32", 4 },
+	{ "f16", "f16", 2 }, { "float16", "f16", 2 }, { "torch.half", "f16", 2 },
+	{ "bf16", "bf16", 2 }, { "torch.bfloat16", "bf16", 2 },
+	{ "f8e4m3fn", "f8e4m3fn", 1 }, { "torch.float8_e4m3fn", "f8e4m3fn", 1 },
+	{ "f8e4m3fnuz", "f8e4m3fnuz", 1 }, { "f8e5m2", "f8e5m2", 1 },
+	{ "torch.float8_e5m2fnuz", "f8e5m2fnuz", 1 },
+	{ "c64", "c64", 8 }, { "torch.complex64", "c64", 8 },
+	{ "c128", "c128", 16 }, { "complex128", "c128", 16 },
+	{ "i64", "i64", 8 }, { "torch.int64", "i64", 8 }, { "torch.long", "i64", 8 },
+	{ "i32", "i32", 4 }, { "int32", "i32", 4 }, { "i16", "i16", 2 },
+	{ "i8", "i8", 1 }, { "u8", "u8", 1 }, { "torch.uint8", "u8", 1 },
+	{ "b8", "b8", 1 }, { "torch.bool", "b8", 1 },
+};
+
+START_TEST(test_dtype_size)
+{
+	char json[512];
+	ilp_graph *g;
+	const ilpi_node *x;
+
+	snprintf(json, sizeof json, HDR "'nodes': [{'name': 'x', 'kind': 'primal', "
+	    "'shape': [3, 5, 7], 'dtype': '%s'}], 'outputs': {'forward': ['x'], "
+	    "'backward': []}}", dtype_cases[_i].spelling);
+	g = gq(json);
+	x = nd(g, "x");
+	ck_assert_str_eq(x->dtype, dtype_cases[_i].canon);
+	ck_assert_int_eq(x->bytes, 105 * dtype_cases[_i].size);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_shapes)
+{
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'scalar', 'kind': 'primal', 'shape': [], 'dtype': 'f64'},"
+	    "{'name': 'empty', 'kind': 'primal', 'shape': [16, 0, 4], 'dtype': 'f32'},"
+	    "{'name': 'big', 'kind': 'primal', 'shape': [65536, 65536, 1024], 'dtype': 'bf16'},"
+	    "{'name': 'b', 'kind': 'primal', 'bytes': 0}"
+	    "], 'outputs': {'forward': [], 'backward': []}}");
+
+	ck_assert_int_eq(nd(g, "scalar")->ndim, 0);
+	ck_assert_int_eq(nd(g, "scalar")->bytes, 8);
+	ck_assert_int_eq(nd(g, "empty")->ndim, 3);
+	ck_assert_int_eq(nd(g, "empty")->bytes, 0);
+	ck_assert_int_eq(nd(g, "big")->bytes, (int64_t)1 << 43);
+	ck_assert_int_eq(g->shape[nd(g, "big")->shape_begin + 2], 1024);
+	ck_assert_int_eq(nd(g, "b")->bytes, 0);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_views)
+{
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'x', 'kind': 'primal', 'shape': [4, 4], 'dtype': 'f32'},"
+	    "{'name': 'a', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'],"
+	    " 'shape': [4, 4], 'dtype': 'f32'},"
+	    "{'name': 'v1', 'kind': 'op', 'target': 'aten.view.default', 'inputs': ['a'],"
+	    " 'shape': [16], 'dtype': 'f32', 'view_of': 'a'},"
+	    "{'name': 'v2', 'kind': 'op', 'target': 'aten.slice.Tensor', 'inputs': ['v1'],"
+	    " 'shape': [2], 'dtype': 'f32', 'view_of': 'v1'},"
+	    "{'name': 'xv', 'kind': 'op', 'target': 'aten.t.default', 'inputs': ['x'],"
+	    " 'shape': [4, 4], 'dtype': 'f32', 'view_of': 'x'}"
+	    "], 'outputs': {'forward': ['v2', 'xv'], 'backward': []}}");
+	const ilpi_node *v2 = nd(g, "v2");
+
+	ck_assert_int_eq(nd(g, "a")->storage, idx(g, "a"));
+	ck_assert_int_eq(nd(g, "v1")->view_of, idx(g, "a"));
+	ck_assert_int_eq(nd(g, "v1")->storage, idx(g, "a"));
+	ck_assert_int_eq(v2->view_of, idx(g, "v1"));
+	ck_assert_int_eq(v2->storage, idx(g, "a")); /* chains resolve to the root */
+	ck_assert_int_eq(v2->bytes, 8);
+	ck_assert_int_eq(ilpi_storage_bytes(g, v2), 64);
+	ck_assert_int_eq(nd(g, "xv")->storage, idx(g, "x"));
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_tuple_getitem)
+{
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'x', 'kind': 'primal', 'shape': [4, 8], 'dtype': 'f32'},"
+	    "{'name': 'max', 'kind': 'op', 'target': 'aten.max.dim', 'inputs': ['x'],"
+	    " 'tuple': true},"
+	    "{'name': 'values', 'kind': 'op', 'target': 'getitem', 'inputs': ['max'],"
+	    " 'index': 0, 'shape': [4], 'dtype': 'f32'},"
+	    "{'name': 'indices', 'kind': 'op', 'target': 'getitem', 'inputs': ['max'],"
+	    " 'index': 1, 'shape': [4], 'dtype': 'i64'}"
+	    "], 'outputs': {'forward': ['values', 'indices'], 'backward': []}}");
+	const ilpi_node *m = nd(g, "max"), *v = nd(g, "values"), *i = nd(g, "indices");
+
+	ck_assert(m->flags & ILPI_F_TUPLE);
+	ck_assert(!(m->flags & ILPI_F_GETITEM));
+	ck_assert_int_eq(m->bytes, 0);
+	ck_assert_int_eq(m->ndim, -1);
+	ck_assert(v->flags & ILPI_F_GETITEM);
+	ck_assert_int_eq(v->index, 0);
+	ck_assert_int_eq(v->bytes, 16);
+	ck_assert(i->flags & ILPI_F_GETITEM);
+	ck_assert_int_eq(i->index, 1);
+	ck_assert_int_eq(i->bytes, 32);
+	ck_assert_uint_eq(m->use_count, 2);
+	ck_assert_int_eq(ilpi_users(g, m)[0], idx(g, "values"));
+	ck_assert_int_eq(ilpi_users(g, m)[1], idx(g, "indices"));
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reference)
+{
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.sin.default', 'inputs': ['x'],"
+	    " 'bytes': 4},"
+	    "{'name': 'z', 'kind': 'op', 'target': 'aten.cos.default', 'inputs': ['y'],"
+	    " 'bytes': 4}"
+	    "], 'outputs': {'forward': ['z'], 'backward': []}, 'reference': ["
+	    "{'name': 'pytorch-2.6-mincut', 'saved': ['z', 'x']},"
+	    "{'name': 'other', 'saved': [], 'recomputed': ['y']}]}");
+
+	ck_assert_uint_eq(g->n_ref, 2);
+	ck_assert_str_eq(g->ref[0].name, "pytorch-2.6-mincut");
+	ck_assert_uint_eq(g->ref[0].n_saved, 2);
+	ck_assert_int_eq(g->ref[0].saved[0], idx(g, "z"));
+	ck_assert_int_eq(g->ref[0].saved[1], idx(g, "x"));
+	ck_assert_ptr_null(g->ref[0].recomputed);
+	ck_assert_str_eq(g->ref[1].name, "other");
+	ck_assert_uint_eq(g->ref[1].n_saved, 0);
+	ck_assert_ptr_nonnull(g->ref[1].recomputed);
+	ck_assert_uint_eq(g->ref[1].n_recomputed, 1);
+	ck_assert_int_eq(g->ref[1].recomputed[0], idx(g, "y"));
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_duplicate_inputs)
+{
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
+	    "{'name': 'sq', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['x', 'x'],"
+	    " 'bytes': 4},"
+	    "{'name': 'w', 'kind': 'op', 'target': 'aten.addcmul.default',"
+	    " 'inputs': ['sq', 'x', 'sq'], 'bytes': 4}"
+	    "], 'outputs': {'forward': ['w'], 'backward': []}}");
+	const ilpi_node *sq = nd(g, "sq"), *w = nd(g, "w"), *x = nd(g, "x");
+
+	ck_assert_uint_eq(sq->in_count, 2);
+	ck_assert_int_eq(ilpi_inputs(g, sq)[0], idx(g, "x"));
+	ck_assert_int_eq(ilpi_inputs(g, sq)[1], idx(g, "x"));
+	ck_assert_uint_eq(w->in_count, 3);
+	ck_assert_int_eq(ilpi_inputs(g, w)[0], idx(g, "sq"));
+	ck_assert_int_eq(ilpi_inputs(g, w)[1], idx(g, "x"));
+	ck_assert_int_eq(ilpi_inputs(g, w)[2], idx(g, "sq"));
+	/* Users are distinct. */
+	ck_assert_uint_eq(x->use_count, 2);
+	ck_assert_int_eq(ilpi_users(g, x)[0], idx(g, "sq"));
+	ck_assert_int_eq(ilpi_users(g, x)[1], idx(g, "w"));
+	ck_assert_uint_eq(sq->use_count, 1);
+	ck_assert_int_eq(ilpi_users(g, sq)[0], idx(g, "w"));
+	ck_assert_uint_eq(w->use_count, 0);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_buffer_not_terminated)
+{
+	/* The reader must stop at len: what follows is not part of the document. */
+	const char *j = q(HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1}],"
+	    " 'outputs': {'forward': ['x'], 'backward': []}}GARBAGE");
+	ilp_graph *g = NULL;
+	ilp_error err;
+
+	ck_assert_int_eq(ilp_graph_read_buffer(j, strlen(j) - 7, NULL, &g, &err), 0);
+	ck_assert_uint_eq(ilp_graph_node_count(g), 1);
+	ck_assert_str_eq(g->path, "<graph>");
+	ilp_graph_free(g);
+	ck_assert_int_eq(ilp_graph_read_buffer(j, strlen(j), "g.json", &g, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "trailing characters"));
+}
+END_TEST
+
+START_TEST(test_read_file)
+{
+	char path[] = "/tmp/ilpart-test-graph-XXXXXX";
+	const char *j = q(HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1}],"
+	    " 'outputs': {'forward': ['x'], 'backward': []}}\n");
+	ilp_graph *g = NULL;
+	ilp_error err;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(j, f);
+	fclose(f);
+	ck_assert_int_eq(ilp_graph_read_file(path, &g, &err), 0);
+	ck_assert_str_eq(g->path, path);
+	ck_assert_str_eq(ilp_graph_node_name(g, 0), "x");
+	ilp_graph_free(g);
+	unlink(path);
+	ck_assert_int_eq(ilp_graph_read_file(path, &g, &err), -1);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(err.msg, path));
+	ck_assert_ptr_nonnull(strstr(err.msg, "cannot open"));
+}
+END_TEST
+
+/* ---- classification ---------------------------------------------------------- */
+
+START_TEST(test_classify)
+{
+	ilp_graph *g = gq(joint);
+
+	ck_assert_int_eq(nd(g, "primals_1")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(nd(g, "primals_2")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(nd(g, "primals_3")->cls, ILPI_FORWARD); /* placeholder */
+	ck_assert_int_eq(nd(g, "mm")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(nd(g, "relu")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(nd(g, "dead")->cls, ILPI_DEAD);
+	ck_assert_int_eq(nd(g, "t")->cls, ILPI_UNCLAIMED);
+	ck_assert_int_eq(nd(g, "tangents_1")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(nd(g, "tb")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(nd(g, "mm_1")->cls, ILPI_BACKWARD);
+	/* A backward output op that needs no tangent is still backward (as in PyTorch). */
+	ck_assert_int_eq(nd(g, "zeros")->cls, ILPI_BACKWARD);
+	ck_assert_uint_eq(g->counts[ILPI_FORWARD], 5);
+	ck_assert_uint_eq(g->counts[ILPI_BACKWARD], 4);
+	ck_assert_uint_eq(g->counts[ILPI_UNCLAIMED], 1);
+	ck_assert_uint_eq(g->counts[ILPI_DEAD], 1);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_boundary_flags)
+{
+	ilp_graph *g = gq(joint);
+	static const struct {
+		const char *name;
+		unsigned flags;
+	} want[] = {
+		{ "primals_1", 0 },
+		{ "primals_2", 0 },               /* used only through t and mm */
+		{ "primals_3", ILPI_F_BOUNDARY | ILPI_F_BW_OUTPUT },
+		{ "mm", 0 },
+		{ "relu", ILPI_F_BOUNDARY | ILPI_F_FW_OUTPUT },
+		{ "dead", 0 },
+		{ "t", ILPI_F_BOUNDARY },         /* unclaimed, used by mm_1 */
+		{ "tangents_1", 0 },
+		{ "tb", 0 },
+		{ "mm_1", ILPI_F_BW_OUTPUT },
+		{ "zeros", ILPI_F_BW_OUTPUT },
+	};
+	const unsigned mask = ILPI_F_BOUNDARY | ILPI_F_FW_OUTPUT | ILPI_F_BW_OUTPUT;
+
+	ck_assert_uint_eq(ilp_graph_node_count(g), sizeof want / sizeof want[0]);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		ck_assert_msg((nd(g, want[i].name)->flags & mask) == want[i].flags,
+		    "node %s: flags %#x, want %#x", want[i].name,
+		    nd(g, want[i].name)->flags & mask, want[i].flags);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_classify_primal_used_by_backward)
+{
+	/* A primal the backward reads directly is on the boundary; a forward op feeding
+	 * only a dead node is not. */
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'w', 'kind': 'primal', 'bytes': 4},"
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.sin.default', 'inputs': ['w'],"
+	    " 'bytes': 4},"
+	    "{'name': 'u', 'kind': 'op', 'target': 'aten.cos.default', 'inputs': ['y'],"
+	    " 'bytes': 4},"
+	    "{'name': 'g', 'kind': 'tangent', 'bytes': 4},"
+	    "{'name': 'gw', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['g', 'w'],"
+	    " 'bytes': 4}"
+	    "], 'outputs': {'forward': ['y'], 'backward': ['gw']}}");
+
+	ck_assert(nd(g, "w")->flags & ILPI_F_BOUNDARY);
+	ck_assert(!(nd(g, "y")->flags & ILPI_F_BOUNDARY));
+	ck_assert_int_eq(nd(g, "u")->cls, ILPI_DEAD);
+	ck_assert_int_eq(nd(g, "y")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(nd(g, "gw")->cls, ILPI_BACKWARD);
+	ck_assert_uint_eq(g->counts[ILPI_UNCLAIMED], 0);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_classify_unclaimed_chain)
+{
+	/* Unclaimed: needed by an output, from primals only, not needed by the forward.
+	 * A backward op downstream of a tangent makes everything after it backward. */
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'w', 'kind': 'primal', 'bytes': 4},"
+	    "{'name': 'a', 'kind': 'op', 'target': 'aten.t.default', 'inputs': ['w'], 'bytes': 4},"
+	    "{'name': 'b', 'kind': 'op', 'target': 'aten.neg.default', 'inputs': ['a'], 'bytes': 4},"
+	    "{'name': 'f', 'kind': 'op', 'target': 'aten.sin.default', 'inputs': ['w'], 'bytes': 4},"
+	    "{'name': 'g', 'kind': 'tangent', 'bytes': 4},"
+	    "{'name': 'c', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['g', 'b'],"
+	    " 'bytes': 4},"
+	    "{'name': 'd', 'kind': 'op', 'target': 'aten.add.Tensor', 'inputs': ['c', 'a'],"
+	    " 'bytes': 4}"
+	    "], 'outputs': {'forward': ['f'], 'backward': ['d']}}");
+
+	ck_assert_int_eq(nd(g, "a")->cls, ILPI_UNCLAIMED);
+	ck_assert_int_eq(nd(g, "b")->cls, ILPI_UNCLAIMED);
+	ck_assert_int_eq(nd(g, "f")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(nd(g, "c")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(nd(g, "d")->cls, ILPI_BACKWARD);
+	ck_assert(nd(g, "a")->flags & ILPI_F_BOUNDARY); /* used by d */
+	ck_assert(nd(g, "b")->flags & ILPI_F_BOUNDARY); /* used by c */
+	ck_assert(!(nd(g, "w")->flags & ILPI_F_BOUNDARY));
+	ck_assert(!(nd(g, "f")->flags & ILPI_F_BOUNDARY));
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_class_names)
+{
+	ck_assert_str_eq(ilpi_class_name(ILPI_DEAD), "dead");
+	ck_assert_str_eq(ilpi_class_name(ILPI_FORWARD), "forward");
+	ck_assert_str_eq(ilpi_class_name(ILPI_BACKWARD), "backward");
+	ck_assert_str_eq(ilpi_class_name(ILPI_UNCLAIMED), "unclaimed");
+	ck_assert_str_eq(ilpi_kind_name(ILPI_TANGENT), "tangent");
+}
+END_TEST
+
+/* Tiny deterministic PRNG so the random graphs are the same on every run. */
+static uint32_t
+rnd(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/* A random DAG in JSON: two primals, a tangent in the middle (so the forward output
+ * n/2 cannot depend on it), op inputs drawn from earlier nodes, with repeats. */
+static char *
+random_graph(uint32_t seed, int n)
+{
+	size_t cap = (size_t)n * 200 + 256, len = 0;
+	char *s = malloc(cap);
+	int tangent = n / 2 + 1;
+
+	ck_assert_ptr_nonnull(s);
+	len += (size_t)snprintf(s + len, cap - len, "{\"format\": \"ilpart-joint-graph\", "
+	    "\"version\": 1, \"nodes\": [");
+	for (int i = 0; i < n; i++) {
+		int nin = (int)(rnd(&seed) % 4) + 1;
+		unsigned op = rnd(&seed) % 5, bytes = rnd(&seed) % 1000;
+
+		if (i < 2 || i == tangent) {
+			len += (size_t)snprintf(s + len, cap - len, "%s{\"name\": \"n%d\", \"kind\": "
+			    "\"%s\", \"bytes\": %u}", i ? ", " : "", i,
+			    i == tangent ? "tangent" : "primal", bytes);
+			continue;
+		}
+		len += (size_t)snprintf(s + len, cap - len, ", {\"name\": \"n%d\", \"kind\": "
+		    "\"op\", \"target\": \"aten.t%u.default\", \"bytes\": %u, \"inputs\": [", i,
+		    op, bytes);
+		for (int k = 0; k < nin; k++) {
+			/* Prefer recent nodes, like real graphs, but reach back sometimes. */
+			int v = rnd(&seed) % 3 ? i - 1 - (int)(rnd(&seed) % (unsigned)(i < 6 ? i : 6)) :
+			    (int)(rnd(&seed) % (unsigned)i);
+
+			len += (size_t)snprintf(s + len, cap - len, "%s\"n%d\"", k ? ", " : "", v);
+		}
+		len += (size_t)snprintf(s + len, cap - len, "]}");
+	}
+	snprintf(s + len, cap - len, "], \"outputs\": {\"forward\": [\"n%d\"], "
+	    "\"backward\": [\"n%d\", null, \"n%d\"]}}", n / 2, n - 1, n - 3);
+	return s;
+}
+
+START_TEST(test_users_csr)
+{
+	char *json = random_graph(0x9e3779b9u + (uint32_t)_i, 400);
+	ilp_graph *g = t_graph(json);
+	size_t total = 0;
+
+	for (size_t v = 0; v < g->n; v++) {
+		const ilpi_node *n = &g->node[v];
+		const int32_t *u = ilpi_users(g, n);
+		size_t want = 0;
+
+		/* Users: exactly the distinct nodes that list v as input, ascending. */
+		for (size_t i = 0; i < g->n; i++) {
+			const ilpi_node *m = &g->node[i];
+			int uses = 0;
+
+			for (uint32_t k = 0; k < m->in_count; k++)
+				uses |= ilpi_inputs(g, m)[k] == (int32_t)v;
+			if (uses) {
+				ck_assert_uint_lt(want, n->use_count);
+				ck_assert_int_eq(u[want], (int32_t)i);
+				want++;
+			}
+		}
+		ck_assert_uint_eq(want, n->use_count);
+		total += want;
+		/* Spans tile the use array in node order. */
+		if (v > 0)
+			ck_assert_uint_eq(n->use_begin, g->node[v - 1].use_begin +
+			    g->node[v - 1].use_count);
+	}
+	ck_assert_uint_gt(total, 400);
+	ilp_graph_free(g);
+	free(json);
+}
+END_TEST
+
+/* Classification by its definition, with explicit reachability per node: slow but
+ * written independently of classify.c's sweeps. */
+static int
+reaches(const ilp_graph *g, size_t from, size_t to, uint8_t *seen)
+{
+	const ilpi_node *n = &g->node[to];
+
+	if (from == to)
+		return 1;
+	if (seen[to])
+		return 0;
+	seen[to] = 1;
+	for (uint32_t k = 0; k < n->in_count; k++)
+		if (reaches(g, from, (size_t)ilpi_inputs(g, n)[k], seen))
+			return 1;
+	return 0;
+}
+
+static int
+depends(const ilp_graph *g, size_t anc, size_t node)
+{
+	uint8_t *seen = calloc(g->n, 1);
+	int r;
+
+	ck_assert_ptr_nonnull(seen);
+	r = reaches(g, anc, node, seen);
+	free(seen);
+	return r;
+}
+
+START_TEST(test_classify_random)
+{
+	char *json = random_graph(12345u + (uint32_t)_i * 7919u, 120);
+	ilp_graph *g = t_graph(json);
+
+	for (size_t v = 0; v < g->n; v++) {
+		const ilpi_node *n = &g->node[v];
+		int on_tangent = 0, fw = 0, need = 0, want;
+
+		for (size_t t = 0; t < g->n; t++)
+			if (g->node[t].kind == ILPI_TANGENT && depends(g, t, v))
+				on_tangent = 1;
+		for (size_t i = 0; i < g->n_fw_out; i++)
+			fw |= depends(g, v, (size_t)g->fw_out[i]);
+		for (size_t i = 0; i < g->n_bw_out; i++)
+			if (g->bw_out[i] != ILPI_NONE)
+				need |= depends(g, v, (size_t)g->bw_out[i]);
+		if (n->kind == ILPI_PRIMAL)
+			want = ILPI_FORWARD;
+		else if (on_tangent)
+			want = ILPI_BACKWARD;
+		else if (fw)
+			want = ILPI_FORWARD;
+		else if (need && (n->flags & ILPI_F_BW_OUTPUT))
+			want = ILPI_BACKWARD;
+		else if (need)
+			want = ILPI_UNCLAIMED;
+		else
+			want = ILPI_DEAD;
+		ck_assert_msg(n->cls == want, "node %s: class %s, want %s", n->name,
+		    ilpi_class_name((ilpi_class)n->cls), ilpi_class_name((ilpi_class)want));
+	}
+	ilp_graph_free(g);
+	free(json);
+}
+END_TEST
+
+/* ---- interning and lookup ---------------------------------------------------- */
+
+START_TEST(test_intern)
+{
+	ilpi_pool p;
+	const char *a, *b, *c, *ptrs[5000];
+	char big[100000], key[32];
+
+	ilpi_intern_init(&p);
+	a = ilpi_intern(&p, "aten.mm.default");
+	b = ilpi_intern_n(&p, "aten.mm.default and more", 15);
+	c = ilpi_intern(&p, "aten.mm");
+	ck_assert_ptr_eq(a, b);
+	ck_assert_ptr_ne(a, c);
+	ck_assert_str_eq(b, "aten.mm.default");
+	ck_assert_str_eq(c, "aten.mm");
+	ck_assert_ptr_eq(ilpi_intern_n(&p, "aten.mm.default", 7), c);
+	ck_assert_str_eq(ilpi_intern(&p, ""), "");
+	/* Many strings: the table grows, earlier pointers stay valid and unique. */
+	for (int i = 0; i < 5000; i++) {
+		snprintf(key, sizeof key, "node_%d", i);
+		ptrs[i] = ilpi_intern(&p, key);
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(key, sizeof key, "node_%d", i);
+		ck_assert_ptr_eq(ilpi_intern(&p, key), ptrs[i]);
+		ck_assert_str_eq(ptrs[i], key);
+	}
+	/* Longer than an arena chunk. */
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ck_assert_ptr_eq(ilpi_intern(&p, big), ilpi_intern(&p, big));
+	ck_assert_uint_eq(strlen(ilpi_intern(&p, big)), sizeof big - 1);
+	ck_assert_ptr_eq(ilpi_intern(&p, "aten.mm.default"), a);
+	ck_assert_uint_eq(p.count, 5000 + 4);
+	ilpi_intern_free(&p);
+	ilpi_intern_free(NULL);
+}
+END_TEST
+
+START_TEST(test_graph_interns_names)
+{
+	ilp_graph *g = gq(joint);
+
+	/* Equal strings share storage, so modules may compare targets by pointer. */
+	ck_assert_ptr_eq(nd(g, "mm")->target, nd(g, "mm_1")->target);
+	ck_assert_ptr_eq(nd(g, "mm")->dtype, nd(g, "relu")->dtype);
+	ck_assert_ptr_ne(nd(g, "mm")->target, nd(g, "relu")->target);
+	ck_assert_ptr_eq(ilpi_intern(&g->pool, "relu"), nd(g, "relu")->name);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_find)
+{
+	char *json = random_graph(77u, 5000);
+	ilp_graph *g = t_graph(json);
+	char key[32];
+
+	ck_assert_uint_eq(ilp_graph_node_count(g), 5000);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(key, sizeof key, "n%d", i); /* a foreign, non-interned string */
+		ck_assert_int_eq(ilp_graph_find(g, key), i);
+		ck_assert_str_eq(ilp_graph_node_name(g, (size_t)i), key);
+	}
+	ck_assert_int_eq(ilp_graph_find(g, "n5000"), -1);
+	ck_assert_int_eq(ilp_graph_find(g, ""), -1);
+	ck_assert_int_eq(ilp_graph_find(g, "n"), -1);
+	ck_assert_ptr_null(ilp_graph_node_name(g, 5000));
+	ilp_graph_free(g);
+	ilp_graph_free(NULL);
+	free(json);
+}
+END_TEST
+
+START_TEST(test_builder)
+{
+	ilp_graph *g = ilpi_graph_new("built");
+	ilp_error err = { 0 };
+	int32_t fw[1];
+	int64_t shape[2] = { 3, 4 };
+	long x, y;
+
+	ck_assert_ptr_nonnull(g);
+	x = ilpi_graph_add(g, "x", ILPI_PRIMAL, NULL, &err);
+	y = ilpi_graph_add(g, "y", ILPI_OP, "aten.relu.default", &err);
+	ck_assert_int_eq(x, 0);
+	ck_assert_int_eq(y, 1);
+	ck_assert_int_eq(ilpi_graph_add(g, "x", ILPI_OP, "aten.neg.default", &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "built: node 'x': field 'name': duplicate"));
+	ck_assert_int_eq(ilpi_graph_add_input(g, y, (int32_t)x), 0);
+	ck_assert_int_eq(ilpi_graph_set_shape(g, y, shape, 2), 0);
+	fw[0] = (int32_t)y;
+	ck_assert_int_eq(ilpi_graph_set_outputs(g, fw, 1, NULL, 0), 0);
+	ck_assert_int_eq(ilpi_graph_finish(g, &err), 0);
+	ck_assert_uint_eq(ilp_graph_node_count(g), 2);
+	ck_assert_int_eq(g->node[1].cls, ILPI_FORWARD);
+	ck_assert_int_eq(g->node[1].ndim, 2);
+	ck_assert_uint_eq(g->node[0].use_count, 1);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- writer -------------------------------------------------------------------- */
+
+/* write(read(json)) must be a fixed point: read -> write -> read -> write is stable. */
+static char *
+round_trip(const char *json)
+{
+	ilp_graph *g = t_graph(json), *h;
+	ilp_error err;
+	char *a, *b;
+
+	ck_assert_int_eq(ilp_graph_to_json(g, &a, &err), 0);
+	h = t_graph(a);
+	ck_assert_int_eq(ilp_graph_to_json(h, &b, &err), 0);
+	ck_assert_str_eq(a, b);
+	ck_assert_uint_eq(g->n, h->n);
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *m = &g->node[i], *n = &h->node[i];
+
+		ck_assert_str_eq(m->name, n->name);
+		ck_assert_int_eq(m->kind, n->kind);
+		ck_assert_int_eq(m->cls, n->cls);
+		ck_assert_int_eq(m->flags, n->flags);
+		ck_assert_int_eq(m->bytes, n->bytes);
+		ck_assert_int_eq(m->tag, n->tag);
+		ck_assert_int_eq(m->view_of, n->view_of);
+		ck_assert_int_eq(m->storage, n->storage);
+		ck_assert_int_eq(m->index, n->index);
+		ck_assert_int_eq(m->ac_graph_id, n->ac_graph_id);
+		ck_assert_int_eq(m->ndim, n->ndim);
+		ck_assert_uint_eq(m->in_count, n->in_count);
+		ck_assert(m->flops == n->flops && m->time_us == n->time_us);
+		ck_assert(m->bytes_read == n->bytes_read && m->bytes_written == n->bytes_written);
+		ck_assert_int_eq(memcmp(ilpi_inputs(g, m), ilpi_inputs(h, n),
+		    m->in_count * sizeof(int32_t)), 0);
+		if (m->ndim > 0)
+			ck_assert_int_eq(memcmp(g->shape + m->shape_begin, h->shape + n->shape_begin,
+			    (size_t)m->ndim * sizeof(int64_t)), 0);
+	}
+	ck_assert_uint_eq(g->n_ref, h->n_ref);
+	ck_assert_uint_eq(g->n_bw_out, h->n_bw_out);
+	ck_assert_int_eq(memcmp(g->bw_out, h->bw_out, g->n_bw_out * sizeof(int32_t)), 0);
+	ilp_graph_free(g);
+	ilp_graph_free(h);
+	free(b);
+	return a;
+}
+
+START_TEST(test_write_canonical)
+{
+	/* Key order of docs/format.md, whatever the input order; sizes as bytes. */
+	char *out = round_trip(q("{'nodes': ["
+	    "{'kind': 'primal', 'dtype': 'torch.float16', 'name': 'x', 'shape': [2, 2]},"
+	    "{'collective': true, 'effectful': true, 'random': true, 'ac_graph_id': 1,"
+	    " 'recompute': 'PREFER_RECOMPUTE', 'time_us': 1.5, 'bytes_written': 8,"
+	    " 'bytes_read': 8, 'flops': 4, 'view_of': 'x', 'inputs': ['x', 'x'],"
+	    " 'target': 'aten.view.default', 'kind': 'op', 'name': 'v', 'shape': [4],"
+	    " 'dtype': 'f16', 'meta': {'dropped': 1}},"
+	    "{'name': 'm', 'kind': 'op', 'target': 'aten.max.dim', 'inputs': ['v'], 'tuple': true},"
+	    "{'name': 'i', 'kind': 'op', 'target': 'getitem', 'inputs': ['m'], 'index': 1,"
+	    " 'bytes': 3}],"
+	    " 'outputs': {'backward': [null], 'forward': ['v', 'i']},"
+	    " 'reference': [{'recomputed': [], 'saved': ['v'], 'name': 'r'}],"
+	    " 'version': 1, 'format': 'ilpart-joint-graph', 'meta': {'x': 1}}"));
+	const char *want =
+	    "{\n"
+	    "  \"format\": \"ilpart-joint-graph\",\n"
+	    "  \"version\": 1,\n"
+	    "  \"rng_functionalized\": false,\n"
+	    "  \"nodes\": [\n"
+	    "    {\"name\": \"x\", \"kind\": \"primal\", \"shape\": [2, 2], \"dtype\": \"f16\","
+	    " \"bytes\": 8},\n"
+	    "    {\"name\": \"v\", \"kind\": \"op\", \"target\": \"aten.view.default\","
+	    " \"inputs\": [\"x\", \"x\"], \"shape\": [4], \"dtype\": \"f16\", \"bytes\": 8,"
+	    " \"view_of\": \"x\", \"flops\": 4, \"bytes_read\": 8, \"bytes_written\": 8,"
+	    " \"time_us\": 1.5, \"recompute\": \"PREFER_RECOMPUTE\", \"ac_graph_id\": 1,"
+	    " \"random\": true, \"effectful\": true, \"collective\": true},\n"
+	    "    {\"name\": \"m\", \"kind\": \"op\", \"target\": \"aten.max.dim\","
+	    " \"inputs\": [\"v\"], \"bytes\": 0, \"tuple\": true},\n"
+	    "    {\"name\": \"i\", \"kind\": \"op\", \"target\": \"getitem\", \"inputs\": [\"m\"],"
+	    " \"bytes\": 3, \"index\": 1}\n"
+	    "  ],\n"
+	    "  \"outputs\": {\"forward\": [\"v\", \"i\"], \"backward\": [null]},\n"
+	    "  \"reference\": [\n"
+	    "    {\"name\": \"r\", \"saved\": [\"v\"], \"recomputed\": []}\n"
+	    "  ]\n"
+	    "}\n";
+
+	ck_assert_str_eq(out, want);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_write_round_trip)
+{
+	char *out = round_trip(q(joint));
+
+	ck_assert_ptr_nonnull(strstr(out, "\"description\": \"mlp\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"backward\": [\"mm_1\", null, \"zeros\", "
+	    "\"primals_3\"]"));
+	free(out);
+}
+END_TEST
+
+START_TEST(test_write_random)
+{
+	char *json = random_graph(4242u + (uint32_t)_i, 300);
+
+	free(round_trip(json));
+	free(json);
+}
+END_TEST
+
+START_TEST(test_write_escapes_and_numbers)
+{
+	/* Names needing escapes, non-ASCII, and doubles that must survive exactly. */
+	const char *json = "{\"format\": \"ilpart-joint-graph\", \"version\": 1,"
+	    " \"description\": \"line1\\nline2 \\\"q\\\" \\\\ tab\\t \\u00e9\","
+	    " \"rng_functionalized\": true, \"nodes\": ["
+	    "{\"name\": \"a\\\"b\\\\c\", \"kind\": \"primal\", \"bytes\": 4611686018427387904},"
+	    "{\"name\": \"\\u00fcber\", \"kind\": \"op\", \"target\": \"aten.x\\u0001\","
+	    " \"inputs\": [\"a\\\"b\\\\c\"], \"bytes\": 1, \"flops\": 1.2345678901234567e-7,"
+	    " \"time_us\": 0.1, \"bytes_read\": 3.5e18, \"bytes_written\": 123456789012.5}],"
+	    " \"outputs\": {\"forward\": [\"\\u00fcber\"], \"backward\": []}}";
+	char *out = round_trip(json);
+	ilp_graph *g = t_graph(out);
+	const ilpi_node *u = &g->node[1];
+
+	ck_assert_str_eq(g->description, "line1\nline2 \"q\" \\ tab\t \xc3\xa9");
+	ck_assert_int_eq(g->rng_functionalized, 1);
+	ck_assert_str_eq(g->node[0].name, "a\"b\\c");
+	ck_assert_int_eq(g->node[0].bytes, (int64_t)1 << 62);
+	ck_assert_str_eq(u->name, "\xc3\xbc" "ber");
+	ck_assert_str_eq(u->target, "aten.x\x01");
+	ck_assert(u->flops == 1.2345678901234567e-7);
+	ck_assert(u->time_us == 0.1);
+	ck_assert(u->bytes_read == 3.5e18);
+	ck_assert(u->bytes_written == 123456789012.5);
+	ck_assert_ptr_null(strstr(out, "\n\n"));
+	ilp_graph_free(g);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_write_empty)
+{
+	char *out = round_trip(q(HDR "'nodes': [], 'outputs': {'forward': [], 'backward': []}}"));
+
+	ck_assert_ptr_nonnull(strstr(out, "\"nodes\": [],"));
+	free(out);
+}
+END_TEST
+
+/* ---- rejected inputs ------------------------------------------------------------ */
+
+#define NODE_X "{'name': 'x', 'kind': 'primal', 'bytes': 4}"
+#define OUTS "'outputs': {'forward': ['x'], 'backward': []}"
+
+static const struct {
+	const char *json, *want;
+} bad_cases[] = {
+	{ "{'format': 'ilpart-joint-graph', 'version': 1,", ": invalid JSON: unexpected end" },
+	{ "", "t.json: invalid JSON: empty file" },
+	{ "[1]", "t.json: graph: field '(top level)': expected a JSON object" },
+	{ "{'version': 1}", "t.json: graph: field 'format': missing" },
+	{ "{'format': 'ilpart-joint-graph'}", "t.json: graph: field 'version': missing" },
+	{ "{'format': 'ilpart-joint-graph', 'version': 1.5}", "field 'version': unsupported" },
+	{ HDR OUTS "}", "t.json: graph: field 'nodes': missing" },
+	{ HDR "'nodes': [" NODE_X "]}", "t.json: graph: field 'outputs': missing" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'x', 'kind': 'primal', 'bytes': 4}], " OUTS "}",
+	  "t.json: node 'x': field 'name': duplicate name (nodes #0 and #1)" },
+	{ HDR "'nodes': [" NODE_X ", {'kind': 'primal', 'bytes': 4}], " OUTS "}",
+	  "t.json: node #1: field 'name': missing" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'Primal', 'bytes': 4}], " OUTS "}",
+	  "node 'x': field 'kind': unknown kind 'Primal'" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'inputs': [], 'bytes': 4}], "
+	  OUTS "}", "node 'y': field 'target': missing" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'bytes': 4}], "
+	  OUTS "}", "node 'y': field 'inputs': missing" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['z'],"
+	  " 'bytes': 4}], " OUTS "}", "node 'y': field 'inputs': no node named 'z'" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['z'],"
+	  " 'bytes': 4}, {'name': 'z', 'kind': 'op', 'target': 'f', 'inputs': ['y'],"
+	  " 'bytes': 4}], " OUTS "}", "node 'y': field 'inputs': cycle: 'y' -> 'z' -> 'y'" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['z'],"
+	  " 'bytes': 4}, {'name': 'z', 'kind': 'op', 'target': 'f', 'inputs': ['x'],"
+	  " 'bytes': 4}], " OUTS "}", "node 'y': field 'inputs': 'z' is defined later" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': -1}], " OUTS "}",
+	  "node 'x': field 'bytes': must not be negative" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 2.5}], " OUTS "}",
+	  "node 'x': field 'bytes': expected an integer" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1e999}], " OUTS "}",
+	  "node 'x': field 'bytes': not a finite number" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4611686018427387905000}], "
+	  OUTS "}", "node 'x': field 'bytes': too large" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'shape': [4294967296, 4294967296],"
+	  " 'dtype': 'f32'}], " OUTS "}", "node 'x': field 'shape': element count overflows" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'shape': [2147483648, 2147483648],"
+	  " 'dtype': 'f32'}], " OUTS "}", "node 'x': field 'shape': size in bytes overflows" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'shape': [4], 'dtype': 'float128'}], "
+	  OUTS "}", "node 'x': field 'dtype': unknown dtype 'float128'" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'shape': [4]}], " OUTS "}",
+	  "node 'x': field 'dtype': missing" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal'}], " OUTS "}",
+	  "node 'x': field 'bytes': missing" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'recompute': 'SAVE'}], "
+	  OUTS "}", "node 'x': field 'recompute': unknown tag 'SAVE'" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'ac_graph_id': 0.5}], "
+	  OUTS "}", "node 'x': field 'ac_graph_id': expected an integer" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'flop': 1}], " OUTS "}",
+	  "node 'x': field 'flop': unknown field" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'flops': '1'}], " OUTS "}",
+	  "node 'x': field 'flops': expected a number" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'bytes': 8}], " OUTS "}",
+	  "node 'x': field 'bytes': repeated field" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'tuple': 'yes'}], " OUTS "}",
+	  "node 'x': field 'tuple': expected true or false" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'g', 'kind': 'op', 'target': 'getitem',"
+	  " 'inputs': ['x'], 'bytes': 4}], " OUTS "}",
+	  "node 'g': field 'index': missing (getitem needs the tuple index)" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'g', 'kind': 'op', 'target': 'getitem',"
+	  " 'inputs': ['x'], 'index': 0, 'bytes': 4}], " OUTS "}",
+	  "node 'g': field 'inputs': getitem takes exactly one tuple-valued input" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'v', 'kind': 'op', 'target': 'f', 'inputs': [],"
+	  " 'bytes': 4, 'view_of': 'w'}], " OUTS "}", "node 'v': field 'view_of': no node named 'w'" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'v', 'kind': 'op', 'target': 'f', 'inputs': [],"
+	  " 'bytes': 4, 'view_of': 'w'}, {'name': 'w', 'kind': 'primal', 'bytes': 4}], " OUTS "}",
+	  "node 'v': field 'view_of': base 'w' must be an earlier node" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 't', 'kind': 'tangent', 'bytes': 4},"
+	  " {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['x', 't'], 'bytes': 4}],"
+	  " 'outputs': {'forward': ['y'], 'backward': []}}",
+	  "node 'y': field 'outputs.forward': a forward output depends on a tangent" },
+	{ HDR "'nodes': [" NODE_X "], 'outputs': {'forward': ['y'], 'backward': []}}",
+	  "graph: field 'outputs.forward': no node named 'y'" },
+	{ HDR "'nodes': [" NODE_X "], 'outputs': {'forward': ['x'], 'backward': [3]}}",
+	  "graph: field 'outputs.backward': expected a node name" },
+	{ HDR "'nodes': [" NODE_X "], " OUTS ", 'reference': [{'name': 'p', 'saved': ['q']}]}",
+	  "t.json: reference 'p': field 'saved': no node named 'q'" },
+	{ HDR "'nodes': [" NODE_X "], " OUTS ", 'nodes': []}", "graph: field 'nodes': repeated" },
+};
+
+START_TEST(test_bad)
+{
+	ilp_error err;
+	const char *msg = bad(bad_cases[_i].json, &err);
+
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_msg(strstr(msg, bad_cases[_i].want) != NULL, "case %d: got '%s', want '%s'",
+	    _i, msg, bad_cases[_i].want);
+	ck_assert_msg(strncmp(msg, "t.json", 6) == 0, "message does not name the file: %s", msg);
+}
+END_TEST
+
+START_TEST(test_bad_null_err)
+{
+	const char *j = q(HDR "'nodes': []}");
+	ilp_graph *g = NULL;
+
+	ck_assert_int_eq(ilp_graph_read_buffer(j, strlen(j), "t.json", &g, NULL), -1);
+	ck_assert_ptr_null(g);
+	ck_assert_int_eq(ilp_graph_read_buffer("{", 1, "t.json", &g, NULL), -1);
+}
+END_TEST
+
+START_TEST(test_bad_long_name)
+{
+	/* A very long name is cut, not overflowed, and the message stays one line. */
+	static char json[9000];
+	char name[4000];
+	ilp_error err;
+
+	memset(name, 'n', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	snprintf(json, sizeof json, HDR "'nodes': [{'name': '%s', 'kind': 'primal'}], " OUTS "}",
+	    name);
+	bad(json, &err);
+	ck_assert_uint_lt(strlen(err.msg), sizeof err.msg);
+	ck_assert_ptr_nonnull(strstr(err.msg, "t.json: node 'nnnn"));
 }
 END_TEST
 
@@ -23,9 +1049,53 @@ Suite *
 suite_graph(void)
 {
 	Suite *s = suite_create("graph");
-	TCase *tc = tcase_create("reader");
+	TCase *tc;
+	const int ndtypes = (int)(sizeof dtype_cases / sizeof dtype_cases[0]);
+	const int nbad = (int)(sizeof bad_cases / sizeof bad_cases[0]);
 
-	tcase_add_test(tc, test_minimal);
+	tc = tcase_create("reader");
+	tcase_add_test(tc, test_every_field);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_loop_test(tc, test_dtype_size, 0, ndtypes);
+	tcase_add_test(tc, test_shapes);
+	tcase_add_test(tc, test_views);
+	tcase_add_test(tc, test_tuple_getitem);
+	tcase_add_test(tc, test_reference);
+	tcase_add_test(tc, test_duplicate_inputs);
+	tcase_add_test(tc, test_buffer_not_terminated);
+	tcase_add_test(tc, test_read_file);
 	suite_add_tcase(s, tc);
+
+	tc = tcase_create("classify");
+	tcase_add_test(tc, test_classify);
+	tcase_add_test(tc, test_boundary_flags);
+	tcase_add_test(tc, test_classify_primal_used_by_backward);
+	tcase_add_test(tc, test_classify_unclaimed_chain);
+	tcase_add_test(tc, test_class_names);
+	tcase_add_loop_test(tc, test_users_csr, 0, 3);
+	tcase_add_loop_test(tc, test_classify_random, 0, 8);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("intern");
+	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_graph_interns_names);
+	tcase_add_test(tc, test_find);
+	tcase_add_test(tc, test_builder);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("writer");
+	tcase_add_test(tc, test_write_canonical);
+	tcase_add_test(tc, test_write_round_trip);
+	tcase_add_loop_test(tc, test_write_random, 0, 4);
+	tcase_add_test(tc, test_write_escapes_and_numbers);
+	tcase_add_test(tc, test_write_empty);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_loop_test(tc, test_bad, 0, nbad);
+	tcase_add_test(tc, test_bad_null_err);
+	tcase_add_test(tc, test_bad_long_name);
+	suite_add_tcase(s, tc);
+	tcase_set_timeout(tc, 30);
 	return s;
 }
