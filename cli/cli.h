@@ -27,4 +27,23 @@ int cli_fail(const ilp_error *err);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_exit_code(ilp_error_kind kind);
 
+/* ---- SAC options shared by solve, mincut, check, compare (cli/policy_opts.c) ---- */
+typedef struct cli_policy_opts {
+	const char *policy;      /* --policy FILE, or NULL */
+	ilp_prefer_mode prefer;  /* --prefer hard|pytorch|soft (default hard) */
+	ilp_bans bans;           /* --bans pytorch|none (default pytorch) */
+} cli_policy_opts;
+
+void cli_policy_opts_init(cli_policy_opts *o);
+/* If argv[*i] is --policy/--prefer/--bans (VALUE as the next argument or after '='),
+ * records it and advances *i past the value: 1. Not one of these: 0. A missing or
+ * unknown value: prints the usage error for `cmd` and returns -1 (exit CLI_INPUT). */
+int cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *i);
+/* Reads o->policy (if any) and applies it to g's tags; CLI_OK or the printed error's
+ * exit status. Call after reading the graph, before solving or checking. */
+int cli_policy_apply(const cli_policy_opts *o, ilp_graph *g);
+/* Fails early, with the conflict chain and exit CLI_CONFLICT, when g's tags cannot
+ * all hold under o->prefer and o->bans. */
+int cli_policy_check(const cli_policy_opts *o, const ilp_graph *g);
+
 #endif /* ILPART_CLI_CLI_H */

@@ -91,6 +91,35 @@ typedef enum ilp_bans {
 /* Policy files, option parsing and SAC-rule helpers are declared below by policies/. */
 /* @@policies-api@@ */
 
+/* Spellings of the modes: "hard", "pytorch", "soft" and "pytorch", "none". The parsers
+ * return 0, or -1 with ILP_ERR_INPUT and a message naming the option and the choices. */
+int ilp_prefer_parse(const char *s, ilp_prefer_mode *out, ilp_error *err);
+int ilp_bans_parse(const char *s, ilp_bans *out, ilp_error *err);
+const char *ilp_prefer_name(ilp_prefer_mode m);
+const char *ilp_bans_name(ilp_bans b);
+
+/* A SAC policy file (docs/policies.md): rules mapping op names or patterns to a
+ * CheckpointPolicy, a default, and the regions it applies to. */
+typedef struct ilp_policy ilp_policy;
+
+int ilp_policy_read_file(const char *path, ilp_policy **out, ilp_error *err);
+/* `name` is used in messages in place of a file name. */
+int ilp_policy_read_buffer(const char *buf, size_t len, const char *name, ilp_policy **out,
+    ilp_error *err);
+void ilp_policy_free(ilp_policy *pol);
+/* Sets the SAC tag (and, for "regions": "graph", the region id) of every op of `g`
+ * that the policy covers; getitem nodes take their parent's tag. `pol` is borrowed. */
+int ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err);
+/* The policy's tag for an op target ("aten.mm.default"), ignoring regions: the first
+ * matching rule's, else the default. For tests and `--explain`-style output. */
+const char *ilp_policy_lookup(const ilp_policy *pol, const char *target);
+
+/* 0 when the graph's tags, `prefer` and `bans` can all hold (every value the backward
+ * needs can be saved or recomputed); otherwise -1 with ILP_ERR_CONFLICT and the
+ * shortest chain of nodes and tags that forces the conflict in err->msg. */
+int ilp_rules_check(const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans,
+    ilp_error *err);
+
 /* ---- solvers (solver/) ------------------------------------------------------ */
 typedef enum ilp_objective {
 	ILP_OBJ_MEMORY = 0, /* least saved bytes; among those, least recompute cost */

@@ -1,2 +1,530 @@
+/*
+ * rules.c - what the solvers must obey: per-node NO_SAVE / NO_RECOMPUTE (and, in soft
+ * mode, PREFER_*) bits with the reason for each, derived from the graph's SAC tags, the
+ * --prefer mode and the --bans rules. Every rule is documented in docs/policies.md next
+ * to the PyTorch 2.6 behaviour it matches (torch/_functorch/partitioners.py).
+ */
 #include "config.h"
-/* placeholder: filled in by its module's work */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/rules.h"
+
+void
+ilpi_rule_options_init(ilpi_rule_options *o)
+{
+	o->prefer = ILP_PREFER_HARD;
+	o->bans = ILP_BANS_PYTORCH;
+}
+
+/* ---- op classes: PyTorch 2.6 get_default_op_list(), by overload packet ---------- */
+
+#define R ILPI_OPC_RECOMPUTABLE
+#define V (ILPI_OPC_VIEW | ILPI_OPC_RECOMPUTABLE)
+
+static const struct {
+	const char *packet;
+	unsigned cls;
+} op_table[] = {
+	/* default_recomputable_ops */
+	{ "aten.add", R }, { "aten.sub", R }, { "aten.div", R }, { "aten.atan2", R },
+	{ "aten.mul", R }, { "aten.max", R }, { "aten.min", R }, { "aten.pow", R },
+	{ "aten.remainder", R }, { "aten.fmod", R }, { "aten.__and__", R },
+	{ "aten.__or__", R }, { "aten.__xor__", R }, { "aten.__lshift__", R },
+	{ "aten.__rshift__", R }, { "aten.eq", R }, { "aten.ne", R }, { "aten.ge", R },
+	{ "aten.gt", R }, { "aten.le", R }, { "aten.lt", R }, { "aten.abs", R },
+	{ "aten.bitwise_not", R }, { "aten.ceil", R }, { "aten.floor", R },
+	{ "aten.frac", R }, { "aten.neg", R }, { "aten.relu", R }, { "aten.round", R },
+	{ "aten.silu", R }, { "aten.trunc", R }, { "aten.log", R }, { "aten.log10", R },
+	{ "aten.log1p", R }, { "aten.log2", R }, { "aten.lgamma", R }, { "aten.exp", R },
+	{ "aten.expm1", R }, { "aten.erf", R }, { "aten.erfc", R }, { "aten.cos", R },
+	{ "aten.acos", R }, { "aten.cosh", R }, { "aten.sin", R }, { "aten.asin", R },
+	{ "aten.sinh", R }, { "aten.tan", R }, { "aten.atan", R }, { "aten.tanh", R },
+	{ "aten.atanh", R }, { "aten.sqrt", R }, { "aten.rsqrt", R },
+	{ "aten.reciprocal", R }, { "aten.sigmoid", R }, { "aten.softplus", R },
+	{ "aten.threshold", R }, { "aten.threshold_backward", R }, { "aten.clamp", R },
+	{ "aten.where", R }, { "aten.lerp", R }, { "aten.addcmul", R }, { "aten.gelu", R },
+	{ "aten.gelu_backward", R }, { "aten.sum", R }, { "aten.mean", R },
+	{ "aten._grad_sum_to_size", R }, { "aten.sum_to_size", R }, { "aten.amax", R },
+	{ "aten.to", R }, { "aten.type_as", R }, { "getitem", R },
+	{ "operator.getitem", R }, { "aten.rsub", R }, { "aten._to_copy", R },
+	/* recomputable_view_ops */
+	{ "aten.squeeze", V }, { "aten.unsqueeze", V }, { "aten.alias", V },
+	{ "aten.view", V }, { "aten.slice", V }, { "aten.t", V },
+	{ "prims.broadcast_in_dim", V }, { "aten.expand", V }, { "aten.as_strided", V },
+	{ "aten.permute", V }, { "aten.select", V },
+	/* the second block of default_recomputable_ops */
+	{ "prims.div", R }, { "prims.convert_element_type", R }, { "aten.clone", R },
+	{ "aten.full_like", R }, { "prims.var", R }, { "prims.sum", R }, { "aten.var", R },
+	{ "aten.std", R }, { "aten._unsafe_view", R }, { "aten.reshape", R },
+	{ "aten.broadcast_tensors", R }, { "aten.scalar_tensor", R }, { "aten.ones", R },
+	{ "aten.new_zeros", R }, { "aten.lift_fresh_copy", R }, { "aten.arange", R },
+	{ "aten.triu", R }, { "aten.var_mean", R }, { "aten.isinf", R }, { "aten.any", R },
+	{ "aten.full", R }, { "aten.zeros", R }, { "aten.empty", R },
+	{ "aten.empty_like", R }, { "aten.argmax", R }, { "aten.maximum", R },
+	{ "prims.iota", R }, { "prims._low_memory_max_pool2d_offsets_to_indices", R },
+	{ "aten.index", R }, { "aten.gather", R }, { "aten.zeros_like", R },
+	/* pointwise_ops(): aten ops tagged torch.Tag.pointwise (a fixed list here) */
+	{ "aten.acosh", R }, { "aten.addcdiv", R }, { "aten.asinh", R },
+	{ "aten.bitwise_and", R }, { "aten.bitwise_or", R }, { "aten.bitwise_xor", R },
+	{ "aten.bitwise_left_shift", R }, { "aten.bitwise_right_shift", R },
+	{ "aten.clamp_max", R }, { "aten.clamp_min", R }, { "aten.copysign", R },
+	{ "aten.deg2rad", R }, { "aten.digamma", R }, { "aten.elu", R },
+	{ "aten.elu_backward", R }, { "aten.erfinv", R }, { "aten.exp2", R },
+	{ "aten.fill", R }, { "aten.float_power", R }, { "aten.floor_divide", R },
+	{ "aten.fmax", R }, { "aten.fmin", R }, { "aten.hardsigmoid", R },
+	{ "aten.hardsigmoid_backward", R }, { "aten.hardswish", R },
+	{ "aten.hardswish_backward", R }, { "aten.hardtanh", R },
+	{ "aten.hardtanh_backward", R }, { "aten.heaviside", R }, { "aten.hypot", R },
+	{ "aten.i0", R }, { "aten.isnan", R }, { "aten.isneginf", R },
+	{ "aten.isposinf", R }, { "aten.leaky_relu", R }, { "aten.leaky_relu_backward", R },
+	{ "aten.logaddexp", R }, { "aten.logaddexp2", R }, { "aten.logical_and", R },
+	{ "aten.logical_not", R }, { "aten.logical_or", R }, { "aten.logical_xor", R },
+	{ "aten.logit", R }, { "aten.masked_fill", R }, { "aten.minimum", R },
+	{ "aten.mish", R }, { "aten.mish_backward", R }, { "aten.nan_to_num", R },
+	{ "aten.nextafter", R }, { "aten.polygamma", R }, { "aten.positive", R },
+	{ "aten.rad2deg", R }, { "aten.sgn", R }, { "aten.sigmoid_backward", R },
+	{ "aten.sign", R }, { "aten.signbit", R }, { "aten.silu_backward", R },
+	{ "aten.sinc", R }, { "aten.softplus_backward", R }, { "aten.square", R },
+	{ "aten.tanh_backward", R }, { "aten.xlogy", R }, { "aten.copy", R },
+	/* random_ops: fusible, never recomputable */
+	{ "aten.native_dropout", ILPI_OPC_RANDOM }, { "aten.rand_like", ILPI_OPC_RANDOM },
+	{ "aten.randn_like", ILPI_OPC_RANDOM },
+	/* compute_intensive_ops */
+	{ "aten.mm", ILPI_OPC_COMPUTE }, { "aten.convolution", ILPI_OPC_COMPUTE },
+	{ "aten.convolution_backward", ILPI_OPC_COMPUTE }, { "aten.bmm", ILPI_OPC_COMPUTE },
+	{ "aten.addmm", ILPI_OPC_COMPUTE },
+	{ "aten._scaled_dot_product_flash_attention", ILPI_OPC_COMPUTE },
+	{ "aten._scaled_dot_product_efficient_attention", ILPI_OPC_COMPUTE },
+	{ "aten._flash_attention_forward", ILPI_OPC_COMPUTE },
+	{ "aten._efficient_attention_forward", ILPI_OPC_COMPUTE },
+	{ "aten.upsample_bilinear2d", ILPI_OPC_COMPUTE },
+	{ "aten._scaled_mm", ILPI_OPC_COMPUTE },
+	{ "aten.cat", ILPI_OPC_CAT },
+};
+
+#undef R
+#undef V
+
+/* "torch.ops.aten.mm.default" and "aten.mm.default" -> "aten.mm"; two-part names and
+ * "getitem" are their own packet. Returns the packet length within `target`. */
+static size_t
+packet_len(const char **target)
+{
+	const char *t = *target, *last;
+	int dots = 0;
+
+	if (strncmp(t, "torch.ops.", 10) == 0)
+		t += 10;
+	*target = t;
+	for (const char *p = t; *p != '\0'; p++)
+		dots += *p == '.';
+	last = strrchr(t, '.');
+	return dots >= 2 ? (size_t)(last - t) : strlen(t);
+}
+
+unsigned
+ilpi_op_class(const char *target)
+{
+	size_t len;
+
+	if (target == NULL)
+		return 0;
+	len = packet_len(&target);
+	for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+		if (strncmp(op_table[i].packet, target, len) == 0 &&
+		    op_table[i].packet[len] == '\0')
+			return op_table[i].cls;
+	return 0;
+}
+
+static int
+is_lift_fresh(const char *target)
+{
+	size_t len = packet_len(&target);
+
+	return (len == 15 && strncmp(target, "aten.lift_fresh", 15) == 0) ||
+	    (len == 20 && strncmp(target, "aten.lift_fresh_copy", 20) == 0);
+}
+
+/* ---- reasons ------------------------------------------------------------------ */
+
+const char *
+ilpi_reason_text(ilpi_reason why)
+{
+	switch (why) {
+	case ILPI_WHY_NONE:
+		return "";
+	case ILPI_WHY_TAG:
+		return "SAC tag";
+	case ILPI_WHY_GETITEM:
+		return "getitem follows its multi-output parent";
+	case ILPI_WHY_VIEW:
+		return "view of a MUST_SAVE base";
+	case ILPI_WHY_BOUNDARY:
+		return "MUST_SAVE: region boundary, used by a recompute-tagged node of a later "
+		    "region";
+	case ILPI_WHY_RANDOM:
+		return "random op: never recomputed (RNG state not functionalised)";
+	case ILPI_WHY_EFFECTFUL:
+		return "effectful op: never recomputed";
+	case ILPI_WHY_COLLECTIVE:
+		return "collective: never recomputed";
+	case ILPI_WHY_PRIMAL:
+		return "graph input: never recomputed";
+	case ILPI_WHY_TUPLE:
+		return "tuple: no storage to save";
+	case ILPI_WHY_BAN_COMPUTE:
+		return "compute-intensive op outside SAC regions (--bans pytorch)";
+	case ILPI_WHY_BAN_REDUCTION:
+		return "output 4x smaller than its inputs (--bans pytorch)";
+	case ILPI_WHY_BAN_OTHER:
+		return "random op (--bans pytorch)";
+	case ILPI_WHY_BAN_ALLOWLIST:
+		return "not in PyTorch's recomputable-op allowlist (--bans pytorch)";
+	case ILPI_WHY_BAN_MATERIALIZED:
+		return "materialised in the backward by a non-fusible user (--bans pytorch)";
+	}
+	return "?";
+}
+
+const char *
+ilpi_rules_explain(const ilp_graph *g, const ilpi_rules *r, size_t i, unsigned bit,
+    char *buf, size_t len)
+{
+	ilpi_reason why = (ilpi_reason)(bit == ILPI_R_NO_SAVE ? r->why_no_save[i] :
+	    r->why_no_recompute[i]);
+	const ilpi_node *n = &g->node[i];
+
+	if (why == ILPI_WHY_TAG)
+		snprintf(buf, len, "%s", ilpi_tag_name((ilpi_tag)r->tag[i]));
+	else if (why == ILPI_WHY_GETITEM && n->in_count > 0)
+		snprintf(buf, len, "%s, from its tuple '%s'",
+		    bit == ILPI_R_NO_SAVE ? ilpi_tag_name((ilpi_tag)r->tag[i]) : "not recomputable",
+		    g->node[g->in[n->in_begin]].name);
+	else
+		snprintf(buf, len, "%s", ilpi_reason_text(why));
+	return buf;
+}
+
+/* ---- effective tags ------------------------------------------------------------ */
+
+static int
+recompute_tag(unsigned t)
+{
+	return t == ILPI_TAG_MUST_RECOMPUTE || t == ILPI_TAG_PREFER_RECOMPUTE;
+}
+
+static int32_t
+getitem_parent(const ilp_graph *g, const ilpi_node *n)
+{
+	return (n->flags & ILPI_F_GETITEM) && n->in_count == 1 ? g->in[n->in_begin] : ILPI_NONE;
+}
+
+/*
+ * getitem takes its parent's tag and region; then PyTorch's cleanup_recompute_tags:
+ * a recompute-tagged value with a recompute-tagged user of a larger ac_graph_id
+ * becomes MUST_SAVE (judged on the tags before this pass, as PyTorch's single forward
+ * sweep does). A tuple made MUST_SAVE passes that on to its getitems.
+ */
+static void
+effective_tags(const ilp_graph *g, ilpi_rules *r, uint8_t *boundary)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		int32_t p = getitem_parent(g, n);
+
+		r->tag[i] = p != ILPI_NONE ? r->tag[p] : n->tag;
+		r->region[i] = p != ILPI_NONE ? r->region[p] : n->ac_graph_id;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *use = ilpi_users(g, n);
+
+		if (!recompute_tag(r->tag[i]))
+			continue;
+		for (uint32_t k = 0; k < n->use_count; k++)
+			if (recompute_tag(r->tag[use[k]]) && r->region[use[k]] > r->region[i]) {
+				boundary[i] = 1;
+				break;
+			}
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		int32_t p = getitem_parent(g, &g->node[i]);
+
+		if (p != ILPI_NONE && boundary[p])
+			boundary[i] = 1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (boundary[i])
+			r->tag[i] = ILPI_TAG_MUST_SAVE;
+}
+
+static void
+set_bit(ilpi_rules *r, size_t i, unsigned bit, ilpi_reason why)
+{
+	if (bit == ILPI_R_NO_SAVE && !(r->bits[i] & ILPI_R_NO_SAVE))
+		r->why_no_save[i] = (uint8_t)why;
+	if (bit == ILPI_R_NO_RECOMPUTE && !(r->bits[i] & ILPI_R_NO_RECOMPUTE))
+		r->why_no_recompute[i] = (uint8_t)why;
+	r->bits[i] |= (uint8_t)bit;
+}
+
+/* The bits a node's (effective) SAC tag gives in each --prefer mode. */
+static void
+tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
+    const uint8_t *boundary)
+{
+	const ilpi_node *n = &g->node[i];
+	ilpi_reason why = boundary[i] ? ILPI_WHY_BOUNDARY :
+	    getitem_parent(g, n) != ILPI_NONE ? ILPI_WHY_GETITEM : ILPI_WHY_TAG;
+	int view = n->view_of != ILPI_NONE;
+
+	switch (r->tag[i]) {
+	case ILPI_TAG_MUST_SAVE:
+		if (!view) /* a view is met by saving its base storage */
+			set_bit(r, i, ILPI_R_NO_RECOMPUTE, why);
+		break;
+	case ILPI_TAG_MUST_RECOMPUTE:
+		set_bit(r, i, ILPI_R_NO_SAVE, why);
+		break;
+	case ILPI_TAG_PREFER_RECOMPUTE:
+		if (prefer == ILP_PREFER_SOFT)
+			r->bits[i] |= ILPI_R_PREFER_RECOMPUTE;
+		else
+			set_bit(r, i, ILPI_R_NO_SAVE, why);
+		break;
+	case ILPI_TAG_PREFER_SAVE:
+		if (prefer == ILP_PREFER_SOFT)
+			r->bits[i] |= ILPI_R_PREFER_SAVE;
+		else if (prefer == ILP_PREFER_HARD && !view)
+			set_bit(r, i, ILPI_R_NO_RECOMPUTE, why);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- PyTorch's default recomputation bans (should_ban_recomputation) ---------- */
+
+static int
+fusible(const unsigned *opc, int32_t a, int32_t b)
+{
+	if (opc[b] & ILPI_OPC_CAT)
+		return 1;
+	return (opc[a] & (ILPI_OPC_RECOMPUTABLE | ILPI_OPC_RANDOM)) &&
+	    (opc[b] & (ILPI_OPC_RECOMPUTABLE | ILPI_OPC_RANDOM));
+}
+
+static int
+is_view(const ilp_graph *g, const unsigned *opc, int32_t i)
+{
+	return g->node[i].view_of != ILPI_NONE || (opc[i] & ILPI_OPC_VIEW);
+}
+
+/* Some user outside the forward that cannot fuse with it (looking through views). */
+static int
+materialized_backward(const ilp_graph *g, const unsigned *opc, int32_t start, int32_t *stack)
+{
+	size_t top = 0;
+
+	stack[top++] = start;
+	while (top > 0) {
+		int32_t cur = stack[--top];
+		const ilpi_node *n = &g->node[cur];
+		const int32_t *use = ilpi_users(g, n);
+
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int32_t u = use[k];
+
+			if (g->node[u].cls != ILPI_FORWARD && !fusible(opc, cur, u))
+				return 1;
+			/* Views come after their base, so the walk terminates; each view is
+			 * pushed once per base it is reached from. */
+			if (is_view(g, opc, u) && top < g->n)
+				stack[top++] = u;
+		}
+	}
+	return 0;
+}
+
+static int64_t
+value_bytes(const ilp_graph *g, int32_t i)
+{
+	const ilpi_node *n = &g->node[i];
+	const int32_t *use = ilpi_users(g, n);
+	int64_t sum = 0;
+
+	if (!(n->flags & ILPI_F_TUPLE))
+		return n->bytes;
+	for (uint32_t k = 0; k < n->use_count; k++) /* a tuple: its elements */
+		if (g->node[use[k]].flags & ILPI_F_GETITEM)
+			sum += g->node[use[k]].bytes;
+	return sum;
+}
+
+static ilpi_reason
+ban_reason(const ilp_graph *g, const unsigned *opc, int32_t i, int32_t *stack)
+{
+	const ilpi_node *n = &g->node[i];
+	const int32_t *in = ilpi_inputs(g, n);
+	int64_t in_bytes = 0;
+
+	if (n->target == NULL || (n->flags & ILPI_F_GETITEM) || is_lift_fresh(n->target))
+		return ILPI_WHY_NONE;
+	if (opc[i] & ILPI_OPC_COMPUTE)
+		return ILPI_WHY_BAN_COMPUTE;
+	if (opc[i] & ILPI_OPC_RANDOM || (n->flags & ILPI_F_RANDOM))
+		return ILPI_WHY_BAN_OTHER;
+	if (!(opc[i] & ILPI_OPC_RECOMPUTABLE))
+		return ILPI_WHY_BAN_ALLOWLIST;
+	if (materialized_backward(g, opc, i, stack))
+		return ILPI_WHY_BAN_MATERIALIZED;
+	for (uint32_t k = 0; k < n->in_count; k++)
+		in_bytes += value_bytes(g, in[k]);
+	if (value_bytes(g, i) * 4 < in_bytes)
+		return ILPI_WHY_BAN_REDUCTION;
+	return ILPI_WHY_NONE;
+}
+
+/* Op classes per node; targets are interned, so equal targets share a pointer and
+ * a small pointer-keyed cache makes this one table scan per distinct target. */
+static int
+classify_ops(const ilp_graph *g, unsigned *opc)
+{
+	size_t cap = 256;
+	const char **key;
+	unsigned *val;
+
+	while (cap < 2 * g->n && cap < (1u << 20))
+		cap *= 2;
+	key = calloc(cap, sizeof *key);
+	val = calloc(cap, sizeof *val);
+	if (key == NULL || val == NULL) {
+		free(key);
+		free(val);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const char *t = g->node[i].target;
+		size_t h, probes = 0;
+
+		opc[i] = 0;
+		if (t == NULL)
+			continue;
+		h = ((uintptr_t)t >> 3) & (cap - 1);
+		while (key[h] != NULL && key[h] != t && probes++ < cap)
+			h = (h + 1) & (cap - 1);
+		if (key[h] == t) {
+			opc[i] = val[h];
+			continue;
+		}
+		opc[i] = ilpi_op_class(t);
+		if (key[h] == NULL) {
+			key[h] = t;
+			val[h] = opc[i];
+		}
+	}
+	free(key);
+	free(val);
+	return 0;
+}
+
+/* ---- building ------------------------------------------------------------------- */
+
+void
+ilpi_rules_free(ilpi_rules *r)
+{
+	if (r == NULL)
+		return;
+	free(r->bits);
+	free(r->why_no_save);
+	free(r->why_no_recompute);
+	free(r->tag);
+	free(r->region);
+	memset(r, 0, sizeof *r);
+}
+
+static void
+node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t i,
+    const uint8_t *boundary, const unsigned *opc, int32_t *stack)
+{
+	const ilpi_node *n = &g->node[i];
+	ilpi_reason ban;
+
+	if (n->cls == ILPI_BACKWARD)
+		return; /* backward nodes run in the backward; nothing to decide */
+	if (n->kind == ILPI_PRIMAL) {
+		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_PRIMAL);
+		return;
+	}
+	if (n->kind != ILPI_OP)
+		return;
+	tag_rules(g, r, i, o->prefer, boundary);
+	if (n->flags & ILPI_F_TUPLE)
+		set_bit(r, i, ILPI_R_NO_SAVE, ILPI_WHY_TUPLE);
+	if ((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized)
+		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_RANDOM);
+	if (n->flags & ILPI_F_EFFECTFUL)
+		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_EFFECTFUL);
+	if (n->flags & ILPI_F_COLLECTIVE)
+		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_COLLECTIVE);
+	if (getitem_parent(g, n) != ILPI_NONE &&
+	    (r->bits[getitem_parent(g, n)] & ILPI_R_NO_RECOMPUTE))
+		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_GETITEM);
+	/* Bans: forward ops that no recompute tag covers, views exempt (PyTorch's
+	 * ban_recomputation_if_allowed), only where nothing else already forbids it. */
+	if (o->bans != ILP_BANS_PYTORCH || n->cls != ILPI_FORWARD ||
+	    recompute_tag(r->tag[i]) || is_view(g, opc, (int32_t)i) ||
+	    (r->bits[i] & ILPI_R_NO_RECOMPUTE))
+		return;
+	ban = ban_reason(g, opc, (int32_t)i, stack);
+	if (ban != ILPI_WHY_NONE)
+		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ban);
+}
+
+int
+ilpi_rules_build(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r,
+    ilp_error *err)
+{
+	ilpi_rule_options def;
+	uint8_t *boundary = NULL;
+	unsigned *opc = NULL;
+	int32_t *stack = NULL;
+	size_t n = g->n ? g->n : 1;
+
+	if (o == NULL) {
+		ilpi_rule_options_init(&def);
+		o = &def;
+	}
+	memset(r, 0, sizeof *r);
+	r->n = g->n;
+	r->bits = calloc(n, 1);
+	r->why_no_save = calloc(n, 1);
+	r->why_no_recompute = calloc(n, 1);
+	r->tag = calloc(n, 1);
+	r->region = calloc(n, sizeof *r->region);
+	boundary = calloc(n, 1);
+	opc = calloc(n, sizeof *opc);
+	stack = calloc(n, sizeof *stack);
+	if (r->bits == NULL || r->why_no_save == NULL || r->why_no_recompute == NULL ||
+	    r->tag == NULL || r->region == NULL || boundary == NULL || opc == NULL ||
+	    stack == NULL || classify_ops(g, opc) != 0)
+		goto fail;
+	effective_tags(g, r, boundary);
+	for (size_t i = 0; i < g->n; i++)
+		node_rules(g, o, r, i, boundary, opc, stack);
+	free(boundary);
+	free(opc);
+	free(stack);
+	return 0;
+fail:
+	free(boundary);
+	free(opc);
+	free(stack);
+	ilpi_rules_free(r);
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	return -1;
+}

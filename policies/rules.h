@@ -34,7 +34,9 @@ typedef enum ilpi_reason {
 	ILPI_WHY_TUPLE,          /* a tuple has no storage to save */
 	ILPI_WHY_BAN_COMPUTE,    /* compute-intensive op outside SAC regions */
 	ILPI_WHY_BAN_REDUCTION,  /* reduction much smaller than its input */
-	ILPI_WHY_BAN_OTHER
+	ILPI_WHY_BAN_OTHER,
+	ILPI_WHY_BAN_ALLOWLIST,  /* not in PyTorch's recomputable-op allowlist */
+	ILPI_WHY_BAN_MATERIALIZED /* a non-fusible backward user materialises it anyway */
 } ilpi_reason;
 
 typedef struct ilpi_rule_options {
@@ -47,6 +49,8 @@ typedef struct ilpi_rules {
 	uint8_t *bits;           /* ILPI_R_* per node */
 	uint8_t *why_no_save;    /* ilpi_reason per node */
 	uint8_t *why_no_recompute;
+	uint8_t *tag;            /* effective ilpi_tag per node: after getitem and boundary rules */
+	int32_t *region;         /* effective ac_graph_id per node (getitem: its parent's) */
 } ilpi_rules;
 
 void ilpi_rule_options_init(ilpi_rule_options *o);
@@ -55,6 +59,20 @@ int ilpi_rules_build(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules 
     ilp_error *err);
 void ilpi_rules_free(ilpi_rules *r);
 const char *ilpi_reason_text(ilpi_reason why);
+/* "MUST_RECOMPUTE", "random op: never recomputed", ...: why node i may not be saved
+ * (bit ILPI_R_NO_SAVE) or recomputed (ILPI_R_NO_RECOMPUTE), written into buf. */
+const char *ilpi_rules_explain(const ilp_graph *g, const ilpi_rules *r, size_t i,
+    unsigned bit, char *buf, size_t len);
+
+/* Op classes of PyTorch 2.6's get_default_op_list(), by target ("aten.mm.default"). */
+enum {
+	ILPI_OPC_RECOMPUTABLE = 1u << 0, /* recomputable_ops allowlist */
+	ILPI_OPC_COMPUTE = 1u << 1,      /* compute_intensive_ops */
+	ILPI_OPC_RANDOM = 1u << 2,       /* random_ops */
+	ILPI_OPC_VIEW = 1u << 3,         /* view_ops */
+	ILPI_OPC_CAT = 1u << 4           /* aten.cat: fusible as a consumer */
+};
+unsigned ilpi_op_class(const char *target);
 
 /* Propagation over the rules alone (no budget): when some boundary value can be
  * neither saved nor recomputed, -1 with ILP_ERR_CONFLICT and the smallest chain of

@@ -1,0 +1,93 @@
+/*
+ * policy_opts.c - the SAC options every command that reads tags shares:
+ * `--policy FILE`, `--prefer hard|pytorch|soft`, `--bans pytorch|none`
+ * (also spelled `--opt=VALUE`).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+void
+cli_policy_opts_init(cli_policy_opts *o)
+{
+	o->policy = NULL;
+	o->prefer = ILP_PREFER_HARD;
+	o->bans = ILP_BANS_PYTORCH;
+}
+
+/* "--name VALUE" or "--name=VALUE" at argv[*i]: the value, or NULL when argv[*i] is
+ * not this option. *missing is set when the option is there without a value. */
+static const char *
+opt_value(const char *name, int argc, char **argv, int *i, int *missing)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(argv[*i], name, len) != 0)
+		return NULL;
+	if (argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	if (argv[*i][len] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int
+cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *i)
+{
+	static const char *const names[] = { "--policy", "--prefer", "--bans" };
+	ilp_error err = { 0 };
+
+	for (int k = 0; k < 3; k++) {
+		int missing = 0;
+		const char *v = opt_value(names[k], argc, argv, i, &missing);
+
+		if (missing) {
+			cli_usage(cmd, "%s needs an argument", names[k]);
+			return -1;
+		}
+		if (v == NULL)
+			continue;
+		if (k == 0)
+			o->policy = v;
+		else if ((k == 1 && ilp_prefer_parse(v, &o->prefer, &err) != 0) ||
+		    (k == 2 && ilp_bans_parse(v, &o->bans, &err) != 0)) {
+			cli_usage(cmd, "%s", err.msg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int
+cli_policy_apply(const cli_policy_opts *o, ilp_graph *g)
+{
+	ilp_error err = { 0 };
+	ilp_policy *pol = NULL;
+	int rc;
+
+	if (o->policy == NULL)
+		return CLI_OK;
+	if (ilp_policy_read_file(o->policy, &pol, &err) != 0)
+		return cli_fail(&err);
+	rc = ilp_policy_apply(pol, g, &err);
+	ilp_policy_free(pol);
+	return rc != 0 ? cli_fail(&err) : CLI_OK;
+}
+
+int
+cli_policy_check(const cli_policy_opts *o, const ilp_graph *g)
+{
+	ilp_error err = { 0 };
+
+	if (ilp_rules_check(g, o->prefer, o->bans, &err) != 0)
+		return cli_fail(&err);
+	return CLI_OK;
+}
