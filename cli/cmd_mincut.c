@@ -1,15 +1,170 @@
+/* cmd_mincut.c - `ilpart mincut`: PyTorch's min-cut heuristic (torch 2.6 rules). */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "graph/fileio.h"
+#include "graph/graph.h"
+#include "solver/mincut.h"
 
-/* placeholder: the command's work replaces this */
+static void
+mincut_help(FILE *f)
+{
+	fprintf(f,
+	    "usage: ilpart mincut GRAPH [-o PARTITION] [--prefer hard|pytorch|soft]\n"
+	    "                    [--bans pytorch|none] [--config NAME=VALUE]... [--device D]\n"
+	    "                    [--explain] [--no-check]\n"
+	    "PyTorch's min_cut_rematerialization_partition (torch 2.6 rules, docs/mincut.md).\n"
+	    "  --prefer    how PREFER_* tags bind (default pytorch: PREFER_RECOMPUTE binds,\n"
+	    "              PREFER_SAVE does not; hard: both bind)\n"
+	    "  --bans none clears the five ban_recompute_* switches\n"
+	    "  --config    a torch._functorch.config switch: ban_recompute_used_far_apart,\n"
+	    "              ban_recompute_long_fusible_chains, ban_recompute_materialized_backward,\n"
+	    "              ban_recompute_not_in_allowlist, ban_recompute_reductions,\n"
+	    "              recompute_views, aggressive_recomputation, max_dist_from_bw,\n"
+	    "              unsafe_allow_optimization_of_collectives\n"
+	    "  --explain   print each node's weight, ban and decision instead of the partition\n"
+	    "  --no-check  print the partition even when ilpart's checker rejects it\n");
+}
+
+static int
+parse_prefer(const char *s, ilp_prefer_mode *out)
+{
+	if (strcmp(s, "hard") == 0)
+		*out = ILP_PREFER_HARD;
+	else if (strcmp(s, "pytorch") == 0)
+		*out = ILP_PREFER_PYTORCH;
+	else if (strcmp(s, "soft") == 0)
+		*out = ILP_PREFER_SOFT;
+	else
+		return -1;
+	return 0;
+}
+
+static int
+set_config(ilpi_mincut_options *o, const char *arg)
+{
+	char name[128];
+	const char *eq = strchr(arg, '=');
+
+	if (eq == NULL || (size_t)(eq - arg) >= sizeof name)
+		return -1;
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	return ilpi_mincut_options_set(o, name, eq + 1);
+}
+
+static void
+explain(const ilp_graph *g, const ilp_partition *p, const ilpi_mincut_info *info)
+{
+	printf("# min-cut value %.17g\n", info->cut_value);
+	printf("%-32s %-9s %12s %22s  %-8s %s\n", "node", "class", "dist_from_bw", "weight",
+	    "decision", "ban");
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		const char *dec = ilpi_saved(p, i) ? "saved" : ilpi_recomputed(p, i) ?
+		    "recompute" : "";
+		char w[40];
+
+		if (n->cls == ILPI_DEAD && n->kind == ILPI_OP)
+			continue;
+		if (info->weight[i] < 0)
+			snprintf(w, sizeof w, "%s", info->must_recompute[i] ? "-> sink" : "-");
+		else
+			snprintf(w, sizeof w, "%.17g", info->weight[i]);
+		printf("%-32s %-9s %12lld %22s  %-8s %s\n", n->name,
+		    ilpi_class_name((ilpi_class)n->cls), (long long)info->dist_from_bw[i], w,
+		    dec, ilpi_mc_ban_text((ilpi_mc_ban)info->ban[i]));
+	}
+}
+
 int
 cmd_mincut(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ilpart mincut: not built yet\n");
-	return CLI_INPUT;
+	const char *graph = NULL, *outpath = NULL, *dev = NULL;
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_graph *g = NULL;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	char *json = NULL;
+	int do_explain = 0, rc;
+
+	ilpi_mincut_options_init(&o);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			mincut_help(stdout);
+			return CLI_OK;
+		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+			outpath = argv[++i];
+		} else if (strcmp(a, "--prefer") == 0 && i + 1 < argc) {
+			if (parse_prefer(argv[++i], &o.prefer) != 0)
+				return cli_usage("mincut", "--prefer: unknown mode '%s'", argv[i]);
+		} else if (strcmp(a, "--bans") == 0 && i + 1 < argc) {
+			if (strcmp(argv[++i], "none") == 0) {
+				o.ban_recompute_used_far_apart = 0;
+				o.ban_recompute_long_fusible_chains = 0;
+				o.ban_recompute_materialized_backward = 0;
+				o.ban_recompute_not_in_allowlist = 0;
+				o.ban_recompute_reductions = 0;
+			} else if (strcmp(argv[i], "pytorch") != 0) {
+				return cli_usage("mincut", "--bans: expected pytorch or none, got '%s'",
+				    argv[i]);
+			}
+		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+			if (set_config(&o, argv[++i]) != 0)
+				return cli_usage("mincut", "--config: bad setting '%s'", argv[i]);
+		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
+			dev = argv[++i];
+			if (ilp_device_lookup(dev, &o.device) != 0)
+				return cli_usage("mincut", "--device: unknown device '%s'", dev);
+		} else if (strcmp(a, "--explain") == 0) {
+			do_explain = 1;
+		} else if (strcmp(a, "--no-check") == 0) {
+			o.check = 0;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return cli_usage("mincut", "unknown or incomplete option '%s'", a);
+		} else if (graph == NULL) {
+			graph = a;
+		} else {
+			return cli_usage("mincut", "unexpected argument '%s'", a);
+		}
+	}
+	if (graph == NULL)
+		return cli_usage("mincut", "missing GRAPH");
+	if (ilp_graph_read_file(graph, &g, &err) != 0)
+		return cli_fail(&err);
+	if (ilpi_mincut_run(g, &o, &p, do_explain ? &info : NULL, &err) != 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (do_explain) {
+		explain(g, p, &info);
+		ilpi_mincut_info_free(&info);
+		rc = CLI_OK;
+		goto out;
+	}
+	if (ilp_partition_to_json(g, p, &json, &err) != 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (outpath != NULL) {
+		if (ilp_write_file_atomic(outpath, json, strlen(json), &err) != 0) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	} else {
+		fputs(json, stdout);
+	}
+	rc = CLI_OK;
+out:
+	free(json);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+	return rc;
 }

@@ -1,2 +1,1080 @@
+/*
+ * mincut.c - PyTorch's min_cut_rematerialization_partition (torch 2.6 rules of
+ * torch/_functorch/partitioners.py) re-implemented over ilpart's graph model.
+ *
+ * The steps follow torch's own: classification (done by graph/classify.c, matching
+ * classify_nodes), dist_from_bw, cleanup_recompute_tags, should_ban_recomputation
+ * with its config switches, get_node_weight, the node_in/node_out flow network with
+ * source and sink, the used-far-apart and long-fusible-chain bans, a maximum flow
+ * (solver/maxflow.c), then the cut closest to the sink (what networkx.minimum_cut
+ * returns; the cut is unique, so no tie-breaking is involved) becomes the saved set,
+ * and the backward recomputes whatever it needs. docs/mincut.md lists the
+ * differences from torch.
+ */
 #include "config.h"
-/* placeholder: filled in by its module's work */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "solver/cost.h"
+#include "solver/maxflow.h"
+#include "solver/mincut.h"
+
+/* ---- operator lists (get_default_op_list) ------------------------------------ */
+
+enum {
+	OT_RECOMPUTABLE = 1u << 0,
+	OT_FUSIBLE = 1u << 1,  /* recomputable or random */
+	OT_VIEW = 1u << 2,
+	OT_RANDOM = 1u << 3,
+	OT_COMPUTE = 1u << 4,  /* compute intensive */
+	OT_CAT = 1u << 5,      /* aten.cat: memory fusion into it is free */
+	OT_LIFT = 1u << 6,     /* lift_fresh(_copy): never banned */
+	OT_GETITEM = 1u << 7
+};
+
+#define R OT_RECOMPUTABLE
+#define V (OT_VIEW | OT_RECOMPUTABLE)
+
+/* Overload packets, as torch's get_aten_target() sees them. Pointwise ops stand for
+ * torch's pointwise_ops() (every aten op tagged torch.Tag.pointwise); that list
+ * cannot be read without torch, docs/mincut.md says so. */
+static const struct {
+	const char *name;
+	uint8_t flags;
+} op_table[] = {
+	/* default_recomputable_ops, first list */
+	{ "aten.add", R }, { "aten.sub", R }, { "aten.div", R }, { "aten.atan2", R },
+	{ "aten.mul", R }, { "aten.max", R }, { "aten.min", R }, { "aten.pow", R },
+	{ "aten.remainder", R }, { "aten.fmod", R }, { "aten.__and__", R },
+	{ "aten.__or__", R }, { "aten.__xor__", R }, { "aten.__lshift__", R },
+	{ "aten.__rshift__", R }, { "aten.eq", R }, { "aten.ne", R }, { "aten.ge", R },
+	{ "aten.gt", R }, { "aten.le", R }, { "aten.lt", R }, { "aten.abs", R },
+	{ "aten.bitwise_not", R }, { "aten.ceil", R }, { "aten.floor", R },
+	{ "aten.frac", R }, { "aten.neg", R }, { "aten.relu", R }, { "aten.round", R },
+	{ "aten.silu", R }, { "aten.trunc", R }, { "aten.log", R }, { "aten.log10", R },
+	{ "aten.log1p", R }, { "aten.log2", R }, { "aten.lgamma", R }, { "aten.exp", R },
+	{ "aten.expm1", R }, { "aten.erf", R }, { "aten.erfc", R }, { "aten.cos", R },
+	{ "aten.acos", R }, { "aten.cosh", R }, { "aten.sin", R }, { "aten.asin", R },
+	{ "aten.sinh", R }, { "aten.tan", R }, { "aten.atan", R }, { "aten.tanh", R },
+	{ "aten.atanh", R }, { "aten.sqrt", R }, { "aten.rsqrt", R },
+	{ "aten.reciprocal", R }, { "aten.sigmoid", R }, { "aten.softplus", R },
+	{ "aten.threshold", R }, { "aten.threshold_backward", R }, { "aten.clamp", R },
+	{ "aten.where", R }, { "aten.lerp", R }, { "aten.addcmul", R }, { "aten.gelu", R },
+	{ "aten.gelu_backward", R }, { "aten.sum", R }, { "aten.mean", R },
+	{ "aten._grad_sum_to_size", R }, { "aten.sum_to_size", R }, { "aten.amax", R },
+	{ "aten.to", R }, { "aten.type_as", R }, { "getitem", R | OT_GETITEM },
+	{ "aten.squeeze", V }, { "aten.unsqueeze", V }, { "aten.rsub", R },
+	{ "aten._to_copy", R },
+	/* view ops */
+	{ "aten.alias", V }, { "aten.view", V }, { "aten.slice", V }, { "aten.t", V },
+	{ "prims.broadcast_in_dim", V }, { "aten.expand", V }, { "aten.as_strided", V },
+	{ "aten.permute", V }, { "aten.select", V },
+	/* default_recomputable_ops, second list */
+	{ "prims.div", R }, { "prims.convert_element_type", R }, { "aten.clone", R },
+	{ "aten.full_like", R }, { "prims.var", R }, { "prims.sum", R }, { "aten.var", R },
+	{ "aten.std", R }, { "aten._unsafe_view", R }, { "aten.reshape", R },
+	{ "aten.broadcast_tensors", R }, { "aten.scalar_tensor", R }, { "aten.ones", R },
+	{ "aten.new_zeros", R }, { "aten.lift_fresh_copy", R | OT_LIFT },
+	{ "aten.lift_fresh", OT_LIFT }, { "aten.arange", R }, { "aten.triu", R },
+	{ "aten.var_mean", R }, { "aten.isinf", R }, { "aten.any", R }, { "aten.full", R },
+	{ "aten.zeros", R }, { "aten.empty", R }, { "aten.empty_like", R },
+	{ "aten.argmax", R }, { "aten.maximum", R }, { "prims.iota", R },
+	{ "prims._low_memory_max_pool2d_offsets_to_indices", R },
+	{ "aten.index", R }, { "aten.gather", R }, { "aten.zeros_like", R },
+	/* pointwise_ops(): aten ops tagged pointwise (beyond the lists above) */
+	{ "aten.abs_", R }, { "aten.acosh", R }, { "aten.addcdiv", R }, { "aten.asinh", R },
+	{ "aten.bitwise_and", R }, { "aten.bitwise_left_shift", R },
+	{ "aten.bitwise_or", R }, { "aten.bitwise_right_shift", R },
+	{ "aten.bitwise_xor", R }, { "aten.clamp_max", R }, { "aten.clamp_min", R },
+	{ "aten.copysign", R }, { "aten.deg2rad", R }, { "aten.digamma", R },
+	{ "aten.elu", R }, { "aten.erfinv", R }, { "aten.exp2", R },
+	{ "aten.float_power", R }, { "aten.floor_divide", R }, { "aten.fmax", R },
+	{ "aten.fmin", R }, { "aten.hardsigmoid", R }, { "aten.hardswish", R },
+	{ "aten.hardtanh", R }, { "aten.heaviside", R }, { "aten.hypot", R },
+	{ "aten.i0", R }, { "aten.igamma", R }, { "aten.igammac", R },
+	{ "aten.isfinite", R }, { "aten.isnan", R }, { "aten.isneginf", R },
+	{ "aten.isposinf", R }, { "aten.leaky_relu", R }, { "aten.logaddexp", R },
+	{ "aten.logaddexp2", R }, { "aten.logical_and", R }, { "aten.logical_not", R },
+	{ "aten.logical_or", R }, { "aten.logical_xor", R }, { "aten.logit", R },
+	{ "aten.masked_fill", R }, { "aten.minimum", R }, { "aten.mish", R },
+	{ "aten.nan_to_num", R }, { "aten.nextafter", R }, { "aten.polygamma", R },
+	{ "aten.positive", R }, { "aten.rad2deg", R }, { "aten.sgn", R },
+	{ "aten.sign", R }, { "aten.signbit", R }, { "aten.sinc", R },
+	{ "aten.square", R }, { "aten.true_divide", R }, { "aten.xlogy", R },
+	{ "aten.fill", R }, { "aten.mvlgamma", R }, { "aten.special_erfcx", R },
+	/* random_ops (fusible, not recomputable) */
+	{ "aten.native_dropout", OT_RANDOM }, { "aten.rand_like", OT_RANDOM },
+	{ "aten.randn_like", OT_RANDOM },
+	/* compute_intensive_ops */
+	{ "aten.mm", OT_COMPUTE }, { "aten.convolution", OT_COMPUTE },
+	{ "aten.convolution_backward", OT_COMPUTE }, { "aten.bmm", OT_COMPUTE },
+	{ "aten.addmm", OT_COMPUTE },
+	{ "aten._scaled_dot_product_flash_attention", OT_COMPUTE },
+	{ "aten._scaled_dot_product_efficient_attention", OT_COMPUTE },
+	{ "aten._flash_attention_forward", OT_COMPUTE },
+	{ "aten._efficient_attention_forward", OT_COMPUTE },
+	{ "aten.upsample_bilinear2d", OT_COMPUTE }, { "aten._scaled_mm", OT_COMPUTE },
+	{ "aten.cat", OT_CAT },
+};
+
+#undef R
+#undef V
+
+/* "torch.ops.aten.mm.default" / "aten.mm.default" / "aten.mm" -> "aten.mm". */
+static void
+packet_name(const char *target, char *buf, size_t size)
+{
+	const char *last;
+	int dots = 0;
+
+	if (strncmp(target, "torch.ops.", 10) == 0)
+		target += 10;
+	if (strcmp(target, "operator.getitem") == 0 || strcmp(target, "_operator.getitem") == 0)
+		target = "getitem";
+	snprintf(buf, size, "%s", target);
+	for (const char *p = buf; *p != '\0'; p++)
+		dots += *p == '.';
+	if (dots >= 2 && (last = strrchr(buf, '.')) != NULL)
+		buf[last - buf] = '\0';
+}
+
+static uint8_t
+op_flags(const ilpi_node *n)
+{
+	char name[256];
+	uint8_t f = 0;
+
+	if (n->kind != ILPI_OP || n->target == NULL)
+		return 0;
+	packet_name(n->target, name, sizeof name);
+	for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+		if (strcmp(name, op_table[i].name) == 0)
+			f |= op_table[i].flags;
+	if (n->flags & ILPI_F_GETITEM)
+		f |= OT_GETITEM | OT_RECOMPUTABLE;
+	if (f & (OT_RECOMPUTABLE | OT_RANDOM))
+		f |= OT_FUSIBLE;
+	return f;
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+void
+ilpi_mincut_options_init(ilpi_mincut_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->prefer = ILP_PREFER_PYTORCH;
+	o->ban_recompute_used_far_apart = 1;
+	o->ban_recompute_long_fusible_chains = 1;
+	o->ban_recompute_materialized_backward = 1;
+	o->ban_recompute_not_in_allowlist = 1;
+	o->ban_recompute_reductions = 1;
+	o->recompute_views = 0;
+	o->aggressive_recomputation = 0;
+	o->max_dist_from_bw = 1000;
+	o->unsafe_allow_optimization_of_collectives = 0;
+	o->check = 1;
+	ilp_device_lookup("h100", &o->device);
+}
+
+void
+ilpi_mincut_options_from_solve(ilpi_mincut_options *o, const ilp_solve_options *so)
+{
+	o->prefer = so->prefer;
+	o->device = so->device;
+	if (so->bans == ILP_BANS_NONE) {
+		o->ban_recompute_used_far_apart = 0;
+		o->ban_recompute_long_fusible_chains = 0;
+		o->ban_recompute_materialized_backward = 0;
+		o->ban_recompute_not_in_allowlist = 0;
+		o->ban_recompute_reductions = 0;
+	}
+}
+
+static int
+parse_bool(const char *v, int *out)
+{
+	if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0 || strcmp(v, "True") == 0)
+		*out = 1;
+	else if (strcmp(v, "0") == 0 || strcmp(v, "false") == 0 || strcmp(v, "False") == 0)
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+int
+ilpi_mincut_options_set(ilpi_mincut_options *o, const char *name, const char *value)
+{
+	const struct {
+		const char *name;
+		int *field;
+	} b[] = {
+		{ "ban_recompute_used_far_apart", &o->ban_recompute_used_far_apart },
+		{ "ban_recompute_long_fusible_chains", &o->ban_recompute_long_fusible_chains },
+		{ "ban_recompute_materialized_backward",
+		    &o->ban_recompute_materialized_backward },
+		{ "ban_recompute_not_in_allowlist", &o->ban_recompute_not_in_allowlist },
+		{ "ban_recompute_reductions", &o->ban_recompute_reductions },
+		{ "recompute_views", &o->recompute_views },
+		{ "aggressive_recomputation", &o->aggressive_recomputation },
+		{ "unsafe_allow_optimization_of_collectives",
+		    &o->unsafe_allow_optimization_of_collectives },
+	};
+
+	if (strcmp(name, "max_dist_from_bw") == 0) {
+		char *end;
+		long v = strtol(value, &end, 10);
+
+		if (*value == '\0' || *end != '\0' || v < 0)
+			return -1;
+		o->max_dist_from_bw = v;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+		if (strcmp(name, b[i].name) == 0)
+			return parse_bool(value, b[i].field);
+	return -1;
+}
+
+const char *
+ilpi_mc_ban_text(ilpi_mc_ban b)
+{
+	switch (b) {
+	case ILPI_MC_FREE:
+		return "";
+	case ILPI_MC_PRIMAL:
+		return "primal";
+	case ILPI_MC_MUST_SAVE:
+		return "MUST_SAVE tag";
+	case ILPI_MC_REGION_END:
+		return "ends a checkpoint region (cleanup_recompute_tags)";
+	case ILPI_MC_COLLECTIVE:
+		return "collective (force_save_collectives)";
+	case ILPI_MC_NOT_IN_ALLOWLIST:
+		return "not in the recomputable allowlist";
+	case ILPI_MC_RANDOM:
+		return "random op";
+	case ILPI_MC_COMPUTE_INTENSIVE:
+		return "compute-intensive op";
+	case ILPI_MC_MATERIALIZED_BACKWARD:
+		return "materialized in the backward";
+	case ILPI_MC_DIST_FROM_BW:
+		return "farther than max_dist_from_bw from the backward";
+	case ILPI_MC_REDUCTION:
+		return "reduction (output 4x smaller than its inputs)";
+	case ILPI_MC_USED_FAR_APART:
+		return "used far apart";
+	case ILPI_MC_LONG_FUSIBLE_CHAIN:
+		return "ends a long fusible chain";
+	case ILPI_MC_UNSAFE:
+		return "random (RNG not functionalized) or effectful";
+	}
+	return "?";
+}
+
+/* ---- the heuristic's state ------------------------------------------------------ */
+
+typedef struct mc {
+	const ilp_graph *g;
+	const ilpi_mincut_options *o;
+	size_t n;
+	uint8_t *live;      /* needed by some output (torch runs DCE first) */
+	uint8_t *ot;        /* OT_* */
+	uint8_t *rc;        /* must_recompute after cleanup_recompute_tags */
+	uint8_t *save;      /* ilpi_mc_ban reason of a MUST_SAVE-like tag, 0 none */
+	uint8_t *ban;       /* ilpi_mc_ban; nonzero = in torch's banned_nodes */
+	uint8_t *in_sink;   /* node_in -> sink */
+	uint8_t *out_sink;  /* node_out -> sink (a primal returned as a gradient) */
+	int32_t *order;     /* fw_order, -1 outside the forward */
+	int64_t *dist;      /* dist_from_bw */
+	double *size;       /* _size_of */
+	double *weight;     /* node_in -> node_out capacity, -1 when there is no edge */
+	int32_t *heap;      /* scratch: binary min-heap of node indices (duplicates kept) */
+	size_t nheap, cap_heap;
+	uint32_t *stamp;    /* scratch marks */
+	uint32_t cur;
+	int32_t *stack;
+	int oom;            /* a heap push failed */
+	int far, chain, mat, allow, red;
+} mc;
+
+static void
+mc_free(mc *m)
+{
+	free(m->live);
+	free(m->ot);
+	free(m->rc);
+	free(m->save);
+	free(m->ban);
+	free(m->in_sink);
+	free(m->out_sink);
+	free(m->order);
+	free(m->dist);
+	free(m->size);
+	free(m->weight);
+	free(m->heap);
+	free(m->stamp);
+	free(m->stack);
+}
+
+static int
+mc_alloc(mc *m, const ilp_graph *g)
+{
+	size_t n = g->n + 1;
+
+	memset(m, 0, sizeof *m);
+	m->g = g;
+	m->n = g->n;
+	m->live = calloc(n, 1);
+	m->ot = calloc(n, 1);
+	m->rc = calloc(n, 1);
+	m->save = calloc(n, 1);
+	m->ban = calloc(n, 1);
+	m->in_sink = calloc(n, 1);
+	m->out_sink = calloc(n, 1);
+	m->order = malloc(n * sizeof *m->order);
+	m->dist = calloc(n, sizeof *m->dist);
+	m->size = calloc(n, sizeof *m->size);
+	m->weight = malloc(n * sizeof *m->weight);
+	m->stamp = calloc(n, sizeof *m->stamp);
+	m->stack = malloc(n * sizeof *m->stack);
+	m->cap_heap = n;
+	m->heap = malloc(m->cap_heap * sizeof *m->heap);
+	if (m->live == NULL || m->ot == NULL || m->rc == NULL || m->save == NULL ||
+	    m->ban == NULL || m->in_sink == NULL || m->out_sink == NULL ||
+	    m->order == NULL || m->dist == NULL || m->size == NULL || m->weight == NULL ||
+	    m->stamp == NULL || m->stack == NULL || m->heap == NULL)
+		return -1;
+	for (size_t i = 0; i < g->n; i++) {
+		m->order[i] = -1;
+		m->weight[i] = -1;
+	}
+	return 0;
+}
+
+/* Marks what some output needs; placeholders always stay (fx DCE keeps them). */
+static void
+mark_live(const ilp_graph *g, uint8_t *live)
+{
+	for (size_t i = 0; i < g->n_fw_out; i++)
+		live[g->fw_out[i]] = 1;
+	for (size_t i = 0; i < g->n_bw_out; i++)
+		if (g->bw_out[i] != ILPI_NONE)
+			live[g->bw_out[i]] = 1;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (n->kind != ILPI_OP)
+			live[i] = 1;
+		if (!live[i] || n->kind != ILPI_OP)
+			continue;
+		for (uint32_t k = 0; k < n->in_count; k++)
+			live[in[k]] = 1;
+	}
+}
+
+static inline int
+fw(const mc *m, size_t i)
+{
+	return m->live[i] && m->g->node[i].cls == ILPI_FORWARD;
+}
+
+static inline int
+output_user(const mc *m, size_t i)
+{
+	return (m->g->node[i].flags & (ILPI_F_FW_OUTPUT | ILPI_F_BW_OUTPUT)) != 0;
+}
+
+/* torch's is_fusible(a, b) for a real user b. */
+static inline int
+fusible(const mc *m, size_t a, size_t b)
+{
+	return (m->ot[b] & OT_CAT) || ((m->ot[a] & OT_FUSIBLE) && (m->ot[b] & OT_FUSIBLE));
+}
+
+#define FOR_USERS(m, i, u)							\
+	for (uint32_t u##_k = 0, u = 0; u##_k < (m)->g->node[i].use_count; u##_k++)	\
+		if ((u = (uint32_t)ilpi_users((m)->g, &(m)->g->node[i])[u##_k]), \
+		    !(m)->live[u]) {						\
+		} else
+
+static int
+recompute_tag(const mc *m, const ilpi_node *n)
+{
+	return n->kind == ILPI_OP && (n->tag == ILPI_TAG_MUST_RECOMPUTE ||
+	    (n->tag == ILPI_TAG_PREFER_RECOMPUTE && m->o->prefer != ILP_PREFER_SOFT));
+}
+
+static int
+save_tag(const mc *m, const ilpi_node *n)
+{
+	return n->tag == ILPI_TAG_MUST_SAVE ||
+	    (n->tag == ILPI_TAG_PREFER_SAVE && m->o->prefer == ILP_PREFER_HARD);
+}
+
+/* must_recompute after cleanup_recompute_tags and force_save_collectives. */
+static void
+read_tags(mc *m)
+{
+	const ilp_graph *g = m->g;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const ilpi_node *n = &g->node[i];
+
+		if (!m->live[i])
+			continue;
+		m->rc[i] = (uint8_t)recompute_tag(m, n);
+		if (save_tag(m, n))
+			m->save[i] = ILPI_MC_MUST_SAVE;
+		if (m->rc[i] && n->ac_graph_id != ILPI_NONE) {
+			FOR_USERS(m, i, u) {
+				const ilpi_node *un = &g->node[u];
+
+				if (recompute_tag(m, un) && un->ac_graph_id != ILPI_NONE &&
+				    un->ac_graph_id > n->ac_graph_id) {
+					m->rc[i] = 0;
+					m->save[i] = ILPI_MC_REGION_END;
+				}
+			}
+		}
+		if (!m->rc[i] && !m->save[i] && n->kind == ILPI_OP &&
+		    !m->o->unsafe_allow_optimization_of_collectives &&
+		    ((n->flags & ILPI_F_COLLECTIVE) ||
+		    (n->target != NULL && strncmp(n->target, "_c10d_functional.", 17) == 0)))
+			m->save[i] = ILPI_MC_COLLECTIVE;
+	}
+}
+
+static void
+classify_ops(mc *m)
+{
+	const ilp_graph *g = m->g;
+	int32_t cnt = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const ilpi_node *n = &g->node[i];
+
+		m->ot[i] = op_flags(n);
+		if (fw(m, i))
+			m->order[i] = cnt++;
+		m->size[i] = (double)n->bytes;
+	}
+	/* A tuple's _size_of is the sum of its tensors: those its getitems project. */
+	for (size_t i = 0; i < m->n; i++) {
+		const ilpi_node *n = &g->node[i];
+
+		if (!(n->flags & ILPI_F_TUPLE))
+			continue;
+		m->size[i] = 0;
+		FOR_USERS(m, i, u)
+			if (g->node[u].flags & ILPI_F_GETITEM)
+				m->size[i] += (double)g->node[u].bytes;
+	}
+}
+
+static void
+compute_dist(mc *m)
+{
+	for (size_t i = m->n; i-- > 0;) {
+		int64_t d = 1000000000;
+
+		if (!m->live[i])
+			continue;
+		if (!fw(m, i)) {
+			m->dist[i] = 0;
+			continue;
+		}
+		FOR_USERS(m, i, u)
+			if (m->dist[u] + 1 < d)
+				d = m->dist[u] + 1;
+		m->dist[i] = d;
+	}
+}
+
+/* torch's is_materialized_backwards: some non-forward user (through views) cannot
+ * fuse it. The graph's output node counts as such a user. */
+static int
+materialized_backwards(mc *m, size_t node)
+{
+	size_t top = 0;
+
+	if (m->ot[node] & OT_VIEW)
+		return 0;
+	m->cur++;
+	m->stack[top++] = (int32_t)node;
+	m->stamp[node] = m->cur;
+	while (top > 0) {
+		size_t c = (size_t)m->stack[--top];
+
+		if (output_user(m, c))
+			return 1;
+		FOR_USERS(m, c, u) {
+			if (!fw(m, u) && !fusible(m, c, u))
+				return 1;
+			if ((m->ot[u] & OT_VIEW) && m->stamp[u] != m->cur) {
+				m->stamp[u] = m->cur;
+				m->stack[top++] = (int32_t)u;
+			}
+		}
+	}
+	return 0;
+}
+
+/* torch's is_materialized (for the weight): a placeholder, or a node some user
+ * cannot fuse. */
+static int
+materialized(const mc *m, size_t i)
+{
+	if (m->g->node[i].kind != ILPI_OP || output_user(m, i))
+		return 1;
+	FOR_USERS(m, i, u)
+		if (!fusible(m, i, u))
+			return 1;
+	return 0;
+}
+
+static ilpi_mc_ban
+should_ban(mc *m, size_t i)
+{
+	const ilpi_node *n = &m->g->node[i];
+	const int32_t *in = ilpi_inputs(m->g, n);
+	double insum = 0;
+
+	if (n->kind != ILPI_OP || (m->ot[i] & OT_GETITEM))
+		return ILPI_MC_FREE;
+	if (m->save[i])
+		return (ilpi_mc_ban)m->save[i];
+	if (m->o->recompute_views && (m->ot[i] & OT_VIEW))
+		return ILPI_MC_FREE;
+	if (m->ot[i] & OT_LIFT)
+		return ILPI_MC_FREE;
+	if (m->allow) {
+		if (!(m->ot[i] & OT_RECOMPUTABLE))
+			return ILPI_MC_NOT_IN_ALLOWLIST;
+	} else {
+		if (m->ot[i] & OT_RANDOM)
+			return ILPI_MC_RANDOM;
+		if (m->ot[i] & OT_COMPUTE)
+			return ILPI_MC_COMPUTE_INTENSIVE;
+	}
+	if (m->mat && materialized_backwards(m, i))
+		return ILPI_MC_MATERIALIZED_BACKWARD;
+	if (m->dist[i] < 1000 && m->dist[i] > m->o->max_dist_from_bw)
+		return ILPI_MC_DIST_FROM_BW;
+	if (m->red) {
+		for (uint32_t k = 0; k < n->in_count; k++)
+			insum += m->size[in[k]];
+		return m->size[i] * 4 < insum ? ILPI_MC_REDUCTION : ILPI_MC_FREE;
+	}
+	return ILPI_MC_FREE;
+}
+
+/* torch's ban_recomputation_if_allowed. */
+static int
+ban_if_allowed(mc *m, size_t i, ilpi_mc_ban why)
+{
+	if ((m->ot[i] & OT_VIEW) || m->rc[i])
+		return 0;
+	if (!m->ban[i])
+		m->ban[i] = (uint8_t)why;
+	return 1;
+}
+
+static double
+node_weight(const mc *m, size_t i)
+{
+	const ilpi_node *n = &m->g->node[i];
+	int64_t k = m->dist[i];
+	double w;
+
+	if (n->flags & ILPI_F_TUPLE)
+		return INFINITY; /* is_non_tensor_node */
+	if (m->o->recompute_views && (m->ot[i] & OT_VIEW))
+		return INFINITY;
+	k = k > 100 ? 100 : k;
+	k = k < 1 ? 1 : k;
+	w = trunc((double)n->bytes * pow(1.1, (double)k));
+	return materialized(m, i) ? w : 2 * w;
+}
+
+/* The main loop of solve_min_cut, before the edges. */
+static void
+main_loop(mc *m)
+{
+	const ilp_graph *g = m->g;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		ilpi_mc_ban why;
+
+		if (!m->live[i])
+			continue;
+		if (n->cls == ILPI_BACKWARD) {
+			m->in_sink[i] = 1;
+			continue;
+		}
+		if (n->kind == ILPI_PRIMAL && (n->flags & ILPI_F_BW_OUTPUT))
+			m->out_sink[i] = 1;
+		if (m->rc[i]) {
+			m->in_sink[i] = 1;
+			continue;
+		}
+		if (n->kind == ILPI_PRIMAL)
+			ban_if_allowed(m, i, ILPI_MC_PRIMAL);
+		if (fw(m, i) && (why = should_ban(m, i)) != ILPI_MC_FREE)
+			ban_if_allowed(m, i, why);
+		if (n->kind == ILPI_OP && !m->ban[i] &&
+		    (((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized) ||
+		    (n->flags & ILPI_F_EFFECTFUL)))
+			ban_if_allowed(m, i, ILPI_MC_UNSAFE);
+		m->weight[i] = node_weight(m, i);
+	}
+}
+
+static void
+heap_push(mc *m, int32_t v)
+{
+	size_t k;
+
+	if (m->nheap == m->cap_heap) {
+		int32_t *h = realloc(m->heap, 2 * m->cap_heap * sizeof *h);
+
+		if (h == NULL) {
+			m->oom = 1;
+			return;
+		}
+		m->heap = h;
+		m->cap_heap *= 2;
+	}
+	k = m->nheap++;
+	while (k > 0 && m->heap[(k - 1) / 2] > v) {
+		m->heap[k] = m->heap[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	m->heap[k] = v;
+}
+
+static int32_t
+heap_pop(mc *m)
+{
+	int32_t top = m->heap[0], v = m->heap[--m->nheap];
+	size_t k = 0;
+
+	for (;;) {
+		size_t c = 2 * k + 1;
+
+		if (c >= m->nheap)
+			break;
+		if (c + 1 < m->nheap && m->heap[c + 1] < m->heap[c])
+			c++;
+		if (m->heap[c] >= v)
+			break;
+		m->heap[k] = m->heap[c];
+		k = c;
+	}
+	if (m->nheap > 0)
+		m->heap[k] = v;
+	return top;
+}
+
+/* find_first_unfusible: the first forward order (<= max_range) reached from the
+ * start nodes through fusible edges and entered through an unfusible one. Node
+ * indices order the heap, as fw_order does (both follow graph order). */
+static int32_t
+first_unfusible(mc *m, size_t used, int32_t max_range)
+{
+	int32_t best = max_range;
+
+	m->cur++;
+	m->nheap = 0;
+	FOR_USERS(m, used, s)
+		if (fw(m, s) && m->stamp[s] != m->cur) {
+			m->stamp[s] = m->cur;
+			heap_push(m, (int32_t)s);
+		}
+	while (m->nheap > 0) {
+		size_t c = (size_t)heap_pop(m);
+
+		if (m->order[c] >= best)
+			break;
+		FOR_USERS(m, c, u) {
+			if (!fw(m, u) || m->order[u] > max_range)
+				continue;
+			if (!fusible(m, c, u)) {
+				if (m->order[u] < best)
+					best = m->order[u];
+			} else if (m->stamp[u] != m->cur) {
+				m->stamp[u] = m->cur;
+				heap_push(m, (int32_t)u);
+			}
+		}
+	}
+	return best;
+}
+
+static void
+ban_used_far_apart(mc *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		int32_t max_order = -1, first;
+
+		if (!fw(m, i))
+			continue;
+		FOR_USERS(m, i, u)
+			if (fw(m, u) && m->order[u] > max_order)
+				max_order = m->order[u];
+		if (max_order < 0)
+			continue;
+		first = first_unfusible(m, i, max_order);
+		FOR_USERS(m, i, u)
+			if (fw(m, u) && m->order[u] > first && fusible(m, i, u) && !m->ban[u])
+				ban_if_allowed(m, u, ILPI_MC_USED_FAR_APART);
+	}
+}
+
+/* Breaks fusible chains longer than 100 forward nodes; the visited set is shared
+ * by all start nodes and the heap keeps duplicates, as torch's does. */
+static void
+ban_long_chains(mc *m)
+{
+	uint8_t *visited = (uint8_t *)m->stack; /* free scratch of n bytes at least */
+
+	memset(visited, 0, m->n);
+	for (size_t s = 0; s < m->n; s++) {
+		int32_t start_order;
+
+		if (!fw(m, s))
+			continue;
+		start_order = m->order[s];
+		m->nheap = 0;
+		heap_push(m, (int32_t)s);
+		while (m->nheap > 0) {
+			size_t c = (size_t)heap_pop(m);
+
+			if (visited[c])
+				continue;
+			visited[c] = 1;
+			if (m->order[c] > start_order + 100 && m->nheap == 0) {
+				ban_if_allowed(m, c, ILPI_MC_LONG_FUSIBLE_CHAIN);
+				break;
+			}
+			FOR_USERS(m, c, u)
+				if (fw(m, u) && fusible(m, c, u) && !m->ban[u])
+					heap_push(m, (int32_t)u);
+		}
+	}
+}
+
+/* ---- network, cut, completion --------------------------------------------------- */
+
+static void
+vertex_name(const ilp_graph *g, int32_t v, char *buf, size_t size)
+{
+	size_t n = g->n;
+
+	if ((size_t)v == 2 * n)
+		snprintf(buf, size, "source");
+	else if ((size_t)v == 2 * n + 1)
+		snprintf(buf, size, "sink");
+	else
+		snprintf(buf, size, "'%s'_%s", g->node[v / 2].name, (v & 1) ? "out" : "in");
+}
+
+static void
+report_unbounded(const ilp_graph *g, const ilpi_flow *f, ilp_error *err)
+{
+	int32_t path[16];
+	size_t len = ilpi_flow_inf_path(f, path, 16);
+	char buf[700];
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < len && k < 16 && pos < 500; k++) {
+		char name[200];
+
+		vertex_name(g, path[k], name, sizeof name);
+		pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%s", k ? " -> " : "",
+		    name);
+	}
+	ilpi_err(err, ILP_ERR_CONFLICT, "%s: min-cut: no finite cut (torch's networkx raises "
+	    "NetworkXUnbounded): infinite path %s%s", g->path, buf, len > 16 ? " ..." : "");
+}
+
+/* Builds the network from live/weight/ban/in_sink/out_sink, solves, and sets
+ * saved[i] for the cut nodes. */
+static int
+cut(const ilp_graph *g, const uint8_t *live, const double *weight, const uint8_t *ban,
+    const uint8_t *in_sink, const uint8_t *out_sink, uint8_t *saved, double *value,
+    ilp_error *err)
+{
+	size_t n = g->n;
+	int32_t s = (int32_t)(2 * n), t = (int32_t)(2 * n + 1);
+	ilpi_flow *f = ilpi_flow_new(2 * n + 2);
+	uint8_t *side = malloc(2 * n + 2);
+	int rc = -1, fr;
+
+	if (f == NULL || side == NULL)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		const ilpi_node *nd = &g->node[i];
+		int32_t vin = (int32_t)(2 * i), vout = vin + 1;
+
+		if (!live[i])
+			continue;
+		if (in_sink[i] && ilpi_flow_add(f, vin, t, INFINITY) < 0)
+			goto nomem;
+		if (out_sink[i] && ilpi_flow_add(f, vout, t, INFINITY) < 0)
+			goto nomem;
+		if (ban[i] && ilpi_flow_add(f, s, vin, INFINITY) < 0)
+			goto nomem;
+		if (weight[i] < 0)
+			continue;
+		if (ilpi_flow_add(f, vin, vout, weight[i]) < 0)
+			goto nomem;
+		for (uint32_t k = 0; k < nd->use_count; k++) {
+			int32_t u = ilpi_users(g, nd)[k];
+
+			if (live[u] && ilpi_flow_add(f, vout, (int32_t)(2 * u), INFINITY) < 0)
+				goto nomem;
+		}
+	}
+	fr = ilpi_flow_solve(f, s, t, value);
+	if (fr == ILPI_FLOW_UNBOUNDED) {
+		report_unbounded(g, f, err);
+		goto out;
+	}
+	if (fr != ILPI_FLOW_OK || ilpi_flow_sink_side(f, side) != 0)
+		goto nomem;
+	for (size_t i = 0; i < n; i++)
+		saved[i] = live[i] && weight[i] >= 0 && !side[2 * i] && side[2 * i + 1];
+	rc = 0;
+	goto out;
+nomem:
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: min-cut: out of memory", g->path);
+out:
+	ilpi_flow_free(f);
+	free(side);
+	return rc;
+}
+
+int
+ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune, ilp_error *err)
+{
+	uint8_t *live = calloc(g->n + 1, 1), *used = calloc(g->n + 1, 1);
+	/* each input edge is pushed at most once, plus one entry per gradient */
+	int32_t *stack = malloc((g->n_in + g->n + 1) * sizeof *stack);
+	size_t top = 0;
+
+	if (live == NULL || used == NULL || stack == NULL) {
+		free(live);
+		free(used);
+		free(stack);
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	mark_live(g, live);
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		p->state[i] &= (uint8_t)~ILPI_P_RECOMPUTED;
+		if (!live[i])
+			continue;
+		if (n->cls == ILPI_BACKWARD) {
+			for (uint32_t k = 0; k < n->in_count; k++)
+				stack[top++] = in[k];
+		} else if (n->flags & ILPI_F_BW_OUTPUT) {
+			stack[top++] = (int32_t)i;
+		}
+		/* Drain as we go so the stack never holds more than n entries. */
+		while (top > 0) {
+			int32_t v = stack[--top];
+			const ilpi_node *vn = &g->node[v];
+			const int32_t *vin = ilpi_inputs(g, vn);
+
+			if (vn->cls == ILPI_BACKWARD)
+				continue;
+			if (ilpi_saved(p, (size_t)v)) {
+				used[v] = 1;
+				continue;
+			}
+			if (vn->kind != ILPI_OP || ilpi_recomputed(p, (size_t)v))
+				continue;
+			p->state[v] |= ILPI_P_RECOMPUTED;
+			for (uint32_t k = 0; k < vn->in_count; k++)
+				stack[top++] = vin[k];
+		}
+	}
+	if (prune)
+		for (size_t i = 0; i < g->n; i++)
+			if (ilpi_saved(p, i) && !used[i])
+				p->state[i] &= (uint8_t)~ILPI_P_SAVED;
+	free(live);
+	free(used);
+	free(stack);
+	return 0;
+}
+
+int
+ilpi_mincut_pure(const ilp_graph *g, const double *weight, const uint8_t *banned,
+    uint8_t *saved, double *value, ilp_error *err)
+{
+	mc m;
+	int rc = -1;
+
+	if (mc_alloc(&m, g) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		goto out;
+	}
+	mark_live(g, m.live);
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+
+		if (!m.live[i])
+			continue;
+		if (n->cls == ILPI_BACKWARD) {
+			m.in_sink[i] = 1;
+			continue;
+		}
+		m.out_sink[i] = n->kind == ILPI_PRIMAL && (n->flags & ILPI_F_BW_OUTPUT);
+		m.ban[i] = n->kind == ILPI_PRIMAL || (banned != NULL && banned[i]);
+		m.weight[i] = weight[i] < 0 ? 0 : weight[i];
+	}
+	rc = cut(g, m.live, m.weight, m.ban, m.in_sink, m.out_sink, saved, value, err);
+out:
+	mc_free(&m);
+	return rc;
+}
+
+static const char *
+prefer_name(ilp_prefer_mode p)
+{
+	return p == ILP_PREFER_PYTORCH ? "pytorch" : p == ILP_PREFER_SOFT ? "soft" : "hard";
+}
+
+static int
+fill_info(const mc *m, ilpi_mincut_info *info, double value)
+{
+	size_t n = m->n + 1;
+
+	memset(info, 0, sizeof *info);
+	info->n = m->n;
+	info->weight = malloc(n * sizeof *info->weight);
+	info->ban = malloc(n);
+	info->must_recompute = malloc(n);
+	info->dist_from_bw = malloc(n * sizeof *info->dist_from_bw);
+	if (info->weight == NULL || info->ban == NULL || info->must_recompute == NULL ||
+	    info->dist_from_bw == NULL)
+		return -1;
+	memcpy(info->weight, m->weight, m->n * sizeof *info->weight);
+	memcpy(info->ban, m->ban, m->n);
+	memcpy(info->must_recompute, m->in_sink, m->n);
+	memcpy(info->dist_from_bw, m->dist, m->n * sizeof *info->dist_from_bw);
+	info->cut_value = value;
+	return 0;
+}
+
+void
+ilpi_mincut_info_free(ilpi_mincut_info *info)
+{
+	if (info == NULL)
+		return;
+	free(info->weight);
+	free(info->ban);
+	free(info->must_recompute);
+	free(info->dist_from_bw);
+	memset(info, 0, sizeof *info);
+}
+
+int
+ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition **out,
+    ilpi_mincut_info *info, ilp_error *err)
+{
+	ilp_partition *p = NULL;
+	ilp_check_options co;
+	uint8_t *saved = NULL;
+	double value = 0;
+	mc m;
+	int rc = -1;
+
+	*out = NULL;
+	if (info != NULL)
+		memset(info, 0, sizeof *info);
+	if (mc_alloc(&m, g) != 0 || (saved = calloc(g->n + 1, 1)) == NULL ||
+	    (p = ilp_partition_new(g)) == NULL)
+		goto nomem;
+	m.o = o;
+	m.far = o->ban_recompute_used_far_apart && !o->aggressive_recomputation;
+	m.chain = o->ban_recompute_long_fusible_chains && !o->aggressive_recomputation;
+	m.mat = o->ban_recompute_materialized_backward && !o->aggressive_recomputation;
+	m.allow = o->ban_recompute_not_in_allowlist && !o->aggressive_recomputation;
+	m.red = o->ban_recompute_reductions;
+	mark_live(g, m.live);
+	classify_ops(&m);
+	read_tags(&m);
+	compute_dist(&m);
+	main_loop(&m);
+	if (m.far)
+		ban_used_far_apart(&m);
+	if (m.chain)
+		ban_long_chains(&m);
+	if (m.oom)
+		goto nomem;
+	if (cut(g, m.live, m.weight, m.ban, m.in_sink, m.out_sink, saved, &value, err) != 0)
+		goto fail;
+	for (size_t i = 0; i < g->n; i++)
+		if (saved[i])
+			p->state[i] |= ILPI_P_SAVED;
+	if (ilpi_partition_complete(g, p, 1, err) != 0)
+		goto fail;
+	ilpi_partition_set_producer(p, "mincut", "", prefer_name(o->prefer), "heuristic");
+	p->objective_value = value;
+	if (ilp_partition_evaluate(g, p, &o->device, err) != 0)
+		goto fail;
+	if (info != NULL && fill_info(&m, info, value) != 0)
+		goto nomem;
+	if (o->check) {
+		co.prefer = o->prefer;
+		if (ilp_check(g, p, &co, err) != 0) {
+			char msg[sizeof err->msg];
+
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			ilpi_err(err, ILP_ERR_VIOLATION, "%s: min-cut (torch 2.6 rules) gives a "
+			    "partition that ilpart's checker rejects in prefer mode %s: %s",
+			    g->path, prefer_name(o->prefer), msg);
+			goto fail;
+		}
+	}
+	*out = p;
+	p = NULL;
+	rc = 0;
+	goto fail;
+nomem:
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: min-cut: out of memory", g->path);
+fail:
+	if (rc != 0 && info != NULL)
+		ilpi_mincut_info_free(info);
+	ilp_partition_free(p);
+	free(saved);
+	mc_free(&m);
+	return rc;
+}
+
+int
+ilp_mincut(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err)
+{
+	ilpi_mincut_options mo;
+
+	ilpi_mincut_options_init(&mo);
+	if (o != NULL)
+		ilpi_mincut_options_from_solve(&mo, o);
+	return ilpi_mincut_run(g, &mo, out, NULL, err);
+}

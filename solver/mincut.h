@@ -1,0 +1,94 @@
+/*
+ * mincut.h - PyTorch's min-cut rematerialization heuristic (torch 2.6 rules) over
+ * ilpart's graph model (internal; implemented in solver/mincut.c, documented with
+ * every known difference in docs/mincut.md).
+ */
+#ifndef ILPART_SOLVER_MINCUT_H
+#define ILPART_SOLVER_MINCUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "graph/partition.h"
+
+/* torch._functorch.config switches the partitioner reads, plus how SAC tags are read. */
+typedef struct ilpi_mincut_options {
+	ilp_prefer_mode prefer;           /* ILP_PREFER_PYTORCH: torch's own reading */
+	int ban_recompute_used_far_apart;
+	int ban_recompute_long_fusible_chains;
+	int ban_recompute_materialized_backward;
+	int ban_recompute_not_in_allowlist;
+	int ban_recompute_reductions;
+	int recompute_views;
+	int aggressive_recomputation;     /* clears the first four bans, as torch does */
+	long max_dist_from_bw;
+	int unsafe_allow_optimization_of_collectives;
+	int check;                        /* run ilp_check on the result (default 1) */
+	ilp_device device;                /* for the cost fields of the result */
+} ilpi_mincut_options;
+
+/* Why a node may not be recomputed (source -> node_in edge of infinite capacity). */
+typedef enum ilpi_mc_ban {
+	ILPI_MC_FREE = 0,
+	ILPI_MC_PRIMAL,            /* _is_primal: inputs are never recomputed */
+	ILPI_MC_MUST_SAVE,         /* recompute tag MUST_SAVE (PREFER_SAVE in hard mode) */
+	ILPI_MC_REGION_END,        /* cleanup_recompute_tags turned it into MUST_SAVE */
+	ILPI_MC_COLLECTIVE,        /* force_save_collectives */
+	ILPI_MC_NOT_IN_ALLOWLIST,
+	ILPI_MC_RANDOM,            /* denylist mode: random op */
+	ILPI_MC_COMPUTE_INTENSIVE, /* denylist mode: matmul, convolution, attention */
+	ILPI_MC_MATERIALIZED_BACKWARD,
+	ILPI_MC_DIST_FROM_BW,
+	ILPI_MC_REDUCTION,
+	ILPI_MC_USED_FAR_APART,
+	ILPI_MC_LONG_FUSIBLE_CHAIN,
+	ILPI_MC_UNSAFE             /* ilpart: random (RNG not functionalized) or effectful */
+} ilpi_mc_ban;
+
+/* What the heuristic derived per node (arrays of g->n entries, owned by the struct). */
+typedef struct ilpi_mincut_info {
+	size_t n;
+	double *weight;            /* capacity of the node_in -> node_out edge; <0: no edge */
+	uint8_t *ban;              /* ilpi_mc_ban */
+	uint8_t *must_recompute;   /* node_in -> sink (backward node or recompute tag) */
+	int64_t *dist_from_bw;
+	double cut_value;          /* max-flow value */
+} ilpi_mincut_info;
+
+/* torch 2.6 defaults, prefer mode "pytorch", check on, device "h100". */
+void ilpi_mincut_options_init(ilpi_mincut_options *o);
+/* Maps ilp_solve_options: prefer, device; bans NONE clears the five ban_recompute_*
+ * switches. */
+void ilpi_mincut_options_from_solve(ilpi_mincut_options *o, const ilp_solve_options *so);
+/* Sets a switch by its torch config name ("ban_recompute_reductions", ...) from
+ * "true"/"false"/"1"/"0" (max_dist_from_bw: an integer). -1 for an unknown name or
+ * a bad value. */
+int ilpi_mincut_options_set(ilpi_mincut_options *o, const char *name, const char *value);
+const char *ilpi_mc_ban_text(ilpi_mc_ban b);
+
+/* The heuristic: partition with method "mincut", status "heuristic", costs filled.
+ * With o->check, a partition that fails ilp_check (in o->prefer mode) is not
+ * returned: -1 with ILP_ERR_VIOLATION naming the first violation. An infinite cut
+ * (PyTorch's networkx raises NetworkXUnbounded) is -1 with ILP_ERR_CONFLICT.
+ * info may be NULL; otherwise it is filled (free with ilpi_mincut_info_free). */
+int ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition **out,
+    ilpi_mincut_info *info, ilp_error *err);
+void ilpi_mincut_info_free(ilpi_mincut_info *info);
+
+/* The pure minimum cut on a given weight vector (for exact cross-checks): no tags,
+ * no heuristics. weight[i] >= 0 (INFINITY allowed) for every non-backward node;
+ * banned[i] != 0 forbids recomputing node i (primals are always banned). saved gets
+ * the cut (before pruning), *value its weight. */
+int ilpi_mincut_pure(const ilp_graph *g, const double *weight, const uint8_t *banned,
+    uint8_t *saved, double *value, ilp_error *err);
+
+/* Completes a partition from its saved set: RECOMPUTED is set on exactly the
+ * non-backward ops the backward must execute (walking back from the backward nodes
+ * and gradients, stopping at saved values); with prune, saved values the backward
+ * never reads are dropped (as PyTorch's _extract_fwd_bwd_modules does). Values the
+ * backward needs but cannot get (an unsaved primal) are left for ilp_check to
+ * report. */
+int ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune, ilp_error *err);
+
+#endif /* ILPART_SOLVER_MINCUT_H */
