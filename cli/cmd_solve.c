@@ -1,15 +1,272 @@
+/*
+ * cmd_solve.c - `ilpart solve GRAPH [-o PARTITION] [--split DIR] [--objective O]
+ * [--memory-budget B] [--alpha A] [--device D] [--time-limit S] [--gap G]
+ * [--write-lp F] [--write-mps F] [-v] [--policy F] [--prefer M] [--bans M]`:
+ * the optimal partition by ILP (solver/), checked, as JSON.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "graph/fileio.h"
 
-/* placeholder: the command's work replaces this */
+static const char *usage_line =
+    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted] "
+    "[--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
+    "[--gap G] [--write-lp F] [--write-mps F] [-v] [--policy F] [--prefer M] [--bans M]";
+
+static void
+log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "ilpart solve: %s\n", line);
+}
+
+static int
+parse_number(const char *s, double *out, const char **end)
+{
+	char *e;
+
+	errno = 0;
+	*out = strtod(s, &e);
+	if (e == s || errno != 0 || !isfinite(*out))
+		return -1;
+	*end = e;
+	return 0;
+}
+
+/*
+ * Bytes with an optional suffix (B, kB/KiB, MB/MiB, GB/GiB, TB/TiB; decimal or binary),
+ * or, for a plain number written with a decimal point, a fraction in [0, 1].
+ */
+static int
+parse_budget(const char *s, ilp_solve_options *o)
+{
+	static const struct {
+		const char *sfx;
+		double mul;
+	} units[] = {
+		{ "", 1 }, { "b", 1 }, { "k", 1e3 }, { "kb", 1e3 }, { "kib", 1024.0 },
+		{ "m", 1e6 }, { "mb", 1e6 }, { "mib", 1048576.0 }, { "g", 1e9 }, { "gb", 1e9 },
+		{ "gib", 1073741824.0 }, { "t", 1e12 }, { "tb", 1e12 },
+		{ "tib", 1099511627776.0 },
+	};
+	const char *end;
+	double v;
+
+	if (parse_number(s, &v, &end) != 0 || v < 0)
+		return -1;
+	if (*end == '\0' && strpbrk(s, ".eE") != NULL) {
+		if (v > 1)
+			return -1;
+		o->budget_fraction = v;
+		o->budget_bytes = -1;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcasecmp(end, units[i].sfx) == 0) {
+			v = floor(v * units[i].mul);
+			if (v > 4.6e18)
+				return -1;
+			o->budget_bytes = (int64_t)v;
+			o->budget_fraction = -1;
+			return 0;
+		}
+	return -1;
+}
+
+static int
+parse_device(const char *s, ilp_device *dev)
+{
+	const char *end;
+
+	if (ilp_device_lookup(s, dev) == 0)
+		return 0;
+	if (parse_number(s, &dev->peak_flops, &end) != 0 || *end != ':' ||
+	    parse_number(end + 1, &dev->bandwidth, &end) != 0 || *end != '\0' ||
+	    !(dev->peak_flops > 0) || !(dev->bandwidth > 0))
+		return -1;
+	return 0;
+}
+
+static int
+write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_error *err)
+{
+	static const struct {
+		const char *file;
+		ilp_split_format fmt;
+	} outs[] = { { "split.json", ILP_SPLIT_JSON }, { "split.txt", ILP_SPLIT_TEXT } };
+	char path[4096];
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err->msg, sizeof err->msg, "%s: %s", dir, strerror(errno));
+		err->kind = ILP_ERR_SYSTEM;
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+		char *text = NULL;
+		int rc;
+
+		snprintf(path, sizeof path, "%s/%s", dir, outs[i].file);
+		if (ilp_split_render(g, p, outs[i].fmt, &text, err) != 0)
+			return -1;
+		rc = ilp_write_file_atomic(path, text, strlen(text), err);
+		free(text);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Options with a value: the value, advancing *i, or NULL after a usage error. */
+static const char *
+value(int argc, char **argv, int *i, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(argv[*i], name, len) == 0 && argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int
+is_opt(const char *arg, const char *name)
+{
+	size_t len = strlen(name);
+
+	return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
+}
+
+static int
+parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
+    const char **graph, const char **output, const char **split)
+{
+	int have_objective = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL, *end;
+		int pr, missing = 0;
+
+		if ((pr = cli_policy_arg(po, "solve", argc, argv, &i)) != 0) {
+			if (pr < 0)
+				return -1;
+			continue;
+		}
+		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			o->verbose = 1;
+			continue;
+		}
+		if (a[0] != '-' || a[1] == '\0') {
+			if (*graph != NULL)
+				return cli_usage("solve", "unexpected argument '%s'", a), -1;
+			*graph = a;
+			continue;
+		}
+#define OPT(name) (is_opt(a, name) && ((v = value(argc, argv, &i, name)) != NULL || \
+	(missing = 1, cli_usage("solve", "%s needs a value", name), 0)))
+		if (strcmp(a, "-o") == 0) {
+			if ((v = value(argc, argv, &i, "-o")) == NULL)
+				return cli_usage("solve", "-o needs a file name"), -1;
+			*output = v;
+		} else if (OPT("--split")) {
+			*split = v;
+		} else if (OPT("--objective")) {
+			have_objective = 1;
+			if (strcmp(v, "memory") == 0)
+				o->objective = ILP_OBJ_MEMORY;
+			else if (strcmp(v, "runtime") == 0)
+				o->objective = ILP_OBJ_RUNTIME;
+			else if (strcmp(v, "weighted") == 0)
+				o->objective = ILP_OBJ_WEIGHTED;
+			else
+				return cli_usage("solve", "--objective: expected memory, runtime or "
+				    "weighted, not '%s'", v), -1;
+		} else if (OPT("--memory-budget")) {
+			if (parse_budget(v, o) != 0)
+				return cli_usage("solve", "--memory-budget: expected bytes (1024, "
+				    "512MiB, 2GB) or a fraction in [0, 1] written with a decimal "
+				    "point (0.3), not '%s'", v), -1;
+		} else if (OPT("--alpha")) {
+			if (parse_number(v, &o->alpha, &end) != 0 || *end != '\0' || o->alpha < 0)
+				return cli_usage("solve", "--alpha: expected a number >= 0, not '%s'",
+				    v), -1;
+		} else if (OPT("--device")) {
+			if (parse_device(v, &o->device) != 0)
+				return cli_usage("solve", "--device: expected h100, a100, cpu or "
+				    "FLOPS:BYTES_PER_S (989e12:3.35e12), not '%s'", v), -1;
+		} else if (OPT("--time-limit")) {
+			if (parse_number(v, &o->time_limit, &end) != 0 || *end != '\0' ||
+			    o->time_limit <= 0)
+				return cli_usage("solve", "--time-limit: expected seconds > 0, not "
+				    "'%s'", v), -1;
+		} else if (OPT("--gap")) {
+			if (parse_number(v, &o->gap, &end) != 0 || *end != '\0' || o->gap < 0)
+				return cli_usage("solve", "--gap: expected a relative gap >= 0, not "
+				    "'%s'", v), -1;
+		} else if (OPT("--write-lp")) {
+			o->write_lp = v;
+		} else if (OPT("--write-mps")) {
+			o->write_mps = v;
+		} else {
+			if (!missing)
+				cli_usage("solve", "unknown option '%s'", a);
+			return -1;
+		}
+#undef OPT
+	}
+	if (*graph == NULL)
+		return cli_usage("solve", "expected GRAPH; usage: ilpart solve %s", usage_line),
+		    -1;
+	/* A budget only means something to the runtime objective. */
+	if (!have_objective && (o->budget_bytes >= 0 || o->budget_fraction >= 0))
+		o->objective = ILP_OBJ_RUNTIME;
+	if (o->objective == ILP_OBJ_WEIGHTED && o->alpha == 0 && o->verbose)
+		fprintf(stderr, "ilpart solve: --alpha 0: recomputation is free\n");
+	o->prefer = po->prefer;
+	o->bans = po->bans;
+	return 0;
+}
+
 int
 cmd_solve(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ilpart solve: not built yet\n");
-	return CLI_INPUT;
+	const char *graph = NULL, *output = "-", *split = NULL;
+	ilp_solve_options o;
+	cli_policy_opts po;
+	ilp_error err = { 0 };
+	ilp_graph *g = NULL;
+	ilp_partition *p = NULL;
+	char *json = NULL;
+	int rc;
+
+	ilp_solve_options_init(&o);
+	cli_policy_opts_init(&po);
+	o.log = log_line;
+	if (parse_args(argc, argv, &o, &po, &graph, &output, &split) != 0)
+		return CLI_INPUT;
+	if (ilp_graph_read_file(graph, &g, &err) != 0)
+		return cli_fail(&err);
+	if ((rc = cli_policy_apply(&po, g)) != CLI_OK)
+		goto out;
+	if (ilp_solve(g, &o, &p, &err) != 0 || ilp_partition_to_json(g, p, &json, &err) != 0 ||
+	    ilp_write_file_atomic(output, json, strlen(json), &err) != 0 ||
+	    (split != NULL && write_split(split, g, p, &err) != 0)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	rc = CLI_OK;
+out:
+	free(json);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+	return rc;
 }

@@ -1,2 +1,491 @@
+/* model.c - the save/recompute ILP in GLPK: build, objective, limits, solve, write. */
 #include "config.h"
-/* placeholder: filled in by its module's work */
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glpk.h>
+
+#include "solver/glpk_env.h"
+#include "solver/model.h"
+
+static int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b != 0) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* LP-format-safe column and row names: a prefix, the index, and the node name. */
+static void
+set_name(char *buf, size_t len, const char *prefix, size_t idx, const char *node)
+{
+	size_t k = (size_t)snprintf(buf, len, "%s%zu_", prefix, idx);
+
+	for (; *node != '\0' && k + 1 < len && k < 48; node++)
+		buf[k++] = (*node >= 'a' && *node <= 'z') || (*node >= 'A' && *node <= 'Z') ||
+		    (*node >= '0' && *node <= '9') || *node == '_' || *node == '.' ? *node : '_';
+	buf[k] = '\0';
+}
+
+static int
+add_row(glp_prob *lp, const char *name, int type, double bnd, int len, const int *ind,
+    const double *val)
+{
+	int i = glp_add_rows(lp, 1);
+
+	glp_set_row_name(lp, i, name);
+	glp_set_row_bnds(lp, i, type, type == GLP_UP ? 0 : bnd, bnd);
+	glp_set_mat_row(lp, i, len, ind, val);
+	return i;
+}
+
+static void
+add_columns(const ilp_graph *g, ilpi_model *m)
+{
+	const ilpi_reduced *red = m->red;
+	char name[80];
+
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+		const char *nm = g->node[item->rep].name;
+
+		if (item->can_save) {
+			m->col_s[it] = glp_add_cols(m->lp, 1);
+			set_name(name, sizeof name, "s", it, nm);
+			glp_set_col_name(m->lp, m->col_s[it], name);
+			glp_set_col_kind(m->lp, m->col_s[it], GLP_BV);
+		}
+		if (item->can_recompute) {
+			m->col_r[it] = glp_add_cols(m->lp, 1);
+			set_name(name, sizeof name, "r", it, nm);
+			glp_set_col_name(m->lp, m->col_r[it], name);
+			glp_set_col_kind(m->lp, m->col_r[it], GLP_BV);
+		}
+	}
+	for (size_t k = 0; k < red->n_stor; k++)
+		if (red->stor_items[k] >= 2) {
+			m->col_y[k] = glp_add_cols(m->lp, 1);
+			set_name(name, sizeof name, "y", k, g->node[red->stor_root[k]].name);
+			glp_set_col_name(m->lp, m->col_y[k], name);
+			glp_set_col_kind(m->lp, m->col_y[k], GLP_BV);
+		}
+	m->n_cols = glp_get_num_cols(m->lp);
+}
+
+static void
+add_rows(const ilp_graph *g, ilpi_model *m)
+{
+	const ilpi_reduced *red = m->red;
+	int ind[4];
+	double val[4];
+	char name[80];
+
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+		const char *nm = g->node[item->rep].name;
+		int s = m->col_s[it], r = m->col_r[it];
+
+		if (s && r) {
+			ind[1] = s, ind[2] = r, val[1] = val[2] = 1;
+			set_name(name, sizeof name, "a", it, nm);
+			add_row(m->lp, name, item->boundary ? GLP_FX : GLP_UP, 1, 2, ind, val);
+		} else if (item->boundary) {
+			glp_set_col_bnds(m->lp, s ? s : r, GLP_FX, 1, 1);
+		}
+		for (uint32_t k = 0; r && k < item->in_count; k++) {
+			int32_t j = red->in[item->in_begin + k];
+			int len = 1;
+
+			ind[1] = r, val[1] = 1;
+			if (m->col_s[j])
+				ind[++len] = m->col_s[j], val[len] = -1;
+			if (m->col_r[j])
+				ind[++len] = m->col_r[j], val[len] = -1;
+			set_name(name, sizeof name, "d", it, nm);
+			snprintf(name + strlen(name), sizeof name - strlen(name), "_%d", (int)k);
+			add_row(m->lp, name, GLP_UP, 0, len, ind, val);
+		}
+		if (s && m->col_y[item->stor]) {
+			ind[1] = s, val[1] = 1;
+			ind[2] = m->col_y[item->stor], val[2] = -1;
+			set_name(name, sizeof name, "k", it, nm);
+			add_row(m->lp, name, GLP_UP, 0, 2, ind, val);
+		}
+	}
+}
+
+int
+ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp_error *err)
+{
+	int64_t unit = 0;
+
+	memset(m, 0, sizeof *m);
+	m->red = red;
+	m->col_s = calloc(red->n_items + 1, sizeof *m->col_s);
+	m->col_r = calloc(red->n_items + 1, sizeof *m->col_r);
+	m->col_y = calloc(red->n_stor + 1, sizeof *m->col_y);
+	m->coef = calloc(2 * red->n_items + red->n_stor + 1, sizeof *m->coef);
+	m->ind = calloc(2 * red->n_items + red->n_stor + 1, sizeof *m->ind);
+	if (m->col_s == NULL || m->col_r == NULL || m->col_y == NULL || m->coef == NULL ||
+	    m->ind == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	/* Bytes in units of their gcd keep byte expressions integral and small. */
+	for (size_t k = 0; k < red->n_stor; k++)
+		if (red->stor_bytes[k] > 0)
+			unit = gcd64(red->stor_bytes[k], unit);
+	m->byte_unit = unit > 0 ? (double)unit : 1;
+	m->lp = glp_create_prob();
+	glp_set_prob_name(m->lp, "ilpart");
+	glp_set_obj_name(m->lp, "objective");
+	glp_set_obj_dir(m->lp, GLP_MIN);
+	add_columns(g, m);
+	add_rows(g, m);
+	return 0;
+}
+
+void
+ilpi_model_free(ilpi_model *m, int glpk_freed)
+{
+	if (m == NULL)
+		return;
+	if (m->lp != NULL && !glpk_freed)
+		glp_delete_prob(m->lp);
+	free(m->col_s);
+	free(m->col_r);
+	free(m->col_y);
+	free(m->coef);
+	free(m->ind);
+	memset(m, 0, sizeof *m);
+}
+
+/* Dense coefficients of an expression into m->coef[1..n_cols]. */
+static void
+expression(ilpi_model *m, const ilpi_terms *t)
+{
+	const ilpi_reduced *red = m->red;
+
+	memset(m->coef, 0, ((size_t)m->n_cols + 1) * sizeof *m->coef);
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+		int s = m->col_s[it], r = m->col_r[it];
+
+		if (s) {
+			if (!m->col_y[item->stor])
+				m->coef[s] += t->bytes *
+				    ((double)red->stor_bytes[item->stor] / m->byte_unit);
+			if (t->pen_s != NULL)
+				m->coef[s] += t->pen_s[it];
+		}
+		if (r) {
+			m->coef[r] += t->cost * item->cost;
+			if (t->pen_r != NULL)
+				m->coef[r] += t->pen_r[it];
+		}
+	}
+	for (size_t k = 0; k < red->n_stor; k++)
+		if (m->col_y[k])
+			m->coef[m->col_y[k]] += t->bytes * ((double)red->stor_bytes[k] / m->byte_unit);
+}
+
+void
+ilpi_model_set_objective(ilpi_model *m, const ilpi_terms *t)
+{
+	expression(m, t);
+	for (int j = 1; j <= m->n_cols; j++)
+		glp_set_obj_coef(m->lp, j, m->coef[j]);
+}
+
+void
+ilpi_model_set_limit(ilpi_model *m, int which, const ilpi_terms *t, double ub)
+{
+	int len = 0;
+
+	if (m->row_limit[which] == 0) {
+		if (ub < 0)
+			return;
+		m->row_limit[which] = glp_add_rows(m->lp, 1);
+		glp_set_row_name(m->lp, m->row_limit[which],
+		    which == ILPI_LIMIT_BUDGET ? "budget" : "level");
+	}
+	if (ub < 0) {
+		glp_set_row_bnds(m->lp, m->row_limit[which], GLP_FR, 0, 0);
+		return;
+	}
+	expression(m, t);
+	for (int j = 1; j <= m->n_cols; j++)
+		if (m->coef[j] != 0) {
+			len++;
+			m->ind[len] = j;
+			m->coef[len] = m->coef[j];
+		}
+	glp_set_mat_row(m->lp, m->row_limit[which], len, m->ind, m->coef);
+	/* Byte expressions are in byte units (the budget is converted by the caller). */
+	glp_set_row_bnds(m->lp, m->row_limit[which], GLP_UP, 0, ub);
+}
+
+double
+ilpi_model_value(const ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
+    const uint8_t *r)
+{
+	const ilpi_reduced *red = m->red;
+	uint8_t *seen = calloc(red->n_stor + 1, 1);
+	double v = 0;
+
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+
+		if (s[it] && item->can_save) {
+			if (seen != NULL && !seen[item->stor])
+				v += t->bytes * ((double)red->stor_bytes[item->stor] / m->byte_unit);
+			if (seen != NULL)
+				seen[item->stor] = 1;
+			if (t->pen_s != NULL)
+				v += t->pen_s[it];
+		}
+		if (r[it] && item->can_recompute) {
+			v += t->cost * item->cost;
+			if (t->pen_r != NULL)
+				v += t->pen_r[it];
+		}
+	}
+	free(seen);
+	return v;
+}
+
+/* State of one branch-and-bound run, seen by the MIP callback. */
+typedef struct cb_state {
+	ilpi_model *m;
+	ilpi_mip *mip;
+	double *warm;             /* column values of the start solution, or NULL */
+	int warm_given;
+	double bound;             /* best bound seen, -DBL_MAX until known */
+	double t_start, t_last;   /* glp_time() ms */
+} cb_state;
+
+static void
+progress(glp_tree *tree, cb_state *st)
+{
+	glp_prob *lp = glp_ios_get_prob(tree);
+	int best = glp_ios_best_node(tree), a_cnt, n_cnt, t_cnt;
+	double now = glp_time();
+
+	if (best != 0)
+		st->bound = glp_ios_node_bound(tree, best);
+	if (now - st->t_last < 2000)
+		return;
+	st->t_last = now;
+	glp_ios_tree_size(tree, &a_cnt, &n_cnt, &t_cnt);
+	if (glp_mip_status(lp) == GLP_FEAS)
+		ilpi_glpk_progress("solve: %.1fs incumbent %.6g bound %.6g gap %.3g%% nodes %d "
+		    "active %d", (now - st->t_start) / 1000, glp_mip_obj_val(lp), st->bound,
+		    100 * glp_ios_mip_gap(tree), t_cnt, a_cnt);
+	else
+		ilpi_glpk_progress("solve: %.1fs no incumbent yet, bound %.6g nodes %d active %d",
+		    (now - st->t_start) / 1000, st->bound, t_cnt, a_cnt);
+}
+
+static void
+callback(glp_tree *tree, void *info)
+{
+	cb_state *st = info;
+
+	switch (glp_ios_reason(tree)) {
+	case GLP_IHEUR:
+		/* The start solution, offered once at the root. */
+		if (st->warm != NULL && !st->warm_given) {
+			st->warm_given = 1;
+			glp_ios_heur_sol(tree, st->warm);
+		}
+		break;
+	case GLP_ISELECT:
+	case GLP_IBINGO:
+		progress(tree, st);
+		break;
+	default:
+		break;
+	}
+}
+
+static double *
+warm_columns(const ilpi_model *m, const ilpi_mip *mip)
+{
+	const ilpi_reduced *red = m->red;
+	double *x;
+
+	if (mip->warm_s == NULL || mip->warm_r == NULL)
+		return NULL;
+	if ((x = calloc((size_t)m->n_cols + 1, sizeof *x)) == NULL)
+		return NULL;
+	for (size_t it = 0; it < red->n_items; it++) {
+		if (m->col_s[it] && mip->warm_s[it]) {
+			x[m->col_s[it]] = 1;
+			if (m->col_y[red->item[it].stor])
+				x[m->col_y[red->item[it].stor]] = 1;
+		}
+		if (m->col_r[it] && mip->warm_r[it])
+			x[m->col_r[it]] = 1;
+	}
+	return x;
+}
+
+static void
+take_solution(ilpi_model *m, ilpi_mip *mip)
+{
+	for (size_t it = 0; it < m->red->n_items; it++) {
+		mip->s[it] = m->col_s[it] && glp_mip_col_val(m->lp, m->col_s[it]) > 0.5;
+		mip->r[it] = m->col_r[it] && glp_mip_col_val(m->lp, m->col_r[it]) > 0.5;
+	}
+	mip->obj = glp_mip_obj_val(m->lp);
+}
+
+static int
+ms_limit(double seconds)
+{
+	if (seconds <= 0)
+		return INT32_MAX;
+	return seconds * 1000 < INT32_MAX ? (int)ceil(seconds * 1000) : INT32_MAX;
+}
+
+int
+ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
+{
+	glp_smcp smcp;
+	glp_iocp iocp;
+	cb_state st;
+	int ret, rc = -1;
+	double t0 = glp_time(), left;
+
+	memset(&st, 0, sizeof st);
+	st.m = m;
+	st.mip = mip;
+	st.bound = -DBL_MAX;
+	st.t_start = st.t_last = t0;
+	mip->status = GLP_UNDEF;
+	mip->timed_out = 0;
+	mip->gap_out = -1;
+	mip->bound = -DBL_MAX;
+	glp_init_smcp(&smcp);
+	smcp.msg_lev = mip->verbose ? GLP_MSG_ON : GLP_MSG_ERR;
+	smcp.tm_lim = ms_limit(mip->time_limit);
+	ret = glp_simplex(m->lp, &smcp);
+	if (ret == GLP_ETMLIM) {
+		mip->timed_out = 1;
+		return 0;
+	}
+	if (ret != 0 && glp_get_status(m->lp) != GLP_NOFEAS) {
+		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: LP relaxation failed (glp_simplex code %d)",
+		    ret);
+		return -1;
+	}
+	if (glp_get_status(m->lp) == GLP_NOFEAS) {
+		mip->status = GLP_NOFEAS;
+		return 0;
+	}
+	if (glp_get_status(m->lp) != GLP_OPT) {
+		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: LP relaxation status %d",
+		    glp_get_status(m->lp));
+		return -1;
+	}
+	glp_init_iocp(&iocp);
+	iocp.msg_lev = mip->verbose ? GLP_MSG_ON : GLP_MSG_ERR;
+	iocp.presolve = GLP_OFF;  /* the start solution is in the model's own columns */
+	iocp.br_tech = GLP_BR_PCH;
+	iocp.bt_tech = GLP_BT_BLB;
+	iocp.mir_cuts = GLP_ON;
+	iocp.cov_cuts = GLP_ON;
+	iocp.mip_gap = mip->gap > 0 ? mip->gap : 0;
+	iocp.cb_func = callback;
+	iocp.cb_info = &st;
+	left = mip->time_limit > 0 ? mip->time_limit - (glp_time() - t0) / 1000 : 0;
+	if (mip->time_limit > 0 && left <= 0.001)
+		left = 0.001;
+	iocp.tm_lim = ms_limit(left);
+	st.warm = warm_columns(m, mip);
+	ret = glp_intopt(m->lp, &iocp);
+	switch (ret) {
+	case 0:
+	case GLP_ETMLIM:
+	case GLP_EMIPGAP:
+	case GLP_ESTOP:
+		break;
+	case GLP_ENOPFS:
+		mip->status = GLP_NOFEAS;
+		rc = 0;
+		goto out;
+	default:
+		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: branch-and-bound failed (glp_intopt code %d)",
+		    ret);
+		goto out;
+	}
+	mip->timed_out = ret == GLP_ETMLIM;
+	mip->status = glp_mip_status(m->lp);
+	switch (mip->status) {
+	case GLP_OPT:
+		take_solution(m, mip);
+		mip->bound = mip->obj;
+		mip->gap_out = 0;
+		break;
+	case GLP_FEAS:
+		take_solution(m, mip);
+		mip->bound = st.bound;
+		if (st.bound > -DBL_MAX)
+			mip->gap_out = fabs(mip->obj - st.bound) / (fabs(mip->obj) + DBL_EPSILON);
+		break;
+	case GLP_NOFEAS:
+	case GLP_UNDEF:
+		break;
+	default:
+		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: unexpected MIP status %d", mip->status);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(st.warm);
+	return rc;
+}
+
+int
+ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	int fd, ret;
+
+	if (tmp == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
+		return -1;
+	}
+	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+	if ((fd = mkstemp(tmp)) < 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	(void)fchmod(fd, 0644); /* mkstemp's 0600 is not what a written model wants */
+	close(fd);
+	ret = mps ? glp_write_mps(m->lp, GLP_MPS_FILE, NULL, tmp) :
+	    glp_write_lp(m->lp, NULL, tmp);
+	if (ret != 0 || rename(tmp, path) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: cannot write the model%s%s", path,
+		    ret != 0 ? "" : ": ", ret != 0 ? "" : strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

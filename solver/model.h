@@ -1,3 +1,69 @@
+/*
+ * model.h - the ILP over a reduced graph, in GLPK (internal). docs/solver.md states
+ * the model. Every function that touches GLPK must run inside ilpi_glpk_run().
+ *
+ * Columns per item I: s_I (saved) when I can be saved, r_I (executed in the backward)
+ * when it can be recomputed; y_k per storage class k that two or more items share.
+ * Rows: s_I + r_I = 1 (boundary) or <= 1; r_I <= s_J + r_J per input item J;
+ * s_I <= y_k; and up to two limit rows (budget, lexicographic level).
+ */
 #ifndef ILPART_SOLVER_MODEL_H
 #define ILPART_SOLVER_MODEL_H
-#endif
+
+#include <stdint.h>
+
+#include "solver/reduce.h"
+
+struct glp_prob;
+
+typedef struct ilpi_model {
+	struct glp_prob *lp;
+	const ilpi_reduced *red;
+	int *col_s, *col_r;       /* per item; 0 when the variable is fixed at 0 */
+	int *col_y;               /* per storage class; 0 when one item owns the class */
+	int n_cols;
+	double byte_unit;         /* bytes per model byte (gcd of the storage sizes) */
+	int row_limit[2];         /* ILPI_LIMIT_* rows, 0 until first used */
+	double *coef;             /* scratch, n_cols + 1 */
+	int *ind;                 /* scratch, n_cols + 1 */
+} ilpi_model;
+
+/* A linear expression over the model: bytes * saved bytes + cost * recompute cost (us)
+ * + per-item penalties on s and r (NULL: none). Bytes are in real bytes. */
+typedef struct ilpi_terms {
+	double bytes, cost;
+	const double *pen_s, *pen_r;
+} ilpi_terms;
+
+enum { ILPI_LIMIT_BUDGET = 0, ILPI_LIMIT_LEVEL = 1 };
+
+/* Solver controls and results for one MIP solve. */
+typedef struct ilpi_mip {
+	double time_limit;        /* seconds, <= 0: none */
+	double gap;               /* relative gap to stop at */
+	int verbose;
+	const uint8_t *warm_s, *warm_r; /* a feasible item solution to start from, or NULL */
+	/* results */
+	int status;               /* GLP_OPT, GLP_FEAS, GLP_NOFEAS or GLP_UNDEF */
+	int timed_out;
+	double obj;               /* objective of the incumbent */
+	double bound;             /* best proven bound */
+	double gap_out;           /* proven relative gap, 0 when optimal */
+	uint8_t *s, *r;           /* per item, caller-allocated: the incumbent */
+} ilpi_mip;
+
+int ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m,
+    ilp_error *err);
+/* glpk_freed: GLPK's environment was freed after an error, so lp is already gone. */
+void ilpi_model_free(ilpi_model *m, int glpk_freed);
+void ilpi_model_set_objective(ilpi_model *m, const ilpi_terms *t);
+/* Row `which`: expression <= ub; ub < 0 switches the row off. */
+void ilpi_model_set_limit(ilpi_model *m, int which, const ilpi_terms *t, double ub);
+/* Value of the expression on an item solution. */
+double ilpi_model_value(const ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
+    const uint8_t *r);
+int ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err);
+/* Writes the model in CPLEX LP (mps == 0) or free MPS format, atomically. */
+int ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err);
+
+#endif /* ILPART_SOLVER_MODEL_H */

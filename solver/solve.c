@@ -1,2 +1,707 @@
+/*
+ * solve.c - ilp_solve: rules, costs and reduction, then the objective's stages on one
+ * GLPK model, then the partition: canonicalised, evaluated and checked.
+ * docs/solver.md describes the model and the stages.
+ */
 #include "config.h"
-/* placeholder: filled in by its module's work */
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <glpk.h>
+
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "policies/rules.h"
+#include "solver/cost.h"
+#include "solver/glpk_env.h"
+#include "solver/model.h"
+#include "solver/reduce.h"
+
+/* Everything a solve allocates lives here, so a GLPK error longjmp loses nothing. */
+typedef struct solve_ctx {
+	const ilp_graph *g;
+	const ilp_solve_options *o;
+	ilpi_rules rules;
+	int have_rules;
+	double *cost;             /* per node: recompute cost in us, 0 when free */
+	ilpi_reduced red;
+	ilpi_model m;
+	uint8_t *s, *r;           /* per item: the answer */
+	uint8_t *ws, *wr;         /* per item: a feasible start */
+	uint8_t *ts, *tr;         /* per item: scratch */
+	double *pen[4];           /* per item: soft penalties (PEN_*) */
+	uint8_t *node_s, *node_r; /* per node: canonical answer */
+	double t0;                /* CLOCK_MONOTONIC seconds at start */
+	/* outcome */
+	const char *status;       /* "optimal", "feasible", "time-limit" */
+	double gap;
+	int64_t budget;           /* bytes, < 0 none */
+	int64_t least_bytes;      /* B0 when computed, else -1 */
+} solve_ctx;
+
+enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void
+note(const solve_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+note(const solve_ctx *c, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!c->o->verbose || c->o->log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	c->o->log(c->o->log_ctx, buf);
+}
+
+void
+ilp_solve_options_init(ilp_solve_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->objective = ILP_OBJ_MEMORY;
+	o->alpha = 0;
+	o->budget_bytes = -1;
+	o->budget_fraction = -1;
+	o->prefer = ILP_PREFER_HARD;
+	o->bans = ILP_BANS_PYTORCH;
+	ilp_device_lookup("h100", &o->device);
+	o->time_limit = 0;
+	o->gap = 0;
+}
+
+static int
+check_options(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
+{
+	if (o->objective != ILP_OBJ_MEMORY && o->objective != ILP_OBJ_RUNTIME &&
+	    o->objective != ILP_OBJ_WEIGHTED) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'objective': unknown objective %d",
+		    g->path, (int)o->objective);
+		return -1;
+	}
+	if (o->budget_bytes >= 0 && o->budget_fraction >= 0) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'memory-budget': give bytes or a "
+		    "fraction, not both", g->path);
+		return -1;
+	}
+	if (o->budget_fraction > 1 || isnan(o->budget_fraction)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'memory-budget': fraction %g is not "
+		    "in [0, 1]", g->path, o->budget_fraction);
+		return -1;
+	}
+	if ((o->budget_bytes >= 0 || o->budget_fraction >= 0) &&
+	    o->objective != ILP_OBJ_RUNTIME) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'memory-budget': only the runtime "
+		    "objective takes a budget", g->path);
+		return -1;
+	}
+	if (!(o->alpha >= 0) || !isfinite(o->alpha)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'alpha': %g is not a finite number >= 0",
+		    g->path, o->alpha);
+		return -1;
+	}
+	if (!(o->device.peak_flops > 0) || !(o->device.bandwidth > 0) ||
+	    !isfinite(o->device.peak_flops) || !isfinite(o->device.bandwidth)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'device': peak FLOP/s and bandwidth "
+		    "must be positive", g->path);
+		return -1;
+	}
+	if (!(o->gap >= 0) || !(o->time_limit >= 0 || o->time_limit <= 0)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'gap': %g is not >= 0", g->path, o->gap);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- item-level solutions ---------------------------------------------------- */
+
+/* Keeps only what the backward needs: a value is needed when it is a boundary value
+ * or an input of a needed recomputed one; needed values are saved if the solution
+ * saves them, else recomputed. Never adds a save; returns -1 if a needed value can be
+ * neither (the input solution was infeasible). */
+static int
+canon_items(const ilpi_reduced *red, uint8_t *s, uint8_t *r, uint8_t *need)
+{
+	for (size_t it = 0; it < red->n_items; it++)
+		need[it] = red->item[it].boundary;
+	for (size_t it = red->n_items; it-- > 0;) {
+		const ilpi_item *item = &red->item[it];
+
+		if (!need[it]) {
+			s[it] = r[it] = 0;
+			continue;
+		}
+		s[it] = s[it] && item->can_save;
+		r[it] = !s[it];
+		if (r[it] && !item->can_recompute)
+			return -1;
+		for (uint32_t k = 0; r[it] && k < item->in_count; k++)
+			need[red->in[item->in_begin + k]] = 1;
+	}
+	return 0;
+}
+
+/* Save everything that can be saved: always feasible once reduce() succeeded. */
+static void
+save_all(const ilpi_reduced *red, uint8_t *s, uint8_t *r, uint8_t *need)
+{
+	for (size_t it = 0; it < red->n_items; it++) {
+		s[it] = red->item[it].can_save;
+		r[it] = !s[it];
+	}
+	(void)canon_items(red, s, r, need);
+}
+
+static void
+penalties(solve_ctx *c)
+{
+	const ilpi_reduced *red = &c->red;
+
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+		const ilpi_node *n = &c->g->node[item->rep];
+		double b = (double)ilpi_storage_bytes(c->g, n) / c->m.byte_unit;
+		double t = item->cost > 1e-3 ? item->cost : 1e-3;
+
+		/* A preference weighs twice what the value itself costs in that
+		 * currency: the optimum overrides it only for a clear gain. */
+		if (item->prefer & ILPI_R_PREFER_SAVE) {
+			c->pen[PEN_BYTES_R][it] = 2 * b;
+			c->pen[PEN_TIME_R][it] = 2 * t;
+		}
+		if (item->prefer & ILPI_R_PREFER_RECOMPUTE) {
+			c->pen[PEN_BYTES_S][it] = 2 * b;
+			c->pen[PEN_TIME_S][it] = 2 * t;
+		}
+	}
+}
+
+static ilpi_terms
+terms(const solve_ctx *c, double bytes, double cost, int with_pen)
+{
+	ilpi_terms t = { bytes, cost, NULL, NULL };
+
+	if (!with_pen || c->o->prefer != ILP_PREFER_SOFT)
+		return t;
+	/* Weighted objectives get their penalties mixed per item by weighted_pen(). */
+	if (bytes != 0) {
+		t.pen_s = c->pen[PEN_BYTES_S];
+		t.pen_r = c->pen[PEN_BYTES_R];
+	} else {
+		t.pen_s = c->pen[PEN_TIME_S];
+		t.pen_r = c->pen[PEN_TIME_R];
+	}
+	return t;
+}
+
+/* ---- stages -------------------------------------------------------------------- */
+
+static void
+stage_status(solve_ctx *c, const ilpi_mip *mip)
+{
+	if (mip->timed_out)
+		c->status = "time-limit";
+	else if (mip->status == GLP_FEAS && strcmp(c->status, "time-limit") != 0)
+		c->status = "feasible";
+	c->gap = mip->gap_out;
+}
+
+/* One MIP solve of the model with objective t, starting from (ws, wr) when given;
+ * the answer goes to (s, r). write: this is the model the caller asked to see. */
+static int
+stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
+    const uint8_t *wr, uint8_t *s, uint8_t *r, ilpi_mip *mip, int write, ilp_error *err)
+{
+	const ilp_solve_options *o = c->o;
+	double t1 = now_s();
+
+	memset(mip, 0, sizeof *mip);
+	if (o->time_limit > 0) {
+		mip->time_limit = o->time_limit - (t1 - c->t0);
+		if (mip->time_limit < 0.001)
+			mip->time_limit = 0.001;
+	}
+	ilpi_model_set_objective(&c->m, t);
+	if (write && o->write_lp != NULL && ilpi_model_write(&c->m, o->write_lp, 0, err) != 0)
+		return -1;
+	if (write && o->write_mps != NULL && ilpi_model_write(&c->m, o->write_mps, 1, err) != 0)
+		return -1;
+	mip->gap = o->gap;
+	mip->verbose = o->verbose;
+	mip->warm_s = ws;
+	mip->warm_r = wr;
+	mip->s = s;
+	mip->r = r;
+	if (ilpi_model_solve(&c->m, mip, err) != 0)
+		return -1;
+	if (mip->status != GLP_OPT && mip->status != GLP_FEAS && mip->status != GLP_NOFEAS &&
+	    ws != NULL && mip->timed_out) {
+		/* Out of time before GLPK took the start: the start is the best we have. */
+		memcpy(s, ws, c->red.n_items);
+		memcpy(r, wr, c->red.n_items);
+		mip->status = GLP_FEAS;
+		mip->obj = ilpi_model_value(&c->m, t, s, r);
+		mip->gap_out = -1;
+	}
+	note(c, "stage %s: %s, objective %.10g, gap %.3g, %.2fs", what,
+	    mip->status == GLP_OPT ? "optimal" : mip->status == GLP_FEAS ? "feasible" :
+	    mip->status == GLP_NOFEAS ? "infeasible" : "no solution", mip->obj, mip->gap_out,
+	    now_s() - t1);
+	if (mip->status == GLP_OPT || mip->status == GLP_FEAS)
+		stage_status(c, mip);
+	if (mip->status == GLP_NOFEAS && strcmp(what, "runtime") != 0) {
+		/* Only the budget row can make the model infeasible. */
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: stage '%s' is infeasible",
+		    c->g->path, what);
+		return -1;
+	}
+	if (mip->status == GLP_UNDEF) {
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: stage '%s': %s before any feasible partition "
+		    "was found", c->g->path, what, mip->timed_out ? "time limit reached" :
+		    "GLPK stopped");
+		return -1;
+	}
+	return 0;
+}
+
+/* Level of a lexicographic stage: byte expressions are integral in model units. */
+static double
+level(double obj, int integral)
+{
+	return integral ? floor(obj + 0.5) + 0.5 : obj + 1e-6 * (fabs(obj) > 1 ? fabs(obj) : 1);
+}
+
+/* The budget is below what any partition needs: say how far, and which values that
+ * cannot be recomputed force the least saved bytes (largest first). */
+static int
+budget_conflict(solve_ctx *c, const uint8_t *s0, int proven, ilp_error *err)
+{
+	const ilp_graph *g = c->g;
+	char list[600], why[128];
+	size_t len = 0, shown = 0;
+	int32_t last = ILPI_NONE;
+	int64_t last_b = INT64_MAX;
+
+	list[0] = '\0';
+	/* Up to 6 forced saves by decreasing bytes, ties in graph order: repeated scans
+	 * for the next (bytes, index) below the previous one. */
+	while (shown < 6) {
+		int32_t best = ILPI_NONE;
+		int64_t best_b = -1;
+
+		for (size_t it = 0; it < c->red.n_items; it++) {
+			int32_t v = c->red.item[it].rep;
+			int64_t b = ilpi_storage_bytes(g, &g->node[v]);
+
+			if (!s0[it] || c->red.item[it].can_recompute)
+				continue;
+			if (b > last_b || (b == last_b && v <= last))
+				continue;
+			if (b > best_b || (b == best_b && v < best))
+				best = v, best_b = b;
+		}
+		if (best == ILPI_NONE)
+			break;
+		ilpi_rules_explain(g, &c->rules, (size_t)best, ILPI_R_NO_RECOMPUTE, why,
+		    sizeof why);
+		len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0,
+		    "%s'%s' (%lld bytes, %s)", shown ? ", " : "", g->node[best].name,
+		    (long long)best_b, g->node[best].kind == ILPI_PRIMAL ? "forward input" : why);
+		if (len >= sizeof list)
+			break;
+		shown++;
+		last = best;
+		last_b = best_b;
+	}
+	if (shown == 0)
+		snprintf(list, sizeof list, "none (values whose recomputation needs saved "
+		    "inputs)");
+	ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'memory-budget': the budget of %lld bytes "
+	    "is below the least achievable saved bytes %lld%s; values that cannot be "
+	    "recomputed and force it: %s", g->path, (long long)c->budget,
+	    (long long)c->least_bytes, proven ? "" : " (best found within the time limit)",
+	    list);
+	return -1;
+}
+
+static int
+obj_memory(solve_ctx *c, ilp_error *err)
+{
+	ilpi_terms t1 = terms(c, 1, 0, 1), t2 = terms(c, 0, 1, 1);
+	ilpi_mip mip;
+	size_t n = c->red.n_items;
+
+	if (stage(c, "least-memory", &t1, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
+		return -1;
+	memcpy(c->s, c->ts, n);
+	memcpy(c->r, c->tr, n);
+	if (mip.timed_out)
+		return 0;
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &t1, level(mip.obj, t1.pen_s == NULL));
+	return stage(c, "least-recompute", &t2, c->ts, c->tr, c->s, c->r, &mip, 1, err);
+}
+
+static int
+obj_weighted(solve_ctx *c, ilp_error *err)
+{
+	ilpi_terms t = terms(c, 1, c->o->alpha / c->m.byte_unit, 0);
+	ilpi_mip mip;
+
+	if (c->o->prefer == ILP_PREFER_SOFT) {
+		double a = c->o->alpha / c->m.byte_unit;
+
+		for (size_t it = 0; it < c->red.n_items; it++) {
+			c->pen[PEN_BYTES_S][it] += a * c->pen[PEN_TIME_S][it];
+			c->pen[PEN_BYTES_R][it] += a * c->pen[PEN_TIME_R][it];
+		}
+		t.pen_s = c->pen[PEN_BYTES_S];
+		t.pen_r = c->pen[PEN_BYTES_R];
+	}
+	return stage(c, "weighted", &t, c->ws, c->wr, c->s, c->r, &mip, 1, err);
+}
+
+/* Lexicographic (recompute cost, then bytes): the runtime-optimal partition. */
+static int
+runtime_optimal(solve_ctx *c, int with_pen, int write, double *bytes, ilp_error *err)
+{
+	ilpi_terms tc = terms(c, 0, 1, with_pen), tb = terms(c, 1, 0, with_pen);
+	ilpi_mip mip;
+	size_t n = c->red.n_items;
+
+	if (stage(c, "least-recompute", &tc, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
+		return -1;
+	memcpy(c->s, c->ts, n);
+	memcpy(c->r, c->tr, n);
+	if (!mip.timed_out) {
+		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, level(mip.obj, 0));
+		if (stage(c, "runtime-optimal-memory", &tb, c->ts, c->tr, c->s, c->r, &mip, write,
+		    err) != 0)
+			return -1;
+		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, -1);
+	}
+	*bytes = ilpi_model_value(&c->m, &(ilpi_terms){ 1, 0, NULL, NULL }, c->s, c->r);
+	return 0;
+}
+
+static int
+obj_runtime(solve_ctx *c, ilp_error *err)
+{
+	const ilp_solve_options *o = c->o;
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
+	ilpi_mip mip;
+	uint8_t *s0 = c->ws, *r0 = c->wr;  /* becomes the least-memory partition */
+	double unit = c->m.byte_unit, b1;
+	int proven;
+
+	if (o->budget_bytes < 0 && o->budget_fraction < 0)
+		return runtime_optimal(c, 1, 1, &b1, err);
+	if (stage(c, "least-memory", &tb, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
+		return -1;
+	proven = mip.status == GLP_OPT;
+	memcpy(s0, c->ts, c->red.n_items);
+	memcpy(r0, c->tr, c->red.n_items);
+	c->least_bytes = (int64_t)llround(mip.obj * unit);
+	if (o->budget_fraction >= 0) {
+		if (runtime_optimal(c, 0, 0, &b1, err) != 0)
+			return -1;
+		c->budget = c->least_bytes +
+		    (int64_t)floor(o->budget_fraction * (b1 * unit - (double)c->least_bytes));
+		note(c, "budget: %g of [%lld, %lld] = %lld bytes", o->budget_fraction,
+		    (long long)c->least_bytes, (long long)llround(b1 * unit),
+		    (long long)c->budget);
+	}
+	if (c->budget < c->least_bytes && proven)
+		return budget_conflict(c, s0, 1, err);
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb, floor((double)c->budget / unit));
+	if (stage(c, "runtime", &tc, c->budget >= c->least_bytes ? s0 : NULL, r0, c->s, c->r,
+	    &mip, 1, err) != 0)
+		return -1;
+	if (mip.status == GLP_NOFEAS)
+		return budget_conflict(c, s0, proven, err);
+	return 0;
+}
+
+static int
+run_model(void *ctx, ilp_error *err)
+{
+	solve_ctx *c = ctx;
+
+	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
+		return -1;
+	note(c, "model: %d columns, %d rows, byte unit %g", glp_get_num_cols(c->m.lp),
+	    glp_get_num_rows(c->m.lp), c->m.byte_unit);
+	if (c->o->prefer == ILP_PREFER_SOFT)
+		penalties(c);
+	switch (c->o->objective) {
+	case ILP_OBJ_MEMORY:
+		return obj_memory(c, err);
+	case ILP_OBJ_RUNTIME:
+		return obj_runtime(c, err);
+	case ILP_OBJ_WEIGHTED:
+		return obj_weighted(c, err);
+	}
+	return -1;
+}
+
+/* ---- from items to a checked partition ----------------------------------------- */
+
+/* Node-level answer: an item's save is its rep's, its recompute all its members';
+ * then the canonical form (only what the backward needs, saved ones not recomputed). */
+static int
+to_nodes(solve_ctx *c)
+{
+	const ilp_graph *g = c->g;
+	const ilpi_reduced *red = &c->red;
+	uint8_t *need;
+
+	memset(c->node_s, 0, g->n);
+	memset(c->node_r, 0, g->n);
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+
+		if (c->s[it])
+			c->node_s[item->rep] = 1;
+		for (uint32_t k = 0; c->r[it] && k < item->mem_count; k++)
+			c->node_r[red->member[item->mem_begin + k]] = 1;
+	}
+	need = calloc(g->n + 1, 1);
+	if (need == NULL)
+		return -1;
+	for (size_t v = g->n; v-- > 0;) {
+		const ilpi_node *n = &g->node[v];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (!red->cand[v])
+			continue;
+		if (!need[v] && !red->boundary[v]) {
+			c->node_s[v] = c->node_r[v] = 0;
+			continue;
+		}
+		if (c->node_s[v])
+			c->node_r[v] = 0;
+		else if (!c->node_r[v]) {
+			free(need);
+			return -2;
+		}
+		for (uint32_t k = 0; c->node_r[v] && k < n->in_count; k++)
+			need[in[k]] = 1;
+	}
+	free(need);
+	return 0;
+}
+
+static const char *
+objective_name(ilp_objective o)
+{
+	return o == ILP_OBJ_RUNTIME ? "runtime" : o == ILP_OBJ_WEIGHTED ? "weighted" : "memory";
+}
+
+static const char *
+prefer_name(ilp_prefer_mode m)
+{
+	return m == ILP_PREFER_SOFT ? "soft" : m == ILP_PREFER_PYTORCH ? "pytorch" : "hard";
+}
+
+/* Soft mode: every preference the optimum overrode, with the penalty it accepted for
+ * doing so (the objective gains at least that much by overriding). */
+static int
+record_overrides(solve_ctx *c, ilp_partition *p)
+{
+	const ilpi_reduced *red = &c->red;
+	int time_units = c->o->objective == ILP_OBJ_RUNTIME;
+
+	if (c->o->prefer != ILP_PREFER_SOFT)
+		return 0;
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+		int32_t v = item->rep;
+		double gain;
+
+		if ((item->prefer & ILPI_R_PREFER_SAVE) && c->node_r[v]) {
+			gain = time_units ? c->pen[PEN_TIME_R][it] :
+			    c->pen[PEN_BYTES_R][it] * c->m.byte_unit;
+			if (ilpi_partition_add_override(p, v, ILPI_TAG_PREFER_SAVE, gain) != 0)
+				return -1;
+		}
+		if ((item->prefer & ILPI_R_PREFER_RECOMPUTE) && c->node_s[v]) {
+			gain = time_units ? c->pen[PEN_TIME_S][it] :
+			    c->pen[PEN_BYTES_S][it] * c->m.byte_unit;
+			if (ilpi_partition_add_override(p, v, ILPI_TAG_PREFER_RECOMPUTE, gain) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
+{
+	const ilp_graph *g = c->g;
+	ilp_partition *p;
+	ilp_check_options co;
+	ilp_error cerr = { 0 };
+	int rc;
+
+	if ((rc = to_nodes(c)) != 0) {
+		ilpi_err(err, rc == -1 ? ILP_ERR_SYSTEM : ILP_ERR_SOLVER, rc == -1 ?
+		    "%s: out of memory" : "%s: internal error: the ILP solution leaves a needed "
+		    "value unavailable", g->path);
+		return -1;
+	}
+	if ((p = ilp_partition_new(g)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	for (size_t v = 0; v < g->n; v++)
+		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+	ilpi_partition_set_producer(p, "ilp", objective_name(c->o->objective),
+	    prefer_name(c->o->prefer), c->status);
+	p->gap = c->gap;
+	p->budget_bytes = c->budget;
+	if (ilp_partition_evaluate(g, p, &c->o->device, err) != 0 ||
+	    record_overrides(c, p) != 0)
+		goto fail;
+	switch (c->o->objective) {
+	case ILP_OBJ_MEMORY:
+		p->objective_value = (double)p->saved_bytes;
+		break;
+	case ILP_OBJ_RUNTIME:
+		p->objective_value = p->recompute_time_us;
+		break;
+	case ILP_OBJ_WEIGHTED:
+		p->objective_value = (double)p->saved_bytes + c->o->alpha * p->recompute_time_us;
+		break;
+	}
+	co.prefer = c->o->prefer;
+	if (ilp_check(g, p, &co, &cerr) != 0) {
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the ILP partition fails the "
+		    "checker: %s", g->path, cerr.msg);
+		goto fail;
+	}
+	*out = p;
+	return 0;
+fail:
+	if (err != NULL && err->kind == ILP_ERR_NONE)
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	ilp_partition_free(p);
+	return -1;
+}
+
+static int
+prepare(solve_ctx *c, ilp_error *err)
+{
+	const ilp_graph *g = c->g;
+	ilpi_rule_options ro;
+	size_t n;
+
+	ilpi_rule_options_init(&ro);
+	ro.prefer = c->o->prefer;
+	ro.bans = c->o->bans;
+	if (ilpi_rules_build(g, &ro, &c->rules, err) != 0)
+		return -1;
+	c->have_rules = 1;
+	if ((c->cost = calloc(g->n + 1, sizeof *c->cost)) == NULL)
+		goto nomem;
+	for (size_t v = 0; v < g->n; v++)
+		if (ilpi_node_costs_recompute(g, v))
+			c->cost[v] = ilpi_node_cost_us(g, v, &c->o->device);
+	if (ilpi_reduce(g, &c->rules, c->cost, c->o->prefer == ILP_PREFER_SOFT, &c->red,
+	    err) != 0)
+		return -1;
+	note(c, "reduce: %zu nodes, %zu candidates, %zu boundary, %zu items (%zu contracted, "
+	    "%zu views fixed, %zu dropped), %zu storages", g->n, c->red.n_candidates,
+	    c->red.n_boundary, c->red.n_items, c->red.n_contracted, c->red.n_view_fixed,
+	    c->red.n_dropped, c->red.n_stor);
+	n = c->red.n_items + 1;
+	c->s = calloc(n, 1), c->r = calloc(n, 1), c->ws = calloc(n, 1), c->wr = calloc(n, 1);
+	c->ts = calloc(n > g->n ? n : g->n + 1, 1), c->tr = calloc(n, 1);
+	c->node_s = calloc(g->n + 1, 1), c->node_r = calloc(g->n + 1, 1);
+	for (int k = 0; k < 4; k++)
+		if ((c->pen[k] = calloc(n, sizeof *c->pen[k])) == NULL)
+			goto nomem;
+	if (c->s == NULL || c->r == NULL || c->ws == NULL || c->wr == NULL || c->ts == NULL ||
+	    c->tr == NULL || c->node_s == NULL || c->node_r == NULL)
+		goto nomem;
+	save_all(&c->red, c->ws, c->wr, c->ts);
+	return 0;
+nomem:
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	return -1;
+}
+
+static void
+release(solve_ctx *c, int glpk_freed)
+{
+	ilpi_model_free(&c->m, glpk_freed);
+	ilpi_reduced_free(&c->red);
+	if (c->have_rules)
+		ilpi_rules_free(&c->rules);
+	free(c->cost);
+	free(c->s);
+	free(c->r);
+	free(c->ws);
+	free(c->wr);
+	free(c->ts);
+	free(c->tr);
+	free(c->node_s);
+	free(c->node_r);
+	for (int k = 0; k < 4; k++)
+		free(c->pen[k]);
+}
+
+int
+ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err)
+{
+	ilp_solve_options def;
+	solve_ctx c;
+	ilpi_glpk_log lg;
+	int freed = 0, rc = -1;
+
+	*out = NULL;
+	if (o == NULL) {
+		ilp_solve_options_init(&def);
+		o = &def;
+	}
+	if (err != NULL)
+		err->kind = ILP_ERR_NONE, err->msg[0] = '\0';
+	if (check_options(g, o, err) != 0)
+		return -1;
+	memset(&c, 0, sizeof c);
+	c.g = g;
+	c.o = o;
+	c.t0 = now_s();
+	c.status = "optimal";
+	c.budget = o->budget_bytes;
+	c.least_bytes = -1;
+	if (prepare(&c, err) != 0)
+		goto out;
+	lg.log = o->log;
+	lg.log_ctx = o->log_ctx;
+	lg.verbose = o->verbose;
+	if (ilpi_glpk_run(run_model, &c, &lg, &freed, err) != 0)
+		goto out;
+	rc = make_partition(&c, out, err);
+out:
+	release(&c, freed);
+	return rc;
+}
