@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "graph/graph.h"
 #include "graph/partition.h"

@@ -369,12 +369,19 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
     ilp_partition **out, ilp_error *err)
 {
 	reader r = { g, name != NULL ? name : "<partition>", NULL, err };
-	cJSON *root = cJSON_ParseWithLength(buf, len);
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 
 	*out = NULL;
 	if (root == NULL) {
 		json_error(&r, buf, len);
 		return -1;
+	}
+	while (end != NULL && end < buf + len && strchr(" \t\r\n", *end) != NULL && *end != '\0')
+		end++;
+	if (end != NULL && end < buf + len) {
+		bad(&r, "(top level)", "unexpected text after the JSON value");
+		goto fail;
 	}
 	if (!cJSON_IsObject(root)) {
 		bad(&r, "(top level)", "expected an object");

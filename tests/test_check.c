@@ -486,6 +486,8 @@ START_TEST(partition_bad_files)
 	    "'overrides': [{'node': 'a', 'tag': 'SOMETIMES', 'gain': 1}]}",
 	    "p.json: node 'a': field 'overrides.tag': expected a SAC tag");
 	READ_FAILS(g, "[1, 2]", "p.json: field '(top level)': expected an object");
+	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': []} x",
+	    "p.json: field '(top level)': unexpected text after the JSON value");
 	READ_FAILS(g, "{'format': 'ilpart-partition',\n  'version': 1,,}",
 	    "p.json: invalid JSON at line 2, column 17");
 	READ_FAILS(g, "{'format': 'ilpart-partition', ",
