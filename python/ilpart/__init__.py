@@ -15,6 +15,7 @@ _EXPORTS = {
     "partition_fn": "bridge", "capture": "bridge", "backend": "bridge",
     "nop_compiler": "bridge", "solve": "bridge", "split_modules": "bridge",
     "find_binary": "bridge", "saved_bytes": "bridge", "IlpartError": "bridge",
+    "dumps": "bridge", "write_json": "bridge",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -19,7 +19,7 @@ import torch.fx as fx
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
 
 __all__ = ["find_binary", "solve", "partition_fn", "capture", "backend", "nop_compiler",
-           "saved_bytes", "IlpartError"]
+           "saved_bytes", "split_modules", "dumps", "write_json", "IlpartError"]
 
 
 class IlpartError(RuntimeError):
@@ -240,43 +240,94 @@ def backend(partition=None, **partition_kwargs):
     return aot_autograd(fw_compiler=nop_compiler, bw_compiler=nop_compiler, partition_fn=pf)
 
 
-def _capturing_partition(store, reference):
+class _Captured(Exception):
+    """Raised by capture(execute=False) to stop compilation once the graph is exported."""
+
+
+def _capturing_partition(store, reference, execute):
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         jm = prepare_joint(joint_module)
         store.append(export_graph(jm, num_fwd_outputs, reference=reference,
                                   joint_inputs=joint_inputs, prepare=False))
+        if not execute:
+            raise _Captured()
         return min_cut_rematerialization_partition(jm, joint_inputs,
                                                    num_fwd_outputs=num_fwd_outputs, **kwargs)
     return fn
 
 
-def _write_json(path, doc):
+def dumps(doc):
+    """Canonical text of a graph or partition dict: keys in the order they were built (the
+    order docs/format.md gives), one node per line, no trailing spaces, final newline."""
+    if "nodes" not in doc:
+        return json.dumps(doc, indent=1) + "\n"
+    lines = ["{"]
+    keys = list(doc)
+    for i, k in enumerate(keys):
+        comma = "," if i + 1 < len(keys) else ""
+        if k == "nodes":
+            lines.append(' "nodes": [')
+            nodes = doc["nodes"]
+            for j, n in enumerate(nodes):
+                lines.append("  " + json.dumps(n) + ("," if j + 1 < len(nodes) else ""))
+            lines.append(" ]" + comma)
+        else:
+            lines.append(" %s: %s%s" % (json.dumps(k), json.dumps(doc[k]), comma))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_json(path, doc):
+    """Write dumps(doc) to `path` atomically (a temporary file renamed into place)."""
+    path = os.fspath(path)
     tmp = "%s.tmp%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            f.write(dumps(doc))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _has_captured(exc):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, _Captured):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__ or getattr(exc, "inner_exception", None)
+    return False
 
 
 def capture(model_or_fn, *example_inputs, path=None, reference=True, description=None,
-            **example_kwargs):
+            execute=True, **example_kwargs):
     """Compile `model_or_fn` once on the example inputs, export every joint graph AOTAutograd
     makes (with PyTorch's own min-cut partition as reference), and return them as a list of
     dicts. With `path`, also write them: the first to `path`, further ones (graph breaks)
     to PATH-1.json, PATH-2.json, ... Some input or parameter must require grad.
-    The model runs its forward once (as a compiled module, PyTorch's partition)."""
+
+    execute=True runs the compiled forward once (with PyTorch's partition). execute=False
+    stops right after the first joint graph is exported, so a model on the "meta" device
+    (no memory, no compute) can be captured at full size."""
     import torch._dynamo
 
     graphs = []
-    be = backend(partition=_capturing_partition(graphs, reference))
-    for attempt in range(2):
+    be = backend(partition=_capturing_partition(graphs, reference, execute))
+    for _attempt in range(2):
         compiled = torch.compile(model_or_fn, backend=be)
-        compiled(*example_inputs, **example_kwargs)
+        try:
+            compiled(*example_inputs, **example_kwargs)
+        except Exception as e:  # noqa: BLE001 - dynamo wraps our stop signal
+            if execute or not _has_captured(e):
+                raise
         if graphs:
             break
         # A cached compilation of the same code with another backend: start over once.
+        torch._dynamo.reset()
+    if not execute:
         torch._dynamo.reset()
     if not graphs:
         raise IlpartError("capture: no joint graph was made (does any input or parameter "
@@ -288,5 +339,5 @@ def capture(model_or_fn, *example_inputs, path=None, reference=True, description
         path = os.fspath(path)
         stem = path[:-5] if path.endswith(".json") else path
         for i, g in enumerate(graphs):
-            _write_json(path if i == 0 else "%s-%d.json" % (stem, i), g)
+            write_json(path if i == 0 else "%s-%d.json" % (stem, i), g)
     return graphs

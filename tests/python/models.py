@@ -189,3 +189,58 @@ def attention_policy(ctx, func, *args, **kwargs):
     if func in (aten.addmm.default, aten.mm.default):
         return CheckpointPolicy.PREFER_SAVE
     return CheckpointPolicy.MUST_RECOMPUTE
+
+
+class GPT(nn.Module):
+    """Token embedding + learned positions, transformer blocks, LM head, cross-entropy loss
+    inside the model (the forward output is the scalar loss)."""
+
+    def __init__(self, vocab=512, seq=64, layers=4, d=128, heads=4, checkpointing=None,
+                 policies=None):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(seq, d) * 0.02)
+        self.body = Transformer(layers, d, heads, checkpointing, policies)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx, targets):
+        x = self.tok(idx) + self.pos[: idx.shape[1]]
+        logits = self.head(self.body(x))
+        return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
+class ResBlock(nn.Module):
+    def __init__(self, c_in, c_out, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(c_out)
+        self.c2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(c_out)
+        self.skip = None
+        if stride != 1 or c_in != c_out:
+            self.skip = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False),
+                                      nn.BatchNorm2d(c_out))
+
+    def forward(self, x):
+        y = F.relu(self.b1(self.c1(x)))
+        y = self.b2(self.c2(y))
+        return F.relu(y + (x if self.skip is None else self.skip(x)))
+
+
+class ResNet(nn.Module):
+    """A small ResNet (BatchNorm in training mode, residual adds, max-pool, avg-pool)."""
+
+    def __init__(self, widths=(16, 32, 64), classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, widths[0], 3, 1, 1, bias=False),
+                                  nn.BatchNorm2d(widths[0]), nn.ReLU(), nn.MaxPool2d(2))
+        blocks = []
+        c = widths[0]
+        for i, w in enumerate(widths):
+            blocks += [ResBlock(c, w, 1 if i == 0 else 2), ResBlock(w, w, 1)]
+            c = w
+        self.blocks = nn.Sequential(*blocks)
+        self.fc = nn.Linear(c, classes)
+
+    def forward(self, x):
+        return self.fc(F.adaptive_avg_pool2d(self.blocks(self.stem(x)), 1).flatten(1))
