@@ -677,6 +677,93 @@ START_TEST(split_bytes_only_and_escapes)
 }
 END_TEST
 
+/* Every op of a side reads only the side's inputs and earlier ops; outputs are defined. */
+static void
+assert_closed(const ilp_graph *g, const ilpi_side *side, uint8_t *def)
+{
+	memset(def, 0, g->n);
+	for (size_t k = 0; k < side->n_in; k++)
+		def[side->in[k]] = 1;
+	for (size_t k = 0; k < side->n_op; k++) {
+		const ilpi_node *n = &g->node[side->op[k]];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		for (uint32_t j = 0; j < n->in_count; j++)
+			ck_assert_msg(def[in[j]], "'%s' reads undefined '%s'", n->name,
+			    g->node[in[j]].name);
+		def[side->op[k]] = 1;
+	}
+	for (size_t k = 0; k < side->n_out; k++)
+		ck_assert(side->out[k] == ILPI_NONE || def[side->out[k]]);
+}
+
+/* Every assignment of {none, saved, recomputed} to the non-backward nodes of a graph:
+ * whatever the checker accepts lowers to two self-contained graphs. */
+static void
+exhaustive(const char *rel, ilp_prefer_mode mode, size_t *n_ok, size_t *n_bad)
+{
+	ilp_graph *g = NULL;
+	ilp_error err = { 0 };
+	ilp_check_options o = { mode };
+	int32_t var[16];
+	size_t nv = 0, total = 1;
+	uint8_t *def;
+
+	ck_assert_msg(ilp_graph_read_file(t_srcpath(rel), &g, &err) == 0, "%s", err.msg);
+	def = malloc(g->n);
+	ck_assert_ptr_nonnull(def);
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].cls != ILPI_BACKWARD && nv < 16)
+			var[nv++] = (int32_t)i;
+	for (size_t v = 0; v < nv; v++)
+		total *= 3;
+	*n_ok = *n_bad = 0;
+	for (size_t code = 0; code < total; code++) {
+		ilp_partition *p = ilp_partition_new(g);
+		ilpi_split sp;
+		size_t c = code;
+
+		for (size_t v = 0; v < nv; v++, c /= 3)
+			p->state[var[v]] = c % 3 == 1 ? ILPI_P_SAVED :
+			    c % 3 == 2 ? ILPI_P_RECOMPUTED : 0;
+		if (ilp_check(g, p, &o, &err) != 0) {
+			ck_assert_int_eq(err.kind, ILP_ERR_VIOLATION);
+			(*n_bad)++;
+		} else {
+			ilpi_partition_set_producer(p, NULL, NULL,
+			    mode == ILP_PREFER_SOFT ? "soft" : mode == ILP_PREFER_PYTORCH ?
+			    "pytorch" : "hard", NULL);
+			ck_assert_msg(ilpi_lower(g, p, &sp, &err) == 0, "%s", err.msg);
+			assert_closed(g, &sp.fw, def);
+			assert_closed(g, &sp.bw, def);
+			ck_assert_int_eq(sp.fw.n_out, g->n_fw_out + sp.n_saved);
+			ck_assert_int_eq(sp.n_saved, ilpi_partition_count(p, ILPI_P_SAVED));
+			ilpi_split_free(&sp);
+			(*n_ok)++;
+		}
+		ilp_partition_free(p);
+	}
+	free(def);
+	ilp_graph_free(g);
+}
+
+START_TEST(split_exhaustive_partitions_are_closed)
+{
+	size_t ok_hard, bad_hard, ok_soft, bad_soft;
+
+	exhaustive("tests/golden/split-text/graph.json", ILP_PREFER_HARD, &ok_hard, &bad_hard);
+	exhaustive("tests/golden/split-text/graph.json", ILP_PREFER_SOFT, &ok_soft, &bad_soft);
+	ck_assert_uint_gt(ok_hard, 0);
+	ck_assert_uint_gt(bad_hard, 0);
+	/* Soft mode drops constraints, so it accepts strictly more. */
+	ck_assert_uint_gt(ok_soft, ok_hard);
+	exhaustive("tests/golden/split-seed-text/graph.json", ILP_PREFER_HARD, &ok_hard,
+	    &bad_hard);
+	ck_assert_uint_gt(ok_hard, 0);
+	ck_assert_uint_gt(bad_hard, 0);
+}
+END_TEST
+
 Suite *
 suite_check(void)
 {
@@ -711,6 +798,8 @@ suite_check(void)
 	tcase_add_test(l, split_refuses_violations);
 	tcase_add_test(l, split_uses_partition_prefer_mode);
 	tcase_add_test(l, split_bytes_only_and_escapes);
+	tcase_add_test(l, split_exhaustive_partitions_are_closed);
+	tcase_set_timeout(l, 60);
 	suite_add_tcase(s, c);
 	suite_add_tcase(s, t);
 	suite_add_tcase(s, f);
