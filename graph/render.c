@@ -239,7 +239,11 @@ dot_node(ilpi_buf *b, const ilp_graph *g, const uint8_t *is_out, const char *sid
 	dot_id(b, side, n->name);
 	ilpi_buf_puts(b, " [label=\"");
 	dot_esc(b, n->name);
-	if (is_op && n->target != NULL) {
+	if (is_op && is_getitem(n)) {
+		ilpi_buf_puts(b, "\\n");
+		dot_esc(b, g->node[ilpi_inputs(g, n)[0]].name);
+		ilpi_buf_printf(b, "[%d]", (int)n->index);
+	} else if (is_op && n->target != NULL) {
 		ilpi_buf_puts(b, "\\n");
 		dot_esc(b, n->target);
 	}
