@@ -343,6 +343,33 @@ ilp_policy_free(ilp_policy *pol)
 	free(pol);
 }
 
+/* An unclosed string, array or object at the end: the file was cut short. */
+static int
+truncated(const char *buf, size_t len)
+{
+	int depth = 0, in_str = 0, esc = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if (c == ']' || c == '}') {
+			depth--;
+		}
+	}
+	return in_str || depth > 0;
+}
+
 static void
 json_error(preader *r, const char *buf, size_t len)
 {
@@ -354,7 +381,7 @@ json_error(preader *r, const char *buf, size_t len)
 		col = buf[i] == '\n' ? 1 : col + 1;
 		line += buf[i] == '\n';
 	}
-	if (off >= len)
+	if (off >= len || truncated(buf, len))
 		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: unexpected end of file",
 		    r->path, line, col);
 	else

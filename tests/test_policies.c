@@ -1,10 +1,1038 @@
+/*
+ * test_policies.c - SAC rules (every tag rule in every --prefer mode, region
+ * boundaries, getitem, views, primals, tuples, random/effectful/collective ops, the
+ * PyTorch bans), conflict chains, policy files (good ones and each error), applying
+ * policies, and the seed float8 example under the seed's policy.
+ *
+ * JSON is written with single quotes for readability; q() turns them into double quotes.
+ */
 #include "config.h"
 
-#include "tests/suites.h"
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* placeholder: the module's tests replace this */
+#include "graph/graph.h"
+#include "policies/policy_file.h"
+#include "policies/rules.h"
+#include "tests/suites.h"
+#include "tests/util.h"
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static const char *
+q(const char *s)
+{
+	static char buf[16384];
+	size_t i;
+
+	ck_assert_uint_lt(strlen(s), sizeof buf);
+	for (i = 0; s[i] != '\0'; i++)
+		buf[i] = s[i] == '\'' ? '"' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* A joint graph from its node list and outputs (single-quoted JSON). */
+static ilp_graph *
+G(const char *nodes, const char *outputs)
+{
+	char doc[16384];
+
+	snprintf(doc, sizeof doc, "{'format': 'ilpart-joint-graph', 'version': 1, "
+	    "'nodes': [%s], 'outputs': %s}", nodes, outputs);
+	return t_graph(q(doc));
+}
+
+static ilp_graph *
+G_rng(const char *nodes, const char *outputs)
+{
+	char doc[16384];
+
+	snprintf(doc, sizeof doc, "{'format': 'ilpart-joint-graph', 'version': 1, "
+	    "'rng_functionalized': true, 'nodes': [%s], 'outputs': %s}", nodes, outputs);
+	return t_graph(q(doc));
+}
+
+static size_t
+ix(const ilp_graph *g, const char *name)
+{
+	long i = ilp_graph_find(g, name);
+
+	ck_assert_msg(i >= 0, "no node '%s'", name);
+	return (size_t)i;
+}
+
+static void
+build(const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans, ilpi_rules *r)
+{
+	ilpi_rule_options o;
+	ilp_error err = { 0 };
+
+	ilpi_rule_options_init(&o);
+	o.prefer = prefer;
+	o.bans = bans;
+	ck_assert_msg(ilpi_rules_build(g, &o, r, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(r->n, ilp_graph_node_count(g));
+}
+
+static unsigned
+bits(const ilp_graph *g, const ilpi_rules *r, const char *name)
+{
+	return r->bits[ix(g, name)];
+}
+
+static ilpi_reason
+why_ns(const ilp_graph *g, const ilpi_rules *r, const char *name)
+{
+	return (ilpi_reason)r->why_no_save[ix(g, name)];
+}
+
+static ilpi_reason
+why_nr(const ilp_graph *g, const ilpi_rules *r, const char *name)
+{
+	return (ilpi_reason)r->why_no_recompute[ix(g, name)];
+}
+
+#define P(name, shape) "{'name': '" name "', 'kind': 'primal', 'shape': " shape ", 'dtype': 'f32'}"
+#define T(name, shape) "{'name': '" name "', 'kind': 'tangent', 'shape': " shape ", 'dtype': 'f32'}"
+/* An f32 op; `extra` is more keys, starting with ", " or empty. */
+#define OP(name, target, inputs, shape, extra) "{'name': '" name "', 'kind': 'op', 'target': '" \
+	target "', 'inputs': " inputs ", 'shape': " shape ", 'dtype': 'f32'" extra "}"
+
+/*
+ * The basic tagged chain: x -> a -> b -> (forward output b), backward uses a and b.
+ *   a = relu(x), b = relu(a); bw: g = threshold_backward(t, b); g2 = mul(g, a)
+ */
+static ilp_graph *
+chain_graph(const char *tag_a, const char *tag_b)
+{
+	char nodes[4096];
+
+	snprintf(nodes, sizeof nodes, "%s, %s, %s, %s, %s, %s",
+	    P("x", "[4, 4]"),
+	    tag_a, tag_b,
+	    T("t", "[4, 4]"),
+	    OP("g", "aten.threshold_backward.default", "['t', 'b']", "[4, 4]", ""),
+	    OP("g2", "aten.mul.Tensor", "['g', 'a']", "[4, 4]", ""));
+	return G(nodes, "{'forward': ['b'], 'backward': ['g2']}");
+}
+
+#define A(extra) OP("a", "aten.relu.default", "['x']", "[4, 4]", extra)
+#define B(extra) OP("b", "aten.relu.default", "['a']", "[4, 4]", extra)
+#define IN1(tag) ", 'recompute': '" tag "', 'ac_graph_id': 1"
+
+/* ---- tag rules per mode --------------------------------------------------------------- */
+
+START_TEST(must_save_forbids_recompute)
+{
+	ilp_graph *g = chain_graph(A(IN1("MUST_SAVE")), B(""));
+	ilpi_rules r;
+
+	for (int m = 0; m < 3; m++) {
+		build(g, (ilp_prefer_mode)m, ILP_BANS_NONE, &r);
+		ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+		ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_TAG);
+		ck_assert_uint_eq(bits(g, &r, "b"), 0);
+		ilpi_rules_free(&r);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(must_save_view_is_exempt)
+{
+	ilp_graph *g = chain_graph(A(""),
+	    OP("b", "aten.view.default", "['a']", "[4, 4]", ", 'view_of': 'a'" IN1("MUST_SAVE")));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "b") & ILPI_R_NO_RECOMPUTE, 0);
+	ck_assert_uint_eq(bits(g, &r, "b") & ILPI_R_NO_SAVE, 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(must_recompute_forbids_save)
+{
+	ilp_graph *g = chain_graph(A(IN1("MUST_RECOMPUTE")), B(""));
+	ilpi_rules r;
+
+	for (int m = 0; m < 3; m++) {
+		build(g, (ilp_prefer_mode)m, ILP_BANS_NONE, &r);
+		ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_SAVE);
+		ck_assert_int_eq(why_ns(g, &r, "a"), ILPI_WHY_TAG);
+		ilpi_rules_free(&r);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(prefer_recompute_by_mode)
+{
+	ilp_graph *g = chain_graph(A(IN1("PREFER_RECOMPUTE")), B(""));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_PYTORCH, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_PREFER_RECOMPUTE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(prefer_save_by_mode)
+{
+	ilp_graph *g = chain_graph(A(IN1("PREFER_SAVE")), B(""));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_TAG);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_PYTORCH, ILP_BANS_NONE, &r); /* treated as untagged */
+	ck_assert_uint_eq(bits(g, &r, "a"), 0);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_PREFER_SAVE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(prefer_save_pytorch_mode_is_subject_to_bans)
+{
+	/* a = mm(x, x) tagged PREFER_SAVE: untagged in pytorch mode, so the compute ban
+	 * applies; tagged PREFER_RECOMPUTE instead, no ban. */
+	ilp_graph *g = chain_graph(OP("a", "aten.mm.default", "['x', 'x']", "[4, 4]",
+	    IN1("PREFER_SAVE")), B(""));
+	ilp_graph *h = chain_graph(OP("a", "aten.mm.default", "['x', 'x']", "[4, 4]",
+	    IN1("PREFER_RECOMPUTE")), B(""));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_PYTORCH, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_BAN_COMPUTE);
+	ilpi_rules_free(&r);
+	build(h, ILP_PREFER_PYTORCH, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(h, &r, "a"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+	ilp_graph_free(h);
+}
+END_TEST
+
+/* ---- region boundary, getitem, primals, tuples, flags -------------------------------- */
+
+START_TEST(boundary_between_regions_is_saved)
+{
+	ilp_graph *g = chain_graph(A(IN1("PREFER_RECOMPUTE")),
+	    B(", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 2"));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_BOUNDARY);
+	ck_assert_int_eq(r.tag[ix(g, "a")], ILPI_TAG_MUST_SAVE);
+	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	/* soft mode too: the boundary MUST_SAVE is hard */
+	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(boundary_needs_later_region_and_recompute_user)
+{
+	/* user in an earlier region, and an untagged user: no boundary */
+	ilp_graph *g = chain_graph(OP("a", "aten.relu.default", "['x']", "[4, 4]",
+	    ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 2"), B(IN1("PREFER_RECOMPUTE")));
+	ilp_graph *h = chain_graph(A(IN1("PREFER_RECOMPUTE")), B(""));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	build(h, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(h, &r, "a"), ILPI_R_NO_SAVE);
+	ck_assert_int_eq(r.tag[ix(h, "a")], ILPI_TAG_PREFER_RECOMPUTE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+	ilp_graph_free(h);
+}
+END_TEST
+
+#define TUPLE_GRAPH(tup_extra, get_extra) \
+	P("x", "[4, 4]") ", " \
+	"{'name': 'tup', 'kind': 'op', 'target': 'aten.native_layer_norm.default', " \
+	"'inputs': ['x'], 'tuple': true" tup_extra "}, " \
+	"{'name': 'gi', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, " \
+	"'shape': [4, 4], 'dtype': 'f32'" get_extra "}, " \
+	OP("y", "aten.relu.default", "['gi']", "[4, 4]", "") ", " \
+	T("t", "[4, 4]") ", " \
+	OP("gy", "aten.mul.Tensor", "['t', 'gi']", "[4, 4]", "")
+
+START_TEST(getitem_follows_parent)
+{
+	ilp_graph *g = G(TUPLE_GRAPH(IN1("MUST_RECOMPUTE"), ""),
+	    "{'forward': ['y'], 'backward': ['gy']}");
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "tup"), ILPI_R_NO_SAVE);
+	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_SAVE);
+	ck_assert_int_eq(why_ns(g, &r, "gi"), ILPI_WHY_GETITEM);
+	ck_assert_int_eq(r.tag[ix(g, "gi")], ILPI_TAG_MUST_RECOMPUTE);
+	ck_assert_int_eq(r.region[ix(g, "gi")], 1);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(getitem_own_tag_is_overridden_by_parent)
+{
+	/* parent MUST_SAVE: the getitem may not be recomputed, whatever its own tag says */
+	ilp_graph *g = G(TUPLE_GRAPH(IN1("MUST_SAVE"), IN1("PREFER_RECOMPUTE")),
+	    "{'forward': ['y'], 'backward': ['gy']}");
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "tup"), ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_ns(g, &r, "tup"), ILPI_WHY_TUPLE);
+	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "gi"), ILPI_WHY_GETITEM);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(tuple_cannot_be_saved_and_getitem_inherits_bans)
+{
+	/* untagged tuple op outside any region: no save (tuple); not in the allowlist,
+	 * so banned, and its getitem cannot be recomputed without it */
+	ilp_graph *g = G(TUPLE_GRAPH("", ""), "{'forward': ['y'], 'backward': ['gy']}");
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "tup"), ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "tup"), ILPI_WHY_BAN_ALLOWLIST);
+	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "gi"), ILPI_WHY_GETITEM);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "tup"), ILPI_R_NO_SAVE);
+	ck_assert_uint_eq(bits(g, &r, "gi"), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(primals_are_never_recomputed)
+{
+	ilp_graph *g = chain_graph(A(""), B(""));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "x"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "x"), ILPI_WHY_PRIMAL);
+	ck_assert_uint_eq(bits(g, &r, "t"), 0); /* backward: nothing to decide */
+	ck_assert_uint_eq(bits(g, &r, "g"), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(random_ops)
+{
+	const char *nodes = P("x", "[4, 4]") ", "
+	    OP("a", "aten.native_dropout.default", "['x']", "[4, 4]", ", 'random': true") ", "
+	    OP("b", "aten.relu.default", "['a']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
+	    OP("g", "aten.mul.Tensor", "['t', 'a']", "[4, 4]", "");
+	const char *tagged = P("x", "[4, 4]") ", "
+	    OP("a", "aten.native_dropout.default", "['x']", "[4, 4]", ", 'random': true"
+	    IN1("PREFER_RECOMPUTE")) ", "
+	    OP("b", "aten.relu.default", "['a']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
+	    OP("g", "aten.mul.Tensor", "['t', 'a']", "[4, 4]", "");
+	const char *out = "{'forward': ['b'], 'backward': ['g']}";
+	ilp_graph *g = G(nodes, out), *f = G_rng(nodes, out), *ft = G_rng(tagged, out);
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_RANDOM);
+	ilpi_rules_free(&r);
+	build(f, ILP_PREFER_HARD, ILP_BANS_NONE, &r); /* functionalised RNG */
+	ck_assert_uint_eq(bits(f, &r, "a"), 0);
+	ilpi_rules_free(&r);
+	build(f, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r); /* but PyTorch bans random ops */
+	ck_assert_uint_eq(bits(f, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(f, &r, "a"), ILPI_WHY_BAN_OTHER);
+	ilpi_rules_free(&r);
+	build(ft, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r); /* ... outside SAC regions */
+	ck_assert_uint_eq(bits(ft, &r, "a"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+	ilp_graph_free(f);
+	ilp_graph_free(ft);
+}
+END_TEST
+
+START_TEST(effectful_and_collective_ops)
+{
+	ilp_graph *g = chain_graph(
+	    OP("a", "aten.relu.default", "['x']", "[4, 4]", ", 'effectful': true"),
+	    OP("b", "_c10d_functional.all_reduce.default", "['a']", "[4, 4]",
+	    ", 'collective': true" IN1("PREFER_RECOMPUTE")));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_EFFECTFUL);
+	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_RECOMPUTE | ILPI_R_PREFER_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "b"), ILPI_WHY_COLLECTIVE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- bans ----------------------------------------------------------------------------- */
+
+START_TEST(ban_compute_intensive_outside_regions)
+{
+	ilp_graph *g = chain_graph(OP("a", "aten.mm.default", "['x', 'x']", "[4, 4]", ""),
+	    OP("b", "aten._scaled_mm.default", "['a', 'x']", "[4, 4]", IN1("MUST_RECOMPUTE")));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_BAN_COMPUTE);
+	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_SAVE); /* in a region: not banned */
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(ban_reduction_allowlist_materialized)
+{
+	/* s = sum(x) [] from [64, 64]: output 4 B * 4 < 16 KiB -> reduction ban.
+	 * u = aten.foo(x): not in the allowlist. m = relu(x) used by a backward mm: not
+	 * fusible -> materialised. k = relu(x) used by threshold_backward only: fusible, ok.
+	 * v = permute(x) used by the backward mm: a view, never banned. */
+	const char *nodes = P("x", "[64, 64]") ", "
+	    OP("s", "aten.sum.default", "['x']", "[]", "") ", "
+	    OP("u", "aten.foo.default", "['x']", "[64, 64]", "") ", "
+	    OP("m", "aten.relu.default", "['x']", "[64, 64]", "") ", "
+	    OP("k", "aten.relu.default", "['x']", "[64, 64]", "") ", "
+	    OP("v", "aten.permute.default", "['x']", "[64, 64]", ", 'view_of': 'x'") ", "
+	    OP("o", "aten.add.Tensor", "['k', 'v']", "[64, 64]", "") ", "
+	    T("t", "[64, 64]") ", "
+	    OP("g1", "aten.mm.default", "['t', 'm']", "[64, 64]", "") ", "
+	    OP("g2", "aten.threshold_backward.default", "['g1', 'k']", "[64, 64]", "") ", "
+	    OP("g3", "aten.mm.default", "['g2', 'v']", "[64, 64]", "") ", "
+	    OP("g4", "aten.mul.Tensor", "['g3', 's']", "[64, 64]", "") ", "
+	    OP("g5", "aten.mul.Tensor", "['g4', 'u']", "[64, 64]", "");
+	ilp_graph *g = G(nodes, "{'forward': ['o', 's', 'u', 'm'], 'backward': ['g5']}");
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_int_eq(why_nr(g, &r, "s"), ILPI_WHY_BAN_REDUCTION);
+	ck_assert_int_eq(why_nr(g, &r, "u"), ILPI_WHY_BAN_ALLOWLIST);
+	ck_assert_int_eq(why_nr(g, &r, "m"), ILPI_WHY_BAN_MATERIALIZED);
+	ck_assert_uint_eq(bits(g, &r, "k"), 0);
+	ck_assert_uint_eq(bits(g, &r, "v"), 0);
+	ck_assert_uint_eq(bits(g, &r, "o"), 0);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "s") | bits(g, &r, "u") | bits(g, &r, "m"), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(bans_skip_unclaimed_ops)
+{
+	/* w_t = mm(x, x) computed only for the backward: unclaimed, so not banned */
+	const char *nodes = P("x", "[4, 4]") ", "
+	    OP("y", "aten.relu.default", "['x']", "[4, 4]", "") ", "
+	    OP("w", "aten.mm.default", "['x', 'x']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
+	    OP("g", "aten.mul.Tensor", "['t', 'w']", "[4, 4]", "");
+	ilp_graph *g = G(nodes, "{'forward': ['y'], 'backward': ['g']}");
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "w"), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(op_classes)
+{
+	ck_assert_uint_eq(ilpi_op_class("aten.mm.default"), ILPI_OPC_COMPUTE);
+	ck_assert_uint_eq(ilpi_op_class("torch.ops.aten._scaled_mm.default"), ILPI_OPC_COMPUTE);
+	ck_assert_uint_eq(ilpi_op_class("aten.bmm.out"), ILPI_OPC_COMPUTE);
+	ck_assert_uint_eq(ilpi_op_class("prims.convert_element_type.default"),
+	    ILPI_OPC_RECOMPUTABLE);
+	ck_assert(ilpi_op_class("aten.permute.default") & ILPI_OPC_VIEW);
+	ck_assert_uint_eq(ilpi_op_class("aten.native_dropout.default"), ILPI_OPC_RANDOM);
+	ck_assert_uint_eq(ilpi_op_class("getitem"), ILPI_OPC_RECOMPUTABLE);
+	ck_assert_uint_eq(ilpi_op_class("aten.mmm.default"), 0);
+	ck_assert_uint_eq(ilpi_op_class("aten.m.default"), 0);
+	ck_assert_uint_eq(ilpi_op_class(NULL), 0);
+}
+END_TEST
+
+/* ---- conflicts -------------------------------------------------------------------------- */
+
+START_TEST(conflict_chain_is_named)
+{
+	/* b (MUST_RECOMPUTE) is needed by the backward; it needs r, a random op that is
+	 * also MUST_RECOMPUTE: neither saved nor recomputed. */
+	const char *nodes = P("x", "[4, 4]") ", "
+	    OP("r", "aten.rand_like.default", "['x']", "[4, 4]", ", 'random': true"
+	    IN1("MUST_RECOMPUTE")) ", "
+	    OP("b", "aten.mul.Tensor", "['x', 'r']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OP("y", "aten.relu.default", "['b']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
+	    OP("g", "aten.mul.Tensor", "['t', 'b']", "[4, 4]", "");
+	ilp_graph *g = G(nodes, "{'forward': ['y'], 'backward': ['g']}");
+	ilpi_rules r;
+	ilp_error err = { 0 };
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(strstr(err.msg, "<test>: conflict: 'b' (MUST_RECOMPUTE) must be "
+	    "recomputed in the backward for 'g', which needs 'r' (random op: never "
+	    "recomputed") != NULL, "%s", err.msg);
+	ck_assert_msg(strstr(err.msg, "which may not be saved (MUST_RECOMPUTE)") != NULL,
+	    "%s", err.msg);
+	ck_assert_ptr_null(strchr(err.msg, '\n'));
+	ilpi_rules_free(&r);
+	/* the public check says the same */
+	memset(&err, 0, sizeof err);
+	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_NONE, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(conflict_single_node)
+{
+	ilp_graph *g = chain_graph(A(", 'effectful': true" IN1("MUST_RECOMPUTE")), B(""));
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_NONE, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(strstr(err.msg, "'a' is needed by the backward ('g2') but may not be "
+	    "saved (MUST_RECOMPUTE) and may not be recomputed (effectful op") != NULL,
+	    "%s", err.msg);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(conflict_shortest_chain_wins)
+{
+	/* Two forced chains from the backward's needs: c1 -> c2 -> bad1 (length 3) and
+	 * d1 -> bad2 (length 2). The shorter is reported. */
+	const char *nodes = P("x", "[4, 4]") ", "
+	    OP("bad1", "aten.relu.default", "['x']", "[4, 4]", ", 'effectful': true"
+	    IN1("MUST_RECOMPUTE")) ", "
+	    OP("c2", "aten.relu.default", "['bad1']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OP("c1", "aten.relu.default", "['c2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OP("bad2", "aten.relu.default", "['x']", "[4, 4]", ", 'collective': true"
+	    IN1("MUST_RECOMPUTE")) ", "
+	    OP("d1", "aten.relu.default", "['bad2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OP("y", "aten.add.Tensor", "['c1', 'd1']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
+	    OP("g", "aten.add.Tensor", "['t', 'c1']", "[4, 4]", "") ", "
+	    OP("g2", "aten.add.Tensor", "['g', 'd1']", "[4, 4]", "");
+	ilp_graph *g = G(nodes, "{'forward': ['y'], 'backward': ['g2']}");
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_NONE, &err), -1);
+	ck_assert_msg(strstr(err.msg, "'d1' (MUST_RECOMPUTE)") != NULL &&
+	    strstr(err.msg, "'bad2' (collective") != NULL && strstr(err.msg, "c1") == NULL,
+	    "%s", err.msg);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(no_conflict_when_values_can_be_saved)
+{
+	/* same chain, soft mode: PREFER tags are not binding */
+	ilp_graph *g = chain_graph(A(", 'effectful': true" IN1("PREFER_RECOMPUTE")), B(""));
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_SOFT, ILP_BANS_PYTORCH, &err), 0);
+	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &err), -1);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(long_conflict_chain_is_elided)
+{
+	char nodes[12000];
+	size_t off = 0;
+	ilp_graph *g;
+	ilp_error err = { 0 };
+
+	off += (size_t)snprintf(nodes + off, sizeof nodes - off, "%s, %s", P("x", "[2]"),
+	    "{'name': 'n0', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'], "
+	    "'shape': [2], 'dtype': 'f32', 'effectful': true, 'recompute': 'MUST_RECOMPUTE'}");
+	for (int i = 1; i < 40; i++)
+		off += (size_t)snprintf(nodes + off, sizeof nodes - off, ", {'name': 'n%d', "
+		    "'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['n%d'], "
+		    "'shape': [2], 'dtype': 'f32', 'recompute': 'MUST_RECOMPUTE'}", i, i - 1);
+	snprintf(nodes + off, sizeof nodes - off, ", %s, %s", T("t", "[2]"),
+	    OP("g", "aten.mul.Tensor", "['t', 'n39']", "[2]", ""));
+	g = G(nodes, "{'forward': ['n39'], 'backward': ['g']}");
+	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_NONE, &err), -1);
+	ck_assert_msg(strstr(err.msg, "'n39' (MUST_RECOMPUTE) must be recomputed") != NULL &&
+	    strstr(err.msg, "more values that may not be saved") != NULL &&
+	    strstr(err.msg, "'n0' (effectful op") != NULL, "%s", err.msg);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- policy files ------------------------------------------------------------------------ */
+
+static ilp_policy *
+pol_ok(const char *json)
+{
+	ilp_policy *p = NULL;
+	ilp_error err = { 0 };
+	const char *j = q(json);
+
+	ck_assert_msg(ilp_policy_read_buffer(j, strlen(j), "p.json", &p, &err) == 0, "%s",
+	    err.msg);
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+/* A policy that must be rejected: ILP_ERR_INPUT, one line, containing `want`. */
+static void
+pol_bad(const char *json, const char *want)
+{
+	ilp_policy *p = (ilp_policy *)1;
+	ilp_error err = { 0 };
+	const char *j = q(json);
+
+	ck_assert_int_eq(ilp_policy_read_buffer(j, strlen(j), "p.json", &p, &err), -1);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_ptr_null(strchr(err.msg, '\n'));
+	ck_assert_msg(strncmp(err.msg, "p.json", 6) == 0, "%s", err.msg);
+	ck_assert_msg(strstr(err.msg, want) != NULL, "expected '%s' in: %s", want, err.msg);
+}
+
+#define PH "{'format': 'ilpart-policy', 'version': 1, "
+
+START_TEST(policy_examples_parse)
+{
+	static const char *const files[] = {
+		"examples/policies/seed_mm_only.json",
+		"examples/policies/seed_mm_and_scaled_mm.json",
+		"examples/policies/list_form.json",
+		"examples/policies/llm_save_matmuls_attention.json",
+		"examples/policies/whole_graph_mm_only.json",
+	};
+	ilp_policy *p;
+	ilp_error err = { 0 };
+
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		ck_assert_msg(ilp_policy_read_file(t_srcpath(files[i]), &p, &err) == 0, "%s",
+		    err.msg);
+		ck_assert_str_eq(ilp_policy_lookup(p, "aten.mm.default"), "MUST_SAVE");
+		ck_assert_str_eq(ilp_policy_lookup(p, "aten.relu.default"), "PREFER_RECOMPUTE");
+		ck_assert_str_eq(ilp_policy_lookup(p, "aten._scaled_mm.default"),
+		    i == 1 || i == 3 ? "MUST_SAVE" : "PREFER_RECOMPUTE");
+		ilp_policy_free(p);
+	}
+	ck_assert_int_eq(ilp_policy_read_file(t_srcpath("examples/policies/nonexistent.json"),
+	    &p, &err), -1);
+	ck_assert_ptr_null(p);
+}
+END_TEST
+
+START_TEST(policy_patterns)
+{
+	ilp_policy *p = pol_ok(PH "'default': 'PREFER_RECOMPUTE', 'rules': ["
+	    "{'ops': ['torch.ops.aten.mm', 'aten._scaled_dot_product_*'], 'policy': 'MUST_SAVE'},"
+	    "{'ops': ['aten.add.Tensor'], 'policy': 'CheckpointPolicy.PREFER_SAVE'},"
+	    "{'ops': ['aten.add*'], 'policy': 'MUST_RECOMPUTE'}]}");
+
+	ck_assert_str_eq(ilp_policy_lookup(p, "aten.mm.default"), "MUST_SAVE");
+	ck_assert_str_eq(ilp_policy_lookup(p, "aten.mm.out"), "MUST_SAVE");
+	ck_assert_str_eq(ilp_policy_lookup(p, "torch.ops.aten.mm.default"), "MUST_SAVE");
+	ck_assert_str_eq(ilp_policy_lookup(p, "aten.mmx.default"), "PREFER_RECOMPUTE");
+	ck_assert_str_eq(ilp_policy_lookup(p,
+	    "aten._scaled_dot_product_flash_attention.default"), "MUST_SAVE");
+	/* first matching rule wins */
+	ck_assert_str_eq(ilp_policy_lookup(p, "aten.add.Tensor"), "PREFER_SAVE");
+	ck_assert_str_eq(ilp_policy_lookup(p, "aten.add.Scalar"), "MUST_RECOMPUTE");
+	ck_assert_str_eq(ilp_policy_lookup(p, "aten.addmm.default"), "MUST_RECOMPUTE");
+	ilp_policy_free(p);
+	p = pol_ok(PH "'default': null, 'save': ['aten.mm.default']}");
+	ck_assert_ptr_null(ilp_policy_lookup(p, "aten.relu.default"));
+	ck_assert_str_eq(ilp_policy_lookup(p, "aten.mm.default"), "MUST_SAVE");
+	ilp_policy_free(p);
+	ck_assert(ilpi_op_matches("aten.mm", "aten.mm.default"));
+	ck_assert(!ilpi_op_matches("aten", "aten.mm"));
+	ck_assert(!ilpi_op_matches("aten.mm", "aten.mm.default.extra"));
+	ilp_policy_free(NULL);
+}
+END_TEST
+
+START_TEST(policy_errors)
+{
+	pol_bad("{'format': 'ilpart-policy', 'version': 1, 'save': [}", "p.json:1:");
+	pol_bad("{'format': 'ilpart-policy', 'version': 1, 'save': ['aten.mm'", "unexpected end");
+	pol_bad(PH "'save': []} x", "trailing characters");
+	pol_bad("[1]", "field '(top)': expected a JSON object");
+	pol_bad("{'version': 1, 'save': ['a.b']}", "field 'format': missing");
+	pol_bad("{'format': 'ilpart-graph', 'version': 1, 'save': ['a.b']}",
+	    "field 'format': expected \"ilpart-policy\"");
+	pol_bad("{'format': 'ilpart-policy', 'save': ['a.b']}", "field 'version': missing");
+	pol_bad("{'format': 'ilpart-policy', 'version': 2, 'save': ['a.b']}",
+	    "field 'version': unsupported");
+	pol_bad(PH "'save': ['a.b'], 'rulez': []}", "field 'rulez': unknown key");
+	pol_bad(PH "'default': 'PREFER_RECOMPUTE'}", "field 'rules': missing");
+	pol_bad(PH "'rules': {}}", "field 'rules': expected an array");
+	pol_bad(PH "'rules': [{'ops': ['a.b'], 'policy': 'MUST_SAVE'}, 3]}",
+	    "field 'rules[1]': expected an object");
+	pol_bad(PH "'rules': [{'ops': ['a.b']}]}", "field 'rules[0].policy': missing");
+	pol_bad(PH "'rules': [{'policy': 'MUST_SAVE'}]}", "field 'rules[0].ops': missing");
+	pol_bad(PH "'rules': [{'ops': ['a.b'], 'policy': 'MUST_SAVE'}, "
+	    "{'ops': ['a.c'], 'policy': 'MUST_SAV'}]}",
+	    "field 'rules[1].policy': unknown policy 'MUST_SAV'");
+	pol_bad(PH "'rules': [{'ops': ['a.b'], 'policy': 3}]}",
+	    "field 'rules[0].policy': expected a policy name");
+	pol_bad(PH "'rules': [{'ops': ['a.b', 7], 'policy': 'MUST_SAVE'}]}",
+	    "field 'rules[0].ops[1]': expected a string");
+	pol_bad(PH "'rules': [{'ops': [''], 'policy': 'MUST_SAVE'}]}",
+	    "field 'rules[0].ops[0]': empty op name");
+	pol_bad(PH "'rules': [{'ops': [], 'policy': 'MUST_SAVE'}]}",
+	    "field 'rules[0].ops': empty list");
+	pol_bad(PH "'rules': [{'ops': 'aten.mm', 'policy': 'MUST_SAVE'}]}",
+	    "field 'rules[0].ops': expected an array");
+	pol_bad(PH "'rules': [{'ops': ['a.b'], 'policy': 'MUST_SAVE', 'op': 1}]}",
+	    "field 'rules[0].op': unknown key");
+	pol_bad(PH "'save': 'aten.mm'}", "field 'save': expected an array");
+	pol_bad(PH "'save': ['a.b'], 'default': 'SAVE'}", "field 'default': unknown policy");
+	pol_bad(PH "'save': ['a.b'], 'regions': 'some'}", "field 'regions': expected");
+	pol_bad(PH "'save': ['a.b'], 'regions': []}", "field 'regions': empty list");
+	pol_bad(PH "'save': ['a.b'], 'regions': [1, -2]}", "field 'regions[1]': expected");
+	pol_bad(PH "'save': ['a.b'], 'regions': [1.5]}", "field 'regions[0]': expected");
+	pol_bad(PH "'save': ['a.b'], 'region_id': 3}", "field 'region_id': only meaningful");
+	pol_bad(PH "'save': ['a.b'], 'regions': 'graph', 'region_id': 'x'}",
+	    "field 'region_id': expected");
+	pol_bad(PH "'save': ['a.b'], 'description': 5}", "field 'description': expected");
+	pol_bad("", "unexpected end");
+}
+END_TEST
+
+START_TEST(prefer_and_bans_options)
+{
+	ilp_prefer_mode m = ILP_PREFER_SOFT;
+	ilp_bans b = ILP_BANS_NONE;
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_prefer_parse("hard", &m, &err), 0);
+	ck_assert_int_eq(m, ILP_PREFER_HARD);
+	ck_assert_int_eq(ilp_prefer_parse("pytorch", &m, &err), 0);
+	ck_assert_int_eq(m, ILP_PREFER_PYTORCH);
+	ck_assert_int_eq(ilp_prefer_parse("soft", &m, &err), 0);
+	ck_assert_int_eq(m, ILP_PREFER_SOFT);
+	ck_assert_int_eq(ilp_prefer_parse("Hard", &m, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "'--prefer'"));
+	ck_assert_int_eq(ilp_bans_parse("pytorch", &b, &err), 0);
+	ck_assert_int_eq(b, ILP_BANS_PYTORCH);
+	ck_assert_int_eq(ilp_bans_parse("none", &b, &err), 0);
+	ck_assert_int_eq(b, ILP_BANS_NONE);
+	ck_assert_int_eq(ilp_bans_parse("all", &b, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "'--bans'"));
+	ck_assert_str_eq(ilp_prefer_name(ILP_PREFER_PYTORCH), "pytorch");
+	ck_assert_str_eq(ilp_bans_name(ILP_BANS_NONE), "none");
+}
+END_TEST
+
+/* ---- applying policies ------------------------------------------------------------------- */
+
+/* x -> m1 = mm (region 1) -> r1 = relu (region 1) -> m2 = mm (region 2) -> r2 = relu
+ * (no region) -> tuple op tup (region 2) -> getitem gi; backward mm/mul. */
+static ilp_graph *
+regions_graph(void)
+{
+	const char *nodes = P("x", "[4, 4]") ", "
+	    OP("m1", "aten.mm.default", "['x', 'x']", "[4, 4]", ", 'ac_graph_id': 1") ", "
+	    OP("r1", "aten.relu.default", "['m1']", "[4, 4]", ", 'ac_graph_id': 1") ", "
+	    OP("m2", "aten.mm.default", "['r1', 'x']", "[4, 4]", ", 'ac_graph_id': 2") ", "
+	    OP("r2", "aten.relu.default", "['m2']", "[4, 4]", ", 'recompute': 'MUST_SAVE'") ", "
+	    "{'name': 'tup', 'kind': 'op', 'target': 'aten._scaled_mm.default', "
+	    "'inputs': ['r2', 'x'], 'tuple': true, 'ac_graph_id': 2}, "
+	    "{'name': 'gi', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, "
+	    "'shape': [4, 4], 'dtype': 'f32'}, " T("t", "[4, 4]") ", "
+	    OP("g", "aten.mm.default", "['t', 'gi']", "[4, 4]", "") ", "
+	    OP("g2", "aten.mul.Tensor", "['g', 'r1']", "[4, 4]", "");
+	return G(nodes, "{'forward': ['gi'], 'backward': ['g2']}");
+}
+
+static const char *
+tag_of(const ilp_graph *g, const char *name)
+{
+	return ilpi_tag_name((ilpi_tag)g->node[ix(g, name)].tag);
+}
+
+START_TEST(apply_to_all_regions)
+{
+	ilp_graph *g = regions_graph();
+	ilp_policy *p = pol_ok(PH "'save': ['aten.mm.default', 'aten._scaled_mm']}");
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+	ck_assert_str_eq(tag_of(g, "m1"), "MUST_SAVE");
+	ck_assert_str_eq(tag_of(g, "r1"), "PREFER_RECOMPUTE");
+	ck_assert_str_eq(tag_of(g, "m2"), "MUST_SAVE");
+	ck_assert_str_eq(tag_of(g, "r2"), "MUST_SAVE"); /* outside regions: untouched */
+	ck_assert_str_eq(tag_of(g, "tup"), "MUST_SAVE");
+	ck_assert_str_eq(tag_of(g, "gi"), "MUST_SAVE"); /* follows its parent */
+	ck_assert_int_eq(g->node[ix(g, "gi")].ac_graph_id, 2);
+	ck_assert_str_eq(tag_of(g, "g"), "");         /* backward: untouched */
+	ck_assert_int_eq(g->node[ix(g, "r2")].ac_graph_id, ILPI_NONE);
+	ilp_policy_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(apply_to_listed_regions)
+{
+	ilp_graph *g = regions_graph();
+	ilp_policy *p = pol_ok(PH "'regions': [2], 'default': 'MUST_RECOMPUTE', "
+	    "'rules': [{'ops': ['aten.relu.default'], 'policy': 'PREFER_SAVE'}]}");
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+	ck_assert_str_eq(tag_of(g, "m1"), "");
+	ck_assert_str_eq(tag_of(g, "r1"), "");
+	ck_assert_str_eq(tag_of(g, "m2"), "MUST_RECOMPUTE");
+	ck_assert_str_eq(tag_of(g, "tup"), "MUST_RECOMPUTE");
+	ck_assert_str_eq(tag_of(g, "gi"), "MUST_RECOMPUTE");
+	ck_assert_str_eq(tag_of(g, "r2"), "MUST_SAVE");
+	ilp_policy_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(apply_to_whole_graph)
+{
+	ilp_graph *g = regions_graph();
+	ilp_policy *p = pol_ok(PH "'regions': 'graph', 'region_id': 7, 'default': null, "
+	    "'save': ['aten.mm.default']}");
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+	ck_assert_str_eq(tag_of(g, "m1"), "MUST_SAVE");
+	ck_assert_int_eq(g->node[ix(g, "m1")].ac_graph_id, 1); /* keeps its region */
+	ck_assert_str_eq(tag_of(g, "r1"), "");                 /* default null: kept */
+	ck_assert_str_eq(tag_of(g, "r2"), "MUST_SAVE");
+	ck_assert_str_eq(tag_of(g, "x"), "");
+	ilp_policy_free(p);
+	p = pol_ok(PH "'regions': 'graph', 'region_id': 7, 'save': ['aten.mm.default']}");
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+	ck_assert_str_eq(tag_of(g, "r2"), "PREFER_RECOMPUTE");
+	ck_assert_int_eq(g->node[ix(g, "r2")].ac_graph_id, 7);
+	ck_assert_int_eq(ilp_policy_apply(NULL, g, &err), -1);
+	ilp_policy_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- the seed example ---------------------------------------------------------------------- */
+
+static const char *const seed_recomputed[] = {
+	"convert_element_type_4", "permute_2", "reciprocal_2", "reciprocal_3"
+};
+
+static ilp_graph *
+seed(const char *policy)
+{
+	ilp_graph *g = NULL;
+	ilp_policy *p = NULL;
+	ilp_error err = { 0 };
+
+	ck_assert_msg(ilp_graph_read_file(t_srcpath("examples/seed_float8_sac.json"), &g,
+	    &err) == 0, "%s", err.msg);
+	if (policy != NULL) {
+		ck_assert_msg(ilp_policy_read_file(t_srcpath(policy), &p, &err) == 0, "%s",
+		    err.msg);
+		ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+		ilp_policy_free(p);
+	}
+	return g;
+}
+
+START_TEST(seed_graph_tags)
+{
+	ilp_graph *g = seed(NULL);
+	size_t fw_ops = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+
+		if (n->kind != ILPI_OP || n->cls != ILPI_FORWARD)
+			continue;
+		fw_ops++;
+		ck_assert_msg(n->tag == ILPI_TAG_PREFER_RECOMPUTE && n->ac_graph_id == 1,
+		    "%s: tag %s region %d", n->name, ilpi_tag_name((ilpi_tag)n->tag),
+		    n->ac_graph_id);
+	}
+	ck_assert_uint_eq(fw_ops, 38); /* the report's forward graph, op for op */
+	ck_assert(g->node[ix(g, "_scaled_mm")].flags & ILPI_F_TUPLE);
+	ck_assert_str_eq(g->node[ix(g, "_scaled_mm")].target, "aten._scaled_mm.default");
+	ck_assert_str_eq(g->node[ix(g, "convert_element_type_4")].dtype, "f8e4m3fn");
+	ck_assert_uint_eq(g->n_bw_out, 3);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(seed_mm_only_hard)
+{
+	ilp_graph *g = seed("examples/policies/seed_mm_only.json");
+	ilpi_rules r;
+	ilp_error err = { 0 };
+	size_t ref_forbidden = 0;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	for (size_t k = 0; k < 4; k++) {
+		ck_assert_msg(bits(g, &r, seed_recomputed[k]) == ILPI_R_NO_SAVE, "%s: %u",
+		    seed_recomputed[k], bits(g, &r, seed_recomputed[k]));
+		ck_assert_int_eq(why_ns(g, &r, seed_recomputed[k]), ILPI_WHY_TAG);
+	}
+	ck_assert_uint_eq(bits(g, &r, "relu"), ILPI_R_NO_SAVE);
+	ck_assert_uint_eq(bits(g, &r, "_scaled_mm"), ILPI_R_NO_SAVE);
+	ck_assert_uint_eq(bits(g, &r, "getitem"), ILPI_R_NO_SAVE);
+	ck_assert_uint_eq(bits(g, &r, "primals_3"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), 0);
+	/* PyTorch's saved set from the bug report breaks four of these rules */
+	ck_assert_uint_eq(g->n_ref, 1);
+	for (size_t k = 0; k < g->ref[0].n_saved; k++)
+		ref_forbidden += (r.bits[g->ref[0].saved[k]] & ILPI_R_NO_SAVE) != 0;
+	ck_assert_uint_eq(ref_forbidden, 4);
+	ilpi_rules_free(&r);
+	/* pytorch mode: PREFER_RECOMPUTE stays hard; soft mode: only preferences */
+	build(g, ILP_PREFER_PYTORCH, ILP_BANS_PYTORCH, &r);
+	for (size_t k = 0; k < 4; k++)
+		ck_assert_uint_eq(bits(g, &r, seed_recomputed[k]), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_SOFT, ILP_BANS_PYTORCH, &r);
+	for (size_t k = 0; k < 4; k++)
+		ck_assert_uint_eq(bits(g, &r, seed_recomputed[k]), ILPI_R_PREFER_RECOMPUTE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(seed_mm_and_scaled_mm_hard)
+{
+	ilp_graph *g = seed("examples/policies/seed_mm_and_scaled_mm.json");
+	ilpi_rules r;
+	ilp_error err = { 0 };
+
+	ck_assert_str_eq(tag_of(g, "_scaled_mm"), "MUST_SAVE");
+	ck_assert_str_eq(tag_of(g, "getitem"), "MUST_SAVE");
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	/* the tuple has nothing to save and may not be recomputed; its getitem holds the
+	 * matmul's output and is what gets saved */
+	ck_assert_uint_eq(bits(g, &r, "_scaled_mm"), ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
+	ck_assert_uint_eq(bits(g, &r, "getitem"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_uint_eq(bits(g, &r, "view"), ILPI_R_NO_SAVE);
+	ck_assert_uint_eq(bits(g, &r, "relu"), ILPI_R_NO_SAVE);
+	for (size_t k = 0; k < 4; k++)
+		ck_assert_uint_eq(bits(g, &r, seed_recomputed[k]), ILPI_R_NO_SAVE);
+	ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(explain_texts)
+{
+	ilp_graph *g = seed("examples/policies/seed_mm_and_scaled_mm.json");
+	ilpi_rules r;
+	char buf[200];
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_str_eq(ilpi_rules_explain(g, &r, ix(g, "relu"), ILPI_R_NO_SAVE, buf,
+	    sizeof buf), "PREFER_RECOMPUTE");
+	ck_assert_str_eq(ilpi_rules_explain(g, &r, ix(g, "_scaled_mm"), ILPI_R_NO_SAVE, buf,
+	    sizeof buf), "tuple: no storage to save");
+	ck_assert_str_eq(ilpi_rules_explain(g, &r, ix(g, "getitem"), ILPI_R_NO_RECOMPUTE, buf,
+	    sizeof buf), "not recomputable, from its tuple '_scaled_mm'");
+	for (int w = ILPI_WHY_TAG; w <= ILPI_WHY_BAN_MATERIALIZED; w++)
+		ck_assert_str_ne(ilpi_reason_text((ilpi_reason)w), "");
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_policies(void)
 {
-	return suite_create("policies");
+	Suite *s = suite_create("policies");
+	TCase *tags = tcase_create("tags"), *bans = tcase_create("bans");
+	TCase *conf = tcase_create("conflicts"), *files = tcase_create("files");
+	TCase *seeds = tcase_create("seed");
+
+	tcase_add_test(tags, must_save_forbids_recompute);
+	tcase_add_test(tags, must_save_view_is_exempt);
+	tcase_add_test(tags, must_recompute_forbids_save);
+	tcase_add_test(tags, prefer_recompute_by_mode);
+	tcase_add_test(tags, prefer_save_by_mode);
+	tcase_add_test(tags, prefer_save_pytorch_mode_is_subject_to_bans);
+	tcase_add_test(tags, boundary_between_regions_is_saved);
+	tcase_add_test(tags, boundary_needs_later_region_and_recompute_user);
+	tcase_add_test(tags, getitem_follows_parent);
+	tcase_add_test(tags, getitem_own_tag_is_overridden_by_parent);
+	tcase_add_test(tags, tuple_cannot_be_saved_and_getitem_inherits_bans);
+	tcase_add_test(tags, primals_are_never_recomputed);
+	tcase_add_test(tags, random_ops);
+	tcase_add_test(tags, effectful_and_collective_ops);
+	tcase_add_test(bans, ban_compute_intensive_outside_regions);
+	tcase_add_test(bans, ban_reduction_allowlist_materialized);
+	tcase_add_test(bans, bans_skip_unclaimed_ops);
+	tcase_add_test(bans, op_classes);
+	tcase_add_test(conf, conflict_chain_is_named);
+	tcase_add_test(conf, conflict_single_node);
+	tcase_add_test(conf, conflict_shortest_chain_wins);
+	tcase_add_test(conf, no_conflict_when_values_can_be_saved);
+	tcase_add_test(conf, long_conflict_chain_is_elided);
+	tcase_add_test(files, policy_examples_parse);
+	tcase_add_test(files, policy_patterns);
+	tcase_add_test(files, policy_errors);
+	tcase_add_test(files, prefer_and_bans_options);
+	tcase_add_test(files, apply_to_all_regions);
+	tcase_add_test(files, apply_to_listed_regions);
+	tcase_add_test(files, apply_to_whole_graph);
+	tcase_add_test(seeds, seed_graph_tags);
+	tcase_add_test(seeds, seed_mm_only_hard);
+	tcase_add_test(seeds, seed_mm_and_scaled_mm_hard);
+	tcase_add_test(seeds, explain_texts);
+	suite_add_tcase(s, tags);
+	suite_add_tcase(s, bans);
+	suite_add_tcase(s, conf);
+	suite_add_tcase(s, files);
+	suite_add_tcase(s, seeds);
+	return s;
 }
