@@ -1,10 +1,855 @@
+/* test_mincut.c - max-flow, the torch 2.6 min-cut heuristic and its ban rules, SAC
+ * tags, partition completion, and cross-checks against brute force and the ILP. */
 #include "config.h"
 
-#include "tests/suites.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* placeholder: the module's tests replace this */
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "solver/maxflow.h"
+#include "solver/mincut.h"
+#include "tests/suites.h"
+#include "tests/util.h"
+
+/* ---- max-flow ----------------------------------------------------------------------- */
+
+static ilpi_flow *
+net(size_t n, const int (*e)[3], size_t ne)
+{
+	ilpi_flow *f = ilpi_flow_new(n);
+
+	ck_assert_ptr_nonnull(f);
+	for (size_t k = 0; k < ne; k++)
+		ck_assert_int_eq(ilpi_flow_add(f, e[k][0], e[k][1],
+		    e[k][2] < 0 ? INFINITY : (double)e[k][2]), (long)k);
+	return f;
+}
+
+START_TEST(flow_clrs)
+{
+	/* CLRS figure 26.6: max flow 23; min cut {s, v1, v2, v4} | {v3, t}. */
+	static const int e[][3] = {
+		{ 0, 1, 16 }, { 0, 2, 13 }, { 2, 1, 4 }, { 1, 3, 12 }, { 3, 2, 9 },
+		{ 2, 4, 14 }, { 4, 3, 7 }, { 3, 5, 20 }, { 4, 5, 4 },
+	};
+	ilpi_flow *f = net(6, e, sizeof e / sizeof e[0]);
+	uint8_t src[6], snk[6];
+	double v = -1;
+
+	ck_assert_int_eq(ilpi_flow_solve(f, 0, 5, &v), ILPI_FLOW_OK);
+	ck_assert(v == 23);
+	ck_assert_int_eq(ilpi_flow_source_side(f, src), 0);
+	ck_assert_int_eq(ilpi_flow_sink_side(f, snk), 0);
+	ck_assert(src[0] && src[1] && src[2] && src[4] && !src[3] && !src[5]);
+	ck_assert(!snk[0] && !snk[1] && !snk[2] && !snk[4] && snk[3] && snk[5]);
+	/* flow conservation at v3: in = out */
+	ck_assert(ilpi_flow_edge_flow(f, 3) + ilpi_flow_edge_flow(f, 6) ==
+	    ilpi_flow_edge_flow(f, 4) + ilpi_flow_edge_flow(f, 7));
+	ilpi_flow_free(f);
+}
+END_TEST
+
+START_TEST(flow_two_cuts)
+{
+	/* s -1-> a -1-> t has two minimum cuts; the sink side is the one closest to t. */
+	static const int e[][3] = { { 0, 1, 1 }, { 1, 2, 1 } };
+	ilpi_flow *f = net(3, e, 2);
+	uint8_t src[3], snk[3];
+	double v;
+
+	ck_assert_int_eq(ilpi_flow_solve(f, 0, 2, &v), ILPI_FLOW_OK);
+	ck_assert(v == 1);
+	ilpi_flow_sink_side(f, snk);
+	ilpi_flow_source_side(f, src);
+	ck_assert(snk[2] && !snk[1] && !snk[0]);
+	ck_assert(src[0] && !src[1] && !src[2]);
+	ilpi_flow_free(f);
+}
+END_TEST
+
+START_TEST(flow_infinite)
+{
+	/* infinite edges never saturate; an all-infinite path is reported */
+	static const int ok[][3] = { { 0, 1, -1 }, { 1, 2, 5 }, { 1, 2, 2 }, { 2, 3, -1 } };
+	static const int bad[][3] = { { 0, 1, -1 }, { 1, 2, 5 }, { 1, 3, -1 }, { 3, 2, -1 } };
+	ilpi_flow *f = net(4, ok, 4);
+	int32_t path[8];
+	double v;
+
+	ck_assert_int_eq(ilpi_flow_solve(f, 0, 3, &v), ILPI_FLOW_OK);
+	ck_assert(v == 7); /* parallel edges add up */
+	ilpi_flow_free(f);
+	f = net(4, bad, 4);
+	ck_assert_int_eq(ilpi_flow_solve(f, 0, 2, &v), ILPI_FLOW_UNBOUNDED);
+	ck_assert_uint_eq(ilpi_flow_inf_path(f, path, 8), 4);
+	ck_assert(path[0] == 0 && path[1] == 1 && path[2] == 3 && path[3] == 2);
+	ilpi_flow_free(f);
+}
+END_TEST
+
+static uint32_t rng_state;
+
+static uint32_t
+rnd(void)
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return rng_state >> 8;
+}
+
+START_TEST(flow_brute_force)
+{
+	/* random networks: the max-flow value equals the cheapest s-t cut found by
+	 * enumerating every vertex subset, and the reported sides are minimum cuts */
+	rng_state = 12345;
+	for (int trial = 0; trial < 200; trial++) {
+		size_t n = 3 + rnd() % 6, ne = rnd() % 16;
+		int e[16][3];
+		ilpi_flow *f;
+		uint8_t snk[8];
+		double v, best = INFINITY, side_cut = 0;
+
+		for (size_t k = 0; k < ne; k++) {
+			e[k][0] = (int)(rnd() % n);
+			e[k][1] = (int)(rnd() % n);
+			e[k][2] = rnd() % 7 == 0 ? -1 : (int)(rnd() % 10);
+		}
+		f = net(n, (const int (*)[3])e, ne);
+		for (uint32_t mask = 0; mask < (1u << n); mask++) {
+			double c = 0;
+
+			if (!(mask & 1u) || (mask & (1u << (n - 1))))
+				continue; /* source inside, sink outside */
+			for (size_t k = 0; k < ne; k++)
+				if ((mask >> e[k][0] & 1u) && !(mask >> e[k][1] & 1u))
+					c += e[k][2] < 0 ? INFINITY : e[k][2];
+			if (c < best)
+				best = c;
+		}
+		if (isinf(best)) {
+			ck_assert_int_eq(ilpi_flow_solve(f, 0, (int32_t)n - 1, &v),
+			    ILPI_FLOW_UNBOUNDED);
+		} else {
+			ck_assert_int_eq(ilpi_flow_solve(f, 0, (int32_t)n - 1, &v), ILPI_FLOW_OK);
+			ck_assert_msg(v == best, "trial %d: flow %g, cut %g", trial, v, best);
+			ilpi_flow_sink_side(f, snk);
+			ck_assert(!snk[0] && snk[n - 1]);
+			for (size_t k = 0; k < ne; k++)
+				if (!snk[e[k][0]] && snk[e[k][1]])
+					side_cut += e[k][2];
+			ck_assert(side_cut == best);
+		}
+		ilpi_flow_free(f);
+	}
+}
+END_TEST
+
+/* ---- graphs ---------------------------------------------------------------------- */
+
+/* Single quotes for readability, swapped for double quotes here. */
+static ilp_graph *
+G(const char *extra, const char *nodes, const char *fw, const char *bw)
+{
+	size_t len = strlen(extra) + strlen(nodes) + strlen(fw) + strlen(bw) + 256;
+	char *s = malloc(len);
+	ilp_graph *g;
+
+	ck_assert_ptr_nonnull(s);
+	snprintf(s, len, "{'format': 'ilpart-joint-graph', 'version': 1, %s 'nodes': [%s], "
+	    "'outputs': {'forward': [%s], 'backward': [%s]}}", extra, nodes, fw, bw);
+	for (char *p = s; *p != '\0'; p++)
+		if (*p == '\'')
+			*p = '"';
+	g = t_graph(s);
+	free(s);
+	return g;
+}
+
+#define P(name, b) "{'name': '" name "', 'kind': 'primal', 'bytes': " #b "}"
+#define T(name, b) "{'name': '" name "', 'kind': 'tangent', 'bytes': " #b "}"
+#define OP(name, target, inputs, b, x) "{'name': '" name "', 'kind': 'op', 'target': '" \
+	target "', 'inputs': [" inputs "], 'bytes': " #b x "}"
+
+/* Runs the heuristic (no check unless asked) and keeps its info. */
+static ilp_partition *
+run(const ilp_graph *g, ilpi_mincut_options *o, ilpi_mincut_info *info)
+{
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ck_assert_msg(ilpi_mincut_run(g, o, &p, info, &err) == 0, "mincut: %s", err.msg);
+	return p;
+}
+
+/* "a b c": the saved (or recomputed) set, in graph order. */
+static void
+expect(const ilp_graph *g, const ilp_partition *p, unsigned bit, const char *want)
+{
+	char got[1024] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (p->state[i] & bit)
+			len += (size_t)snprintf(got + len, sizeof got - len, "%s%s",
+			    len ? " " : "", g->node[i].name);
+	ck_assert_str_eq(got, want);
+}
+
+static int
+ban_of(const ilp_graph *g, const ilpi_mincut_info *info, const char *name)
+{
+	long i = ilp_graph_find(g, name);
+
+	ck_assert_msg(i >= 0, "no node %s", name);
+	return info->ban[i];
+}
+
+static double
+weight_of(const ilp_graph *g, const ilpi_mincut_info *info, const char *name)
+{
+	long i = ilp_graph_find(g, name);
+
+	ck_assert_msg(i >= 0, "no node %s", name);
+	return info->weight[i];
+}
+
+/* y = cos(sin(x)); backward m1 = t * sin, m2 = m1 * x. `sx` is extra fields of sin. */
+static ilp_graph *
+sin_cos(const char *sin_target, const char *sx)
+{
+	char sin[256], nodes[2048];
+
+	snprintf(sin, sizeof sin, OP("sin", "%s", "'x'", 400, "%s"), sin_target, sx);
+	snprintf(nodes, sizeof nodes, "%s, %s, %s, %s, %s, %s", P("x", 1000), sin,
+	    OP("cos", "aten.cos.default", "'sin'", 400, ""), T("t", 400),
+	    OP("m1", "aten.mul.Tensor", "'t', 'sin'", 400, ""),
+	    OP("m2", "aten.mul.Tensor", "'m1', 'x'", 1000, ""));
+	return G("", nodes, "'cos'", "'m2'");
+}
+
+START_TEST(mc_pointwise_recomputed)
+{
+	/* Hand-derived: dist_from_bw(x) = dist(sin) = 1; x weighs trunc(1000 * 1.1) = 1100
+	 * (a placeholder is materialized); sin trunc(400 * 1.1) * 2 = 880 (all users fuse);
+	 * cos is a forward output, so materialized in the backward and banned. Every
+	 * source-sink path crosses x_in -> x_out: save x, recompute sin. */
+	ilp_graph *g = sin_cos("aten.sin.default", "");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	ilp_error err = { 0 };
+
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	expect(g, p, ILPI_P_SAVED, "x");
+	expect(g, p, ILPI_P_RECOMPUTED, "sin");
+	ck_assert(weight_of(g, &info, "x") == 1100);
+	ck_assert(weight_of(g, &info, "sin") == 880);
+	ck_assert(info.cut_value == 1100);
+	ck_assert_int_eq(ban_of(g, &info, "x"), ILPI_MC_PRIMAL);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
+	ck_assert_int_eq(ban_of(g, &info, "cos"), ILPI_MC_MATERIALIZED_BACKWARD);
+	ck_assert_int_eq(info.dist_from_bw[ilp_graph_find(g, "sin")], 1);
+	ck_assert_int_eq(info.dist_from_bw[ilp_graph_find(g, "cos")], 1000000000);
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_allowlist_and_denylist)
+{
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	ilp_graph *g;
+
+	/* a matmul is banned by the allowlist, and by the denylist as compute-intensive */
+	g = sin_cos("aten.mm.default", "");
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
+	expect(g, p, ILPI_P_SAVED, "x sin");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ck_assert_int_eq(ilpi_mincut_options_set(&o, "ban_recompute_not_in_allowlist",
+	    "false"), 0);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_COMPUTE_INTENSIVE);
+	expect(g, p, ILPI_P_SAVED, "x sin");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	/* cumsum is not on the allowlist but neither random nor compute-intensive */
+	g = sin_cos("aten.cumsum.default", "");
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	/* denylist mode: cumsum cannot fuse into the backward's mul, so it is banned
+	 * as materialized in the backward ... */
+	o.ban_recompute_not_in_allowlist = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_MATERIALIZED_BACKWARD);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	/* ... and free without that ban */
+	o.ban_recompute_materialized_backward = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
+	expect(g, p, ILPI_P_SAVED, "x");
+	expect(g, p, ILPI_P_RECOMPUTED, "sin");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	/* aggressive_recomputation clears the allowlist ban too */
+	ilpi_mincut_options_init(&o);
+	o.aggressive_recomputation = 1;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_must_save_and_views)
+{
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	ilp_graph *g;
+	ilp_error err = { 0 };
+
+	ilpi_mincut_options_init(&o);
+	/* MUST_SAVE bans recomputation: sin is saved */
+	g = sin_cos("aten.sin.default", ", 'recompute': 'MUST_SAVE'");
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_MUST_SAVE);
+	expect(g, p, ILPI_P_SAVED, "x sin");
+	expect(g, p, ILPI_P_RECOMPUTED, "");
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	/* ... except for views */
+	g = sin_cos("aten.view.default", ", 'view_of': 'x', 'recompute': 'MUST_SAVE'");
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
+	expect(g, p, ILPI_P_SAVED, "x");
+	expect(g, p, ILPI_P_RECOMPUTED, "sin");
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+
+	/* recompute_views gives views an infinite weight */
+	o.recompute_views = 1;
+	p = run(g, &o, &info);
+	ck_assert(isinf(weight_of(g, &info, "sin")));
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	/* PREFER_SAVE binds only in hard mode */
+	ilpi_mincut_options_init(&o);
+	g = sin_cos("aten.sin.default", ", 'recompute': 'PREFER_SAVE'");
+	p = run(g, &o, &info);
+	expect(g, p, ILPI_P_SAVED, "x");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	o.prefer = ILP_PREFER_HARD;
+	p = run(g, &o, &info);
+	expect(g, p, ILPI_P_SAVED, "x sin");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_must_recompute)
+{
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	ilp_graph *g;
+	ilp_error err = { 0 };
+
+	/* a tagged matmul is recomputed even though the allowlist would ban it */
+	g = sin_cos("aten.mm.default", ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1");
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert(info.must_recompute[ilp_graph_find(g, "sin")]);
+	ck_assert(weight_of(g, &info, "sin") < 0);
+	expect(g, p, ILPI_P_SAVED, "x");
+	expect(g, p, ILPI_P_RECOMPUTED, "sin");
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	/* soft mode reads PREFER_RECOMPUTE as no tag */
+	o.prefer = ILP_PREFER_SOFT;
+	p = run(g, &o, &info);
+	expect(g, p, ILPI_P_SAVED, "x sin");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_region_end)
+{
+	/* a (region 1) feeds b (region 2), both PREFER_RECOMPUTE: cleanup_recompute_tags
+	 * makes a MUST_SAVE, so it is saved while b is recomputed from it */
+	ilp_graph *g = G("", P("x", 400) ", "
+	    OP("a", "aten.sin.default", "'x'", 400, ", 'recompute': 'PREFER_RECOMPUTE', "
+	    "'ac_graph_id': 1") ", "
+	    OP("b", "aten.cos.default", "'a'", 400, ", 'recompute': 'PREFER_RECOMPUTE', "
+	    "'ac_graph_id': 2") ", "
+	    OP("y", "aten.relu.default", "'b'", 400, "") ", " T("t", 400) ", "
+	    OP("gb", "aten.mul.Tensor", "'t', 'b'", 400, ""), "'y'", "'gb'");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	ilp_error err = { 0 };
+
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "a"), ILPI_MC_REGION_END);
+	ck_assert(info.must_recompute[ilp_graph_find(g, "b")]);
+	expect(g, p, ILPI_P_SAVED, "a");
+	expect(g, p, ILPI_P_RECOMPUTED, "b");
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_reduction)
+{
+	/* s = sum(x) is 1000x smaller than its input: banned as a reduction (only with
+	 * the switch on), and then saved instead of x */
+	ilp_graph *g = G("", P("x", 4000) ", "
+	    OP("s", "aten.sum.default", "'x'", 4, "") ", "
+	    OP("y", "aten.relu.default", "'s'", 4, "") ", " T("t", 4) ", "
+	    OP("gs", "aten.mul.Tensor", "'t', 's'", 4, ""), "'y'", "'gs'");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "s"), ILPI_MC_REDUCTION);
+	expect(g, p, ILPI_P_SAVED, "s");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	/* without the ban, s is still the cheaper cut (4 * 1.1 * 2 < 4000 * 1.1^2) */
+	o.ban_recompute_reductions = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "s"), ILPI_MC_FREE);
+	ck_assert(weight_of(g, &info, "s") == 8);
+	ck_assert(weight_of(g, &info, "x") == trunc(4000 * pow(1.1, 2)));
+	expect(g, p, ILPI_P_SAVED, "s");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_materialized_backward)
+{
+	/* a is read by a backward matmul (not fusible): materialized, so banned */
+	ilp_graph *g = G("", P("x", 400) ", "
+	    OP("a", "aten.relu.default", "'x'", 400, "") ", "
+	    OP("y", "aten.sin.default", "'a'", 400, "") ", " T("t", 400) ", "
+	    OP("ga", "aten.mm.default", "'t', 'a'", 400, "") ", "
+	    OP("gx", "aten.mul.Tensor", "'ga', 'x'", 400, ""), "'y'", "'gx'");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "a"), ILPI_MC_MATERIALIZED_BACKWARD);
+	expect(g, p, ILPI_P_SAVED, "x a");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	o.ban_recompute_materialized_backward = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "a"), ILPI_MC_FREE);
+	expect(g, p, ILPI_P_SAVED, "x");
+	expect(g, p, ILPI_P_RECOMPUTED, "a");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_used_far_apart)
+{
+	/* a's forward users: b (cumsum, unfusible, order 2), c = a + b (entered from b
+	 * through an unfusible edge: order 3 is the first unfusible use), d = a * c
+	 * (order 4 > 3, fusible with a): d is banned as used far apart */
+	ilp_graph *g = G("", P("x", 400) ", "
+	    OP("a", "aten.relu.default", "'x'", 400, "") ", "
+	    OP("b", "aten.cumsum.default", "'a'", 400, "") ", "
+	    OP("c", "aten.add.Tensor", "'a', 'b'", 400, "") ", "
+	    OP("d", "aten.mul.Tensor", "'a', 'c'", 400, "") ", "
+	    OP("y", "aten.sin.default", "'d'", 400, "") ", " T("t", 400) ", "
+	    OP("gd", "aten.mul.Tensor", "'t', 'd'", 400, ""), "'y'", "'gd'");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "d"), ILPI_MC_USED_FAR_APART);
+	ck_assert_int_eq(ban_of(g, &info, "c"), ILPI_MC_FREE);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	o.ban_recompute_used_far_apart = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "d"), ILPI_MC_FREE);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* x -> c0 -> c1 -> ... -> c{n-1} (relu chain) -> forward output; backward reads the
+ * last link. */
+static ilp_graph *
+long_chain(int n)
+{
+	size_t cap = (size_t)n * 128 + 512, len = 0;
+	char *nodes = malloc(cap), fw[32], bw[32];
+	ilp_graph *g;
+
+	ck_assert_ptr_nonnull(nodes);
+	len += (size_t)snprintf(nodes + len, cap - len, "%s", P("x", 400));
+	for (int i = 0; i < n; i++) {
+		char prev[16];
+
+		snprintf(prev, sizeof prev, i ? "c%d" : "x", i - 1);
+		len += (size_t)snprintf(nodes + len, cap - len, ", {'name': 'c%d', 'kind': 'op', "
+		    "'target': 'aten.relu.default', 'inputs': ['%s'], 'bytes': 400}", i, prev);
+	}
+	len += (size_t)snprintf(nodes + len, cap - len, ", " T("t", 400) ", {'name': 'g', "
+	    "'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['t', 'c%d'], "
+	    "'bytes': 400}", n - 1);
+	snprintf(fw, sizeof fw, "'c%d'", n - 1);
+	snprintf(bw, sizeof bw, "'g'");
+	g = G("", nodes, fw, bw);
+	free(nodes);
+	return g;
+}
+
+START_TEST(mc_long_fusible_chain)
+{
+	/* x is a placeholder, not fusible, so the first chain starts at c0 (order 1) and
+	 * reaches c101 (order 102 > 1 + 100) with an empty heap: c101 is banned and the
+	 * search stops; the next start nodes up to c101 are visited already, and the
+	 * chain from c102 is too short. */
+	ilp_graph *g = long_chain(110);
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	size_t banned = 0;
+
+	ilpi_mincut_options_init(&o);
+	o.ban_recompute_materialized_backward = 0; /* keep the last link free */
+	p = run(g, &o, &info);
+	for (size_t i = 0; i < g->n; i++)
+		banned += info.ban[i] == ILPI_MC_LONG_FUSIBLE_CHAIN;
+	ck_assert_int_eq(ban_of(g, &info, "c101"), ILPI_MC_LONG_FUSIBLE_CHAIN);
+	ck_assert_uint_eq(banned, 1);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	o.ban_recompute_long_fusible_chains = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "c101"), ILPI_MC_FREE);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_unbounded)
+{
+	/* a tuple cannot be saved (infinite weight) and a random op cannot be
+	 * recomputed: the backward reading the tuple has no finite cut */
+	ilp_graph *g = G("", P("x", 400) ", "
+	    "{'name': 'd', 'kind': 'op', 'target': 'aten.native_dropout.default', "
+	    "'inputs': ['x'], 'tuple': true, 'random': true}, "
+	    OP("d0", "getitem", "'d'", 400, ", 'index': 0") ", " T("t", 400) ", "
+	    OP("gd", "aten.mul.Tensor", "'t', 'd'", 400, ""), "'d0'", "'gd'");
+	ilpi_mincut_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilpi_mincut_options_init(&o);
+	ck_assert_int_eq(ilpi_mincut_run(g, &o, &p, NULL, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(strstr(err.msg, "NetworkXUnbounded") && strstr(err.msg, "'d'_in"),
+	    "%s", err.msg);
+	ck_assert_ptr_null(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(mc_seed_float8)
+{
+	/* Every forward op of the seed is PREFER_RECOMPUTE in one region: with torch's
+	 * reading only the primals can be cut, so they are all PyTorch 2.6 saves; the
+	 * recorded reference (the bug report's saved set) breaks the tags. */
+	ilp_graph *g = NULL;
+	ilp_partition *p = NULL, *ref;
+	ilpi_mincut_options o;
+	ilp_error err = { 0 };
+
+	ck_assert_msg(ilp_graph_read_file(t_srcpath("examples/seed_float8_sac.json"), &g,
+	    &err) == 0, "%s", err.msg);
+	ilpi_mincut_options_init(&o);
+	ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s", err.msg);
+	expect(g, p, ILPI_P_SAVED, "primals_1 primals_2 primals_3");
+	ck_assert(ilpi_recomputed(p, (size_t)ilp_graph_find(g, "convert_element_type_4")));
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+
+	ck_assert_uint_ge(g->n_ref, 1);
+	ref = ilp_partition_new(g);
+	for (size_t k = 0; k < g->ref[0].n_saved; k++)
+		ref->state[g->ref[0].saved[k]] |= ILPI_P_SAVED;
+	ck_assert_int_eq(ilpi_partition_complete(g, ref, 0, &err), 0);
+	ck_assert_int_eq(ilp_check(g, ref, NULL, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_VIOLATION);
+	ck_assert_msg(strstr(err.msg, "convert_element_type_4") != NULL, "%s", err.msg);
+	ilp_partition_free(ref);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(complete_walks_back)
+{
+	/* saving only x: the backward recomputes sin (for m1) and nothing else; saving
+	 * x and cos: cos is never read by the backward and is pruned */
+	ilp_graph *g = sin_cos("aten.sin.default", "");
+	ilp_partition *p = ilp_partition_new(g);
+	ilp_error err = { 0 };
+
+	p->state[ilp_graph_find(g, "x")] |= ILPI_P_SAVED;
+	p->state[ilp_graph_find(g, "cos")] |= ILPI_P_SAVED;
+	ck_assert_int_eq(ilpi_partition_complete(g, p, 0, &err), 0);
+	expect(g, p, ILPI_P_RECOMPUTED, "sin");
+	expect(g, p, ILPI_P_SAVED, "x cos");
+	ck_assert_int_eq(ilpi_partition_complete(g, p, 1, &err), 0);
+	expect(g, p, ILPI_P_SAVED, "x");
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- cross-checks ------------------------------------------------------------------ */
+
+/* A random joint graph: np primals, nf forward ops, one tangent, nb backward ops;
+ * every op reads one or two earlier values; sizes 1..9 * 8 bytes. */
+static ilp_graph *
+random_graph(int np, int nf, int nb)
+{
+	char *nodes = malloc(16384), fw[64], bw[256];
+	size_t len = 0, blen = 0;
+	int total = np + nf;
+	ilp_graph *g;
+
+	ck_assert_ptr_nonnull(nodes);
+	nodes[0] = '\0';
+	for (int i = 0; i < np; i++)
+		len += (size_t)snprintf(nodes + len, 16384 - len, "%s{'name': 'p%d', 'kind': "
+		    "'primal', 'bytes': %u}", i ? ", " : "", i, 8 * (1 + rnd() % 9));
+	for (int i = 0; i < nf; i++) {
+		int a = (int)(rnd() % (unsigned)(np + i)), b = (int)(rnd() % (unsigned)(np + i));
+		char na[16], nbuf[16];
+
+		snprintf(na, sizeof na, a < np ? "p%d" : "f%d", a < np ? a : a - np);
+		snprintf(nbuf, sizeof nbuf, b < np ? "p%d" : "f%d", b < np ? b : b - np);
+		len += (size_t)snprintf(nodes + len, 16384 - len, ", {'name': 'f%d', 'kind': "
+		    "'op', 'target': 'aten.add.Tensor', 'inputs': ['%s', '%s'], 'bytes': %u}",
+		    i, na, nbuf, 8 * (1 + rnd() % 9));
+	}
+	len += (size_t)snprintf(nodes + len, 16384 - len, ", {'name': 't', 'kind': "
+	    "'tangent', 'bytes': 8}");
+	for (int i = 0; i < nb; i++) {
+		int a = (int)(rnd() % (unsigned)total);
+		char na[16], prev[16];
+
+		snprintf(na, sizeof na, a < np ? "p%d" : "f%d", a < np ? a : a - np);
+		snprintf(prev, sizeof prev, i ? "b%d" : "t", i - 1);
+		len += (size_t)snprintf(nodes + len, 16384 - len, ", {'name': 'b%d', 'kind': "
+		    "'op', 'target': 'aten.mul.Tensor', 'inputs': ['%s', '%s'], 'bytes': 8}",
+		    i, prev, na);
+	}
+	snprintf(fw, sizeof fw, "'f%d'", nf - 1);
+	blen += (size_t)snprintf(bw, sizeof bw, "'b%d'", nb - 1);
+	g = G("", nodes, fw, bw);
+	free(nodes);
+	return g;
+}
+
+/* Cheapest saved set by enumeration: every value the backward needs is saved or
+ * recomputable from saved values; primals and banned ops cannot be recomputed. */
+static int
+feasible_needs(const ilp_graph *g, const uint8_t *banned, uint32_t mask, const int32_t *idx,
+    size_t i, uint8_t *seen)
+{
+	const ilpi_node *n = &g->node[i];
+
+	if (n->cls == ILPI_BACKWARD || seen[i])
+		return 1;
+	seen[i] = 1;
+	for (size_t k = 0; idx[k] >= 0; k++)
+		if ((size_t)idx[k] == i && (mask >> k & 1u))
+			return 1;
+	if (n->kind != ILPI_OP || banned[i])
+		return 0;
+	for (uint32_t k = 0; k < n->in_count; k++)
+		if (!feasible_needs(g, banned, mask, idx, (size_t)ilpi_inputs(g, n)[k], seen))
+			return 0;
+	return 1;
+}
+
+static double
+brute_force(const ilp_graph *g, const double *w, const uint8_t *banned)
+{
+	int32_t idx[24];
+	size_t m = 0;
+	double best = INFINITY;
+	uint8_t *seen = malloc(g->n);
+
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].cls != ILPI_BACKWARD && g->node[i].cls != ILPI_DEAD)
+			idx[m++] = (int32_t)i;
+	idx[m] = -1;
+	ck_assert_uint_le(m, 20);
+	for (uint32_t mask = 0; mask < (1u << m); mask++) {
+		double c = 0;
+		int ok = 1;
+
+		memset(seen, 0, g->n);
+		for (size_t k = 0; k < m; k++)
+			if (mask >> k & 1u)
+				c += w[idx[k]];
+		if (c >= best)
+			continue;
+		for (size_t i = 0; i < g->n && ok; i++) {
+			const ilpi_node *n = &g->node[i];
+
+			if (n->cls != ILPI_BACKWARD || n->kind != ILPI_OP)
+				continue;
+			for (uint32_t k = 0; k < n->in_count && ok; k++)
+				ok = feasible_needs(g, banned, mask, idx,
+				    (size_t)ilpi_inputs(g, n)[k], seen);
+		}
+		if (ok)
+			best = c;
+	}
+	free(seen);
+	return best;
+}
+
+START_TEST(pure_equals_brute_force)
+{
+	rng_state = 777;
+	for (int trial = 0; trial < 60; trial++) {
+		ilp_graph *g = random_graph(2 + (int)(rnd() % 3), 3 + (int)(rnd() % 8),
+		    1 + (int)(rnd() % 4));
+		double *w = malloc(g->n * sizeof *w), v = -1, sum = 0;
+		uint8_t *banned = calloc(g->n, 1), *saved = calloc(g->n, 1);
+		ilp_error err = { 0 };
+
+		for (size_t i = 0; i < g->n; i++) {
+			w[i] = (double)(1 + rnd() % 50);
+			banned[i] = rnd() % 5 == 0;
+		}
+		ck_assert_msg(ilpi_mincut_pure(g, w, banned, saved, &v, &err) == 0, "%s",
+		    err.msg);
+		for (size_t i = 0; i < g->n; i++)
+			if (saved[i])
+				sum += w[i];
+		ck_assert_msg(v == brute_force(g, w, banned), "trial %d: cut %g", trial, v);
+		ck_assert(sum == v);
+		free(w);
+		free(banned);
+		free(saved);
+		ilp_graph_free(g);
+	}
+}
+END_TEST
+
+START_TEST(pure_equals_ilp_memory_optimum)
+{
+	/* With no bans, no tags, no views and each node weighted by its bytes, the
+	 * minimum cut and the ILP's least saved bytes solve the same problem. */
+	rng_state = 4242;
+	for (int trial = 0; trial < 25; trial++) {
+		ilp_graph *g = random_graph(2 + (int)(rnd() % 3), 3 + (int)(rnd() % 10),
+		    1 + (int)(rnd() % 4));
+		double *w = malloc(g->n * sizeof *w), v = -1;
+		uint8_t *saved = calloc(g->n, 1);
+		ilp_solve_options so;
+		ilp_partition *p = NULL;
+		ilp_error err = { 0 };
+
+		for (size_t i = 0; i < g->n; i++)
+			w[i] = (double)g->node[i].bytes;
+		ck_assert_msg(ilpi_mincut_pure(g, w, NULL, saved, &v, &err) == 0, "%s", err.msg);
+		ilp_solve_options_init(&so);
+		so.objective = ILP_OBJ_MEMORY;
+		so.bans = ILP_BANS_NONE;
+		ck_assert_msg(ilp_solve(g, &so, &p, &err) == 0, "ilp: %s", err.msg);
+		ck_assert_int_eq(ilp_partition_evaluate(g, p, NULL, &err), 0);
+		ck_assert_msg((double)p->saved_bytes == v, "trial %d: ilp %lld, min-cut %g", trial,
+		    (long long)p->saved_bytes, v);
+		ilp_partition_free(p);
+		free(w);
+		free(saved);
+		ilp_graph_free(g);
+	}
+}
+END_TEST
+
 Suite *
 suite_mincut(void)
 {
-	return suite_create("mincut");
+	Suite *s = suite_create("mincut");
+	TCase *tc = tcase_create("maxflow");
+
+	tcase_add_test(tc, flow_clrs);
+	tcase_add_test(tc, flow_two_cuts);
+	tcase_add_test(tc, flow_infinite);
+	tcase_add_test(tc, flow_brute_force);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("heuristic");
+	tcase_add_test(tc, mc_pointwise_recomputed);
+	tcase_add_test(tc, mc_allowlist_and_denylist);
+	tcase_add_test(tc, mc_must_save_and_views);
+	tcase_add_test(tc, mc_must_recompute);
+	tcase_add_test(tc, mc_region_end);
+	tcase_add_test(tc, mc_reduction);
+	tcase_add_test(tc, mc_materialized_backward);
+	tcase_add_test(tc, mc_used_far_apart);
+	tcase_add_test(tc, mc_long_fusible_chain);
+	tcase_add_test(tc, mc_unbounded);
+	tcase_add_test(tc, mc_seed_float8);
+	tcase_add_test(tc, complete_walks_back);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cross-check");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, pure_equals_brute_force);
+	tcase_add_test(tc, pure_equals_ilp_memory_optimum);
+	suite_add_tcase(s, tc);
+	return s;
 }
