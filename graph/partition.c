@@ -108,6 +108,33 @@ ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p)
 	return sum;
 }
 
+void
+ilpi_partition_derive_recomputed(const ilp_graph *g, ilp_partition *p)
+{
+	/* One reverse sweep: users come after their inputs, so a node's need is final
+	 * when the sweep reaches it. The state bit doubles as the "needed" mark. */
+	enum { NEED = 1u << 7 };
+
+	for (size_t i = 0; i < g->n_bw_out; i++)
+		if (g->bw_out[i] != ILPI_NONE)
+			p->state[g->bw_out[i]] |= NEED;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+		int runs = 0;
+
+		if (n->kind == ILPI_OP && n->cls == ILPI_BACKWARD) {
+			runs = 1;
+		} else if ((p->state[i] & NEED) && n->kind == ILPI_OP && !ilpi_saved(p, i)) {
+			p->state[i] |= ILPI_P_RECOMPUTED;
+			runs = 1;
+		}
+		p->state[i] &= (uint8_t)~NEED;
+		for (uint32_t k = 0; runs && k < n->in_count; k++)
+			p->state[in[k]] |= NEED;
+	}
+}
+
 ilp_prefer_mode
 ilpi_partition_prefer(const ilp_partition *p)
 {
@@ -396,6 +423,8 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
 	    read_list(&r, root, "recomputed", ILPI_P_RECOMPUTED, 0) != 0 ||
 	    read_cost(&r, root) != 0 || read_overrides(&r, root) != 0)
 		goto fail;
+	if (cJSON_GetObjectItemCaseSensitive(root, "recomputed") == NULL)
+		ilpi_partition_derive_recomputed(g, r.p);
 	cJSON_Delete(root);
 	*out = r.p;
 	return 0;

@@ -62,6 +62,10 @@ void ilpi_partition_set_producer(ilp_partition *p, const char *method, const cha
     const char *prefer, const char *status);
 /* Bytes of the saved values, each storage counted once (views share their base's). */
 int64_t ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p);
+/* Marks recomputed what the backward then needs and cannot get otherwise: every op that
+ * is not backward and not saved and that a backward op or a gradient needs, transitively.
+ * Used when a partition file gives no "recomputed" list (PyTorch's saved sets). */
+void ilpi_partition_derive_recomputed(const ilp_graph *g, ilp_partition *p);
 /* The prefer mode the partition was made under (producer.prefer), hard when unset. */
 ilp_prefer_mode ilpi_partition_prefer(const ilp_partition *p);
 /* Counts of saved and recomputed nodes. */

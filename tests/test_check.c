@@ -1,6 +1,7 @@
 /* test_check.c - partitions (reader, writer), the independent checker, and lowering. */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,47 @@ START_TEST(partition_read_and_canonical_write)
 }
 END_TEST
 
+/* Without a "recomputed" list (PyTorch's saved sets), the backward recomputes what it
+ * needs; an explicit empty list means nothing is recomputed. */
+START_TEST(partition_derives_recomputed)
+{
+	ilp_graph *g = G("", P("x") ", " OP("a", "'x'", "") ", " OP("b", "'a'", "") ", "
+	    OP("out", "'b'", "") ", " OP("u", "'x'", "") ", " OP("unused", "'x'", "") ", "
+	    T("g") ", " OP("gb", "'g', 'b', 'u'", ""), "'out'", "'gb', null");
+	const struct {
+		const char *file, *want;
+		int check; /* ilp_check's result */
+	} cases[] = {
+		/* u still needs x, which is not saved: derived, then refused by the check. */
+		{ "{'format': 'ilpart-partition', 'version': 1, 'saved': ['a']}",
+		    "\"recomputed\": [\n    \"b\",\n    \"u\"\n  ]", -1 },
+		{ "{'format': 'ilpart-partition', 'version': 1, 'saved': ['x']}",
+		    "\"recomputed\": [\n    \"a\",\n    \"b\",\n    \"u\"\n  ]", 0 },
+		{ "{'format': 'ilpart-partition', 'version': 1, 'saved': ['x', 'b', 'u']}",
+		    "\"recomputed\": []", 0 },
+		{ "{'format': 'ilpart-partition', 'version': 1, 'saved': ['x'], 'recomputed': []}",
+		    "\"recomputed\": []", -1 },
+	};
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		ilp_partition *p = NULL;
+		ilp_error err;
+		char *j = NULL;
+
+		ck_assert_int_eq(read_part(g, cases[k].file, &p, &err), 0);
+		ck_assert_int_eq(ilp_partition_to_json(g, p, &j, &err), 0);
+		ck_assert_msg(strstr(j, cases[k].want) != NULL, "case %zu: %s", k, j);
+		/* The work marks must not leak into the partition. */
+		for (size_t i = 0; i < g->n; i++)
+			ck_assert_int_eq(p->state[i] & ~(ILPI_P_SAVED | ILPI_P_RECOMPUTED), 0);
+		ck_assert_int_eq(ilp_check(g, p, NULL, &err), cases[k].check);
+		free(j);
+		ilp_partition_free(p);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(partition_cost_and_overrides)
 {
 	ilp_graph *g = chain("", "");
@@ -764,6 +806,87 @@ START_TEST(split_exhaustive_partitions_are_closed)
 }
 END_TEST
 
+/* PyTorch's own saved set (the graph's first reference partition), with what the backward
+ * then recomputes derived as for a partition file without "recomputed". */
+static ilp_partition *
+reference_partition(const ilp_graph *g)
+{
+	ilp_partition *p = ilp_partition_new(g);
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_gt(g->n_ref, 0);
+	for (size_t k = 0; k < g->ref[0].n_saved; k++)
+		p->state[g->ref[0].saved[k]] |= ILPI_P_SAVED;
+	for (size_t k = 0; k < g->ref[0].n_recomputed; k++)
+		p->state[g->ref[0].recomputed[k]] |= ILPI_P_RECOMPUTED;
+	if (g->ref[0].recomputed == NULL)
+		ilpi_partition_derive_recomputed(g, p);
+	return p;
+}
+
+/* Real torch 2.6 joint graphs: the partitions PyTorch ran are executable. */
+START_TEST(corpus_pytorch_partitions_are_executable)
+{
+	char dir[4096];
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+
+	snprintf(dir, sizeof dir, "%s", t_srcpath("tests/data/corpus"));
+	d = opendir(dir);
+	if (d == NULL)
+		return; /* the corpus is optional in this suite */
+	while ((e = readdir(d)) != NULL) {
+		char path[8192];
+		size_t len = strlen(e->d_name);
+		ilp_check_options o = { ILP_PREFER_SOFT };
+		ilp_graph *g = NULL;
+		ilp_partition *p;
+		ilp_error err = { 0 };
+		ilpi_split sp;
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
+		if (g->n_ref == 0) {
+			ilp_graph_free(g);
+			continue;
+		}
+		p = reference_partition(g);
+		ck_assert_msg(ilp_check(g, p, &o, &err) == 0, "%s: %s", e->d_name, err.msg);
+		ilpi_partition_set_producer(p, "pytorch", NULL, "soft", NULL);
+		ck_assert_msg(ilpi_lower(g, p, &sp, &err) == 0, "%s", err.msg);
+		ilpi_split_free(&sp);
+		ilp_partition_free(p);
+		ilp_graph_free(g);
+		seen++;
+	}
+	closedir(d);
+	ck_assert_uint_gt(seen, 0);
+}
+END_TEST
+
+/* The seed bug: PyTorch saved the float8 cast that the SAC policy says to recompute. */
+START_TEST(seed_pytorch_partition_violates_sac)
+{
+	ilp_graph *g = NULL;
+	ilp_partition *p;
+	ilp_error err = { 0 };
+	ilp_check_options hard = { ILP_PREFER_HARD }, soft = { ILP_PREFER_SOFT };
+
+	ck_assert_msg(ilp_graph_read_file(t_srcpath("tests/golden/check-seed-example/graph.json"),
+	    &g, &err) == 0, "%s", err.msg);
+	p = reference_partition(g);
+	ck_assert_int_eq(ilp_check(g, p, &hard, &err), -1);
+	ck_assert_str_eq(err.msg, "partition: node 'convert_element_type_4' (PREFER_RECOMPUTE): "
+	    "saved, but its tag forbids saving (prefer mode hard)");
+	ck_assert_msg(ilp_check(g, p, &soft, &err) == 0, "%s", err.msg);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_check(void)
 {
@@ -787,6 +910,7 @@ suite_check(void)
 	tcase_add_test(t, check_region_boundary_needs_later_region);
 	tcase_add_test(t, check_random_effectful_collective);
 	tcase_add_test(f, partition_read_and_canonical_write);
+	tcase_add_test(f, partition_derives_recomputed);
 	tcase_add_test(f, partition_cost_and_overrides);
 	tcase_add_test(f, partition_saved_bytes_counts_storage_once);
 	tcase_add_test(f, partition_bad_files);
@@ -799,6 +923,8 @@ suite_check(void)
 	tcase_add_test(l, split_uses_partition_prefer_mode);
 	tcase_add_test(l, split_bytes_only_and_escapes);
 	tcase_add_test(l, split_exhaustive_partitions_are_closed);
+	tcase_add_test(l, corpus_pytorch_partitions_are_executable);
+	tcase_add_test(l, seed_pytorch_partition_violates_sac);
 	tcase_set_timeout(l, 60);
 	suite_add_tcase(s, c);
 	suite_add_tcase(s, t);
