@@ -967,6 +967,42 @@ START_TEST(seed_mm_and_scaled_mm_hard)
 }
 END_TEST
 
+/* End to end with the ILP (solver/): what is saved under each seed policy. */
+static void
+solve_seed(const char *policy, const char *const *want, size_t n_want)
+{
+	ilp_graph *g = seed(policy);
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	size_t n_saved = 0;
+
+	ilp_solve_options_init(&o);
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_check(g, p, NULL, &err) == 0, "%s", err.msg);
+	for (size_t i = 0; i < g->n; i++)
+		n_saved += ilp_partition_is_saved(p, i) != 0;
+	ck_assert_uint_eq(n_saved, n_want);
+	for (size_t k = 0; k < n_want; k++)
+		ck_assert_msg(ilp_partition_is_saved(p, ix(g, want[k])), "%s not saved", want[k]);
+	for (size_t k = 0; k < 4; k++) {
+		ck_assert(!ilp_partition_is_saved(p, ix(g, seed_recomputed[k])));
+		ck_assert(ilp_partition_is_recomputed(p, ix(g, seed_recomputed[k])));
+	}
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+
+START_TEST(seed_solved_under_policies)
+{
+	static const char *const mm_only[] = { "primals_1", "primals_2", "primals_3" };
+	static const char *const with_scaled_mm[] = { "primals_1", "primals_3", "getitem" };
+
+	solve_seed("examples/policies/seed_mm_only.json", mm_only, 3);
+	solve_seed("examples/policies/seed_mm_and_scaled_mm.json", with_scaled_mm, 3);
+}
+END_TEST
+
 START_TEST(explain_texts)
 {
 	ilp_graph *g = seed("examples/policies/seed_mm_and_scaled_mm.json");
@@ -1029,6 +1065,7 @@ suite_policies(void)
 	tcase_add_test(seeds, seed_mm_only_hard);
 	tcase_add_test(seeds, seed_mm_and_scaled_mm_hard);
 	tcase_add_test(seeds, explain_texts);
+	tcase_add_test(seeds, seed_solved_under_policies);
 	suite_add_tcase(s, tags);
 	suite_add_tcase(s, bans);
 	suite_add_tcase(s, conf);
