@@ -466,13 +466,15 @@ in_scope(const ilp_policy *pol, const ilpi_node *n)
 int
 ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
 {
+	size_t i, covered = 0;
+
 	if (pol == NULL || g == NULL) {
 		ilpi_err(err, ILP_ERR_INPUT, "policy: nothing to apply");
 		return -1;
 	}
 	/* Ops in graph order; a getitem comes after its parent and takes its tag and
 	 * region, as PyTorch's SAC mode tags the projections of a multi-output op. */
-	for (size_t i = 0; i < g->n; i++) {
+	for (i = 0; i < g->n; i++) {
 		ilpi_node *n = &g->node[i];
 		int tag;
 
@@ -487,12 +489,22 @@ ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
 		}
 		if (!in_scope(pol, n))
 			continue;
+		covered++;
 		tag = ilpi_policy_tag(pol, n->target);
 		if (tag < 0)
 			continue;
 		n->tag = (uint8_t)tag;
 		if (n->ac_graph_id == ILPI_NONE)
 			n->ac_graph_id = pol->region_id;
+	}
+	/* A policy that reaches nothing is a mistake worth stopping for (typically a
+	 * graph exported without checkpoint regions). */
+	if (covered == 0) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: policy: field 'regions': covers no op of %s "
+		    "(no forward op is in %s; \"regions\": \"graph\" covers the whole forward)",
+		    pol->path, g->path, pol->scope == ILPI_SCOPE_ALL ? "any checkpoint region" :
+		    "the listed regions");
+		return -1;
 	}
 	return 0;
 }

@@ -859,6 +859,28 @@ START_TEST(apply_to_whole_graph)
 }
 END_TEST
 
+START_TEST(apply_covering_nothing_is_an_error)
+{
+	ilp_graph *g = regions_graph();
+	ilp_graph *h = chain_graph(A(""), B(""));
+	ilp_policy *p = pol_ok(PH "'regions': [5], 'save': ['aten.mm.default']}");
+	ilp_policy *all = pol_ok(PH "'save': ['aten.mm.default']}");
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_msg(strstr(err.msg, "p.json: policy: field 'regions': covers no op of "
+	    "<test> (no forward op is in the listed regions") != NULL, "%s", err.msg);
+	ck_assert_int_eq(ilp_policy_apply(all, h, &err), -1);
+	ck_assert_msg(strstr(err.msg, "any checkpoint region") != NULL, "%s", err.msg);
+	ck_assert_str_eq(tag_of(g, "m1"), ""); /* nothing changed */
+	ilp_policy_free(p);
+	ilp_policy_free(all);
+	ilp_graph_free(g);
+	ilp_graph_free(h);
+}
+END_TEST
+
 /* ---- the seed example ---------------------------------------------------------------------- */
 
 static const char *const seed_recomputed[] = {
@@ -1061,6 +1083,7 @@ suite_policies(void)
 	tcase_add_test(files, apply_to_all_regions);
 	tcase_add_test(files, apply_to_listed_regions);
 	tcase_add_test(files, apply_to_whole_graph);
+	tcase_add_test(files, apply_covering_nothing_is_an_error);
 	tcase_add_test(seeds, seed_graph_tags);
 	tcase_add_test(seeds, seed_mm_only_hard);
 	tcase_add_test(seeds, seed_mm_and_scaled_mm_hard);
