@@ -477,12 +477,15 @@ read_refs(reader *r, const cJSON *refs)
 	return 0;
 }
 
-/* A document that ends inside a string or with open brackets was cut short. */
+/* A document that ends inside a string or with open brackets was cut short. Also
+ * gives the deepest bracket nesting, which cJSON limits. */
 static int
-truncated(const char *buf, size_t len)
+truncated(const char *buf, size_t len, long *max_depth)
 {
 	long depth = 0;
 	int in_str = 0, seen = 0;
+
+	*max_depth = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		char c = buf[i];
@@ -496,9 +499,11 @@ truncated(const char *buf, size_t len)
 		}
 		if (c == '"')
 			in_str = 1;
-		else if (c == '{' || c == '[')
+		else if (c == '{' || c == '[') {
 			depth++, seen = 1;
-		else if (c == '}' || c == ']')
+			if (depth > *max_depth)
+				*max_depth = depth;
+		} else if (c == '}' || c == ']')
 			depth--;
 	}
 	return in_str || depth > 0 || !seen;
@@ -510,7 +515,8 @@ parse_error(reader *r, const char *buf, size_t len)
 	const char *at = cJSON_GetErrorPtr();
 	size_t off = at != NULL && at >= buf && at <= buf + len ? (size_t)(at - buf) : len;
 	size_t line = 1, col = 1, ws = 0;
-	int cut = truncated(buf, len);
+	long deepest;
+	int cut = truncated(buf, len, &deepest);
 
 	while (ws < len && (buf[ws] == ' ' || buf[ws] == '\t' || buf[ws] == '\r' ||
 	    buf[ws] == '\n'))
@@ -532,7 +538,10 @@ parse_error(reader *r, const char *buf, size_t len)
 	while (off < len && (buf[off] == ' ' || buf[off] == '\n' || buf[off] == '\t' ||
 	    buf[off] == '\r'))
 		off++;
-	if (off >= len || cut)
+	if (deepest > CJSON_NESTING_LIMIT)
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: nested more than %d "
+		    "levels deep", r->path, line, col, CJSON_NESTING_LIMIT);
+	else if (off >= len || cut)
 		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: unexpected end of file "
 		    "(truncated?)", r->path, line, col);
 	else
