@@ -1,15 +1,412 @@
+/*
+ * cmd_compare.c - `ilpart compare`: one table, one row per partition of the same
+ * graph: the ILP optimum, ilpart's min-cut (torch 2.6 rules), each reference
+ * partition recorded in the graph file, and save-everything-needed.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "graph/strbuf.h"
+#include "solver/mincut.h"
 
-/* placeholder: the command's work replaces this */
+typedef struct row {
+	char name[128];
+	const char *kind;          /* "ilp", "mincut", "reference", "save-all" */
+	ilp_partition *p;          /* NULL when it could not be made */
+	char error[1024];          /* why p is NULL */
+	char violation[1024];      /* ilp_check's first violation, "" when clean */
+	double seconds;
+} row;
+
+typedef struct compare_opts {
+	cli_policy_opts pol;
+	ilp_solve_options so;
+	const char *device;
+	int json, no_times;
+} compare_opts;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+compare_help(FILE *f)
+{
+	fprintf(f,
+	    "usage: ilpart compare GRAPH [--memory-budget B] [--json] [--device D]\n"
+	    "                     [--time-limit S] [--no-times] [--policy FILE]\n"
+	    "                     [--prefer hard|pytorch|soft] [--bans pytorch|none]\n"
+	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
+	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"
+	    "does), each reference partition of the graph file, and save-everything-needed.\n"
+	    "SAC is ilp_check's verdict in the --prefer mode (default hard). B takes K, M, G\n"
+	    "suffixes (powers of 1024). --no-times hides solve times (for golden tests).\n");
+}
+
+/* "4096", "64K", "1.5M", "2G" (powers of 1024) -> bytes; -1 when malformed. */
+static int64_t
+parse_bytes(const char *s)
+{
+	char *end;
+	double v, mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || !(v >= 0))
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		mul = 1024.0, end++;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1024.0 * 1024, end++;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1024.0 * 1024 * 1024, end++;
+	if (mul > 1 && (*end == 'i' || *end == 'I'))
+		end++;
+	if (mul > 1 && (*end == 'B' || *end == 'b'))
+		end++;
+	if (*end != '\0' || v * mul > 4.6e18)
+		return -1;
+	return (int64_t)(v * mul);
+}
+
+static int
+parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char **graph)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int k = cli_policy_arg(&c->pol, cmd, argc, argv, &i);
+
+		if (k < 0)
+			return CLI_INPUT;
+		if (k > 0)
+			continue;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			compare_help(stdout);
+			return -1;
+		} else if (strcmp(a, "--memory-budget") == 0 && i + 1 < argc) {
+			if ((c->so.budget_bytes = parse_bytes(argv[++i])) < 0)
+				return cli_usage(cmd, "--memory-budget: bad size '%s'", argv[i]);
+		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
+			c->device = argv[++i];
+			if (ilp_device_lookup(c->device, &c->so.device) != 0)
+				return cli_usage(cmd, "--device: unknown device '%s' (h100, a100, cpu)",
+				    c->device);
+		} else if (strcmp(a, "--time-limit") == 0 && i + 1 < argc) {
+			char *end;
+
+			c->so.time_limit = strtod(argv[++i], &end);
+			if (*end != '\0' || !(c->so.time_limit > 0))
+				return cli_usage(cmd, "--time-limit: bad number of seconds '%s'",
+				    argv[i]);
+		} else if (strcmp(a, "--json") == 0) {
+			c->json = 1;
+		} else if (strcmp(a, "--no-times") == 0) {
+			c->no_times = 1;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return cli_usage(cmd, "unknown or incomplete option '%s'", a);
+		} else if (*graph == NULL) {
+			*graph = a;
+		} else {
+			return cli_usage(cmd, "unexpected argument '%s'", a);
+		}
+	}
+	if (*graph == NULL)
+		return cli_usage(cmd, "missing GRAPH");
+	c->so.prefer = c->pol.prefer;
+	c->so.bans = c->pol.bans;
+	return CLI_OK;
+}
+
+static void
+row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
+{
+	ilp_solve_options so = c->so;
+	ilp_error err = { 0 };
+	double t0 = now_s();
+
+	r->kind = "ilp";
+	if (so.budget_bytes >= 0) {
+		so.objective = ILP_OBJ_RUNTIME;
+		snprintf(r->name, sizeof r->name, "ilp (runtime, budget %lld B)",
+		    (long long)so.budget_bytes);
+	} else {
+		so.objective = ILP_OBJ_MEMORY;
+		snprintf(r->name, sizeof r->name, "ilp (memory)");
+	}
+	if (ilp_solve(g, &so, &r->p, &err) != 0)
+		snprintf(r->error, sizeof r->error, "%s", err.msg);
+	r->seconds = now_s() - t0;
+}
+
+static void
+row_mincut(const ilp_graph *g, const compare_opts *c, row *r)
+{
+	ilpi_mincut_options mo;
+	ilp_error err = { 0 };
+	double t0 = now_s();
+
+	r->kind = "mincut";
+	snprintf(r->name, sizeof r->name, "mincut (torch 2.6)");
+	ilpi_mincut_options_init(&mo);
+	ilpi_mincut_options_from_solve(&mo, &c->so);
+	mo.prefer = ILP_PREFER_PYTORCH; /* the heuristic reads the tags as torch does */
+	mo.check = 0;                   /* the table reports what the checker says */
+	if (ilpi_mincut_run(g, &mo, &r->p, NULL, &err) != 0)
+		snprintf(r->error, sizeof r->error, "%s", err.msg);
+	r->seconds = now_s() - t0;
+}
+
+static void
+row_fixed(const ilp_graph *g, long ref, row *r)
+{
+	ilp_error err = { 0 };
+	double t0 = now_s();
+	int rc;
+
+	if (ref >= 0) {
+		r->kind = "reference";
+		snprintf(r->name, sizeof r->name, "ref:%s", g->ref[ref].name);
+		rc = ilpi_partition_from_ref(g, (size_t)ref, &r->p, &err);
+	} else {
+		r->kind = "save-all";
+		snprintf(r->name, sizeof r->name, "save-all");
+		rc = ilpi_partition_save_all(g, &r->p, &err);
+	}
+	if (rc != 0)
+		snprintf(r->error, sizeof r->error, "%s", err.msg);
+	r->seconds = now_s() - t0;
+}
+
+/* Costs on the chosen device and the checker's verdict. */
+static void
+judge(const ilp_graph *g, const compare_opts *c, row *r)
+{
+	ilp_check_options co;
+	ilp_error err = { 0 };
+
+	if (r->p == NULL)
+		return;
+	if (ilp_partition_evaluate(g, r->p, &c->so.device, &err) != 0) {
+		snprintf(r->error, sizeof r->error, "%s", err.msg);
+		ilp_partition_free(r->p);
+		r->p = NULL;
+		return;
+	}
+	co.prefer = c->pol.prefer;
+	if (ilp_check(g, r->p, &co, &err) != 0)
+		snprintf(r->violation, sizeof r->violation, "%s", err.msg);
+}
+
+static const char *
+prefer_name(ilp_prefer_mode p)
+{
+	return p == ILP_PREFER_PYTORCH ? "pytorch" : p == ILP_PREFER_SOFT ? "soft" : "hard";
+}
+
+static void
+fmt_distance(char *buf, size_t size, const row *r, int64_t opt)
+{
+	int64_t d;
+
+	if (r->p == NULL || opt < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	d = r->p->saved_bytes - opt;
+	if (opt == 0)
+		snprintf(buf, size, "%s%lld B", d >= 0 ? "+" : "", (long long)d);
+	else
+		snprintf(buf, size, "x%.3f (%s%lld B)", (double)r->p->saved_bytes / (double)opt,
+		    d >= 0 ? "+" : "", (long long)d);
+}
+
+static void
+print_table(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n,
+    int64_t opt)
+{
+	int w = 9;
+
+	for (size_t k = 0; k < n; k++)
+		if ((int)strlen(rows[k].name) > w)
+			w = (int)strlen(rows[k].name);
+	printf("graph %s: %zu nodes; check mode %s, bans %s, device %s\n", g->path, g->n,
+	    prefer_name(c->pol.prefer), c->pol.bans == ILP_BANS_NONE ? "none" : "pytorch",
+	    c->device);
+	printf("%-*s %14s %16s %14s %7s %7s %-9s %9s %8s  %s\n", w, "partition", "saved_bytes",
+	    "recompute_flops", "recompute_us", "#saved", "#recomp", "SAC", "solve_s", "gap",
+	    "vs_optimum");
+	for (size_t k = 0; k < n; k++) {
+		const row *r = &rows[k];
+		char t[32], gap[32], dist[64];
+
+		if (r->p == NULL) {
+			printf("%-*s failed: %s\n", w, r->name, r->error);
+			continue;
+		}
+		if (c->no_times)
+			snprintf(t, sizeof t, "-");
+		else
+			snprintf(t, sizeof t, "%.3f", r->seconds);
+		if (strcmp(r->kind, "ilp") == 0 && r->p->gap >= 0)
+			snprintf(gap, sizeof gap, "%.3g", r->p->gap);
+		else
+			snprintf(gap, sizeof gap, "-");
+		fmt_distance(dist, sizeof dist, r, opt);
+		printf("%-*s %14lld %16.6g %14.6g %7zu %7zu %-9s %9s %8s  %s\n", w, r->name,
+		    (long long)r->p->saved_bytes, r->p->recompute_flops, r->p->recompute_time_us,
+		    ilpi_partition_count(r->p, ILPI_P_SAVED),
+		    ilpi_partition_count(r->p, ILPI_P_RECOMPUTED),
+		    r->violation[0] ? "VIOLATION" : "ok", t, gap, dist);
+	}
+	for (size_t k = 0; k < n; k++)
+		if (rows[k].p != NULL && rows[k].violation[0])
+			printf("%s: %s\n", rows[k].name, rows[k].violation);
+}
+
+static char *
+to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, int64_t opt)
+{
+	ilpi_buf b;
+
+	ilpi_buf_init(&b);
+	ilpi_buf_puts(&b, "{\n  \"graph\": ");
+	ilpi_buf_json_str(&b, g->path);
+	ilpi_buf_printf(&b, ",\n  \"prefer\": \"%s\",\n  \"bans\": \"%s\",\n  \"device\": ",
+	    prefer_name(c->pol.prefer), c->pol.bans == ILP_BANS_NONE ? "none" : "pytorch");
+	ilpi_buf_json_str(&b, c->device);
+	ilpi_buf_puts(&b, ",\n  \"memory_budget\": ");
+	if (c->so.budget_bytes >= 0)
+		ilpi_buf_printf(&b, "%lld", (long long)c->so.budget_bytes);
+	else
+		ilpi_buf_puts(&b, "null");
+	ilpi_buf_puts(&b, ",\n  \"optimum_saved_bytes\": ");
+	if (opt >= 0)
+		ilpi_buf_printf(&b, "%lld", (long long)opt);
+	else
+		ilpi_buf_puts(&b, "null");
+	ilpi_buf_puts(&b, ",\n  \"rows\": [");
+	for (size_t k = 0; k < n; k++) {
+		const row *r = &rows[k];
+
+		ilpi_buf_puts(&b, k ? ",\n    {" : "\n    {");
+		ilpi_buf_puts(&b, "\"name\": ");
+		ilpi_buf_json_str(&b, r->name);
+		ilpi_buf_printf(&b, ", \"kind\": \"%s\"", r->kind);
+		if (r->p == NULL) {
+			ilpi_buf_puts(&b, ", \"error\": ");
+			ilpi_buf_json_str(&b, r->error);
+			ilpi_buf_puts(&b, "}");
+			continue;
+		}
+		ilpi_buf_puts(&b, ", \"status\": ");
+		ilpi_buf_json_str(&b, r->p->status);
+		ilpi_buf_printf(&b, ", \"saved_bytes\": %lld, \"recompute_flops\": ",
+		    (long long)r->p->saved_bytes);
+		ilpi_buf_json_num(&b, r->p->recompute_flops);
+		ilpi_buf_puts(&b, ", \"recompute_time_us\": ");
+		ilpi_buf_json_num(&b, r->p->recompute_time_us);
+		ilpi_buf_printf(&b, ", \"n_saved\": %zu, \"n_recomputed\": %zu",
+		    ilpi_partition_count(r->p, ILPI_P_SAVED),
+		    ilpi_partition_count(r->p, ILPI_P_RECOMPUTED));
+		ilpi_buf_puts(&b, ", \"violation\": ");
+		if (r->violation[0])
+			ilpi_buf_json_str(&b, r->violation);
+		else
+			ilpi_buf_puts(&b, "null");
+		if (!c->no_times) {
+			ilpi_buf_puts(&b, ", \"solve_time_s\": ");
+			ilpi_buf_json_num(&b, r->seconds);
+		}
+		ilpi_buf_puts(&b, ", \"gap\": ");
+		if (strcmp(r->kind, "ilp") == 0 && r->p->gap >= 0)
+			ilpi_buf_json_num(&b, r->p->gap);
+		else
+			ilpi_buf_puts(&b, "null");
+		if (opt >= 0) {
+			ilpi_buf_printf(&b, ", \"saved_bytes_delta\": %lld",
+			    (long long)(r->p->saved_bytes - opt));
+			ilpi_buf_puts(&b, ", \"saved_bytes_ratio\": ");
+			if (opt > 0)
+				ilpi_buf_json_num(&b, (double)r->p->saved_bytes / (double)opt);
+			else
+				ilpi_buf_puts(&b, "null");
+		}
+		ilpi_buf_puts(&b, "}");
+	}
+	ilpi_buf_puts(&b, "\n  ]\n}\n");
+	return ilpi_buf_take(&b);
+}
+
 int
 cmd_compare(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ilpart compare: not built yet\n");
-	return CLI_INPUT;
+	compare_opts c;
+	const char *graph = NULL;
+	ilp_graph *g = NULL;
+	ilp_error err = { 0 };
+	row *rows = NULL;
+	size_t n = 0;
+	int64_t opt = -1;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	cli_policy_opts_init(&c.pol);
+	ilp_solve_options_init(&c.so);
+	c.device = "h100";
+	ilp_device_lookup(c.device, &c.so.device);
+	if ((rc = parse_args(&c, "compare", argc, argv, &graph)) != CLI_OK)
+		return rc < 0 ? CLI_OK : rc;
+	if (ilp_graph_read_file(graph, &g, &err) != 0)
+		return cli_fail(&err);
+	if ((rc = cli_policy_apply(&c.pol, g)) != CLI_OK)
+		goto out;
+	rows = calloc(g->n_ref + 3, sizeof *rows);
+	if (rows == NULL) {
+		fprintf(stderr, "ilpart compare: out of memory\n");
+		rc = CLI_INPUT;
+		goto out;
+	}
+	row_ilp(g, &c, &rows[n++]);
+	row_mincut(g, &c, &rows[n++]);
+	for (size_t k = 0; k < g->n_ref; k++)
+		row_fixed(g, (long)k, &rows[n++]);
+	row_fixed(g, -1, &rows[n++]);
+	for (size_t k = 0; k < n; k++)
+		judge(g, &c, &rows[k]);
+	if (rows[0].p != NULL && !rows[0].violation[0])
+		opt = rows[0].p->saved_bytes;
+	if (c.json) {
+		char *s = to_json(g, &c, rows, n, opt);
+
+		if (s == NULL) {
+			fprintf(stderr, "ilpart compare: out of memory\n");
+			rc = CLI_INPUT;
+			goto out;
+		}
+		fputs(s, stdout);
+		free(s);
+	} else {
+		print_table(g, &c, rows, n, opt);
+	}
+	rc = CLI_OK;
+out:
+	for (size_t k = 0; k < n; k++)
+		ilp_partition_free(rows[k].p);
+	free(rows);
+	ilp_graph_free(g);
+	return rc;
 }

@@ -14,12 +14,13 @@ static void
 mincut_help(FILE *f)
 {
 	fprintf(f,
-	    "usage: ilpart mincut GRAPH [-o PARTITION] [--prefer hard|pytorch|soft]\n"
+	    "usage: ilpart mincut GRAPH [-o PARTITION] [--policy FILE] [--prefer hard|pytorch|soft]\n"
 	    "                    [--bans pytorch|none] [--config NAME=VALUE]... [--device D]\n"
 	    "                    [--explain] [--no-check]\n"
 	    "PyTorch's min_cut_rematerialization_partition (torch 2.6 rules, docs/mincut.md).\n"
+	    "  --policy    apply a SAC policy file to the graph's tags first\n"
 	    "  --prefer    how PREFER_* tags bind (default pytorch: PREFER_RECOMPUTE binds,\n"
-	    "              PREFER_SAVE does not; hard: both bind)\n"
+	    "              PREFER_SAVE does not; hard: both bind; soft: neither)\n"
 	    "  --bans none clears the five ban_recompute_* switches\n"
 	    "  --config    a torch._functorch.config switch: ban_recompute_used_far_apart,\n"
 	    "              ban_recompute_long_fusible_chains, ban_recompute_materialized_backward,\n"
@@ -28,20 +29,6 @@ mincut_help(FILE *f)
 	    "              unsafe_allow_optimization_of_collectives\n"
 	    "  --explain   print each node's weight, ban and decision instead of the partition\n"
 	    "  --no-check  print the partition even when ilpart's checker rejects it\n");
-}
-
-static int
-parse_prefer(const char *s, ilp_prefer_mode *out)
-{
-	if (strcmp(s, "hard") == 0)
-		*out = ILP_PREFER_HARD;
-	else if (strcmp(s, "pytorch") == 0)
-		*out = ILP_PREFER_PYTORCH;
-	else if (strcmp(s, "soft") == 0)
-		*out = ILP_PREFER_SOFT;
-	else
-		return -1;
-	return 0;
 }
 
 static int
@@ -87,6 +74,7 @@ cmd_mincut(int argc, char **argv)
 	const char *graph = NULL, *outpath = NULL, *dev = NULL;
 	ilpi_mincut_options o;
 	ilpi_mincut_info info;
+	cli_policy_opts pol;
 	ilp_graph *g = NULL;
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
@@ -94,28 +82,21 @@ cmd_mincut(int argc, char **argv)
 	int do_explain = 0, rc;
 
 	ilpi_mincut_options_init(&o);
+	cli_policy_opts_init(&pol);
+	pol.prefer = ILP_PREFER_PYTORCH; /* torch's own reading of the tags */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int k = cli_policy_arg(&pol, "mincut", argc, argv, &i);
 
+		if (k < 0)
+			return CLI_INPUT;
+		if (k > 0)
+			continue;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			mincut_help(stdout);
 			return CLI_OK;
 		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
 			outpath = argv[++i];
-		} else if (strcmp(a, "--prefer") == 0 && i + 1 < argc) {
-			if (parse_prefer(argv[++i], &o.prefer) != 0)
-				return cli_usage("mincut", "--prefer: unknown mode '%s'", argv[i]);
-		} else if (strcmp(a, "--bans") == 0 && i + 1 < argc) {
-			if (strcmp(argv[++i], "none") == 0) {
-				o.ban_recompute_used_far_apart = 0;
-				o.ban_recompute_long_fusible_chains = 0;
-				o.ban_recompute_materialized_backward = 0;
-				o.ban_recompute_not_in_allowlist = 0;
-				o.ban_recompute_reductions = 0;
-			} else if (strcmp(argv[i], "pytorch") != 0) {
-				return cli_usage("mincut", "--bans: expected pytorch or none, got '%s'",
-				    argv[i]);
-			}
 		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
 			if (set_config(&o, argv[++i]) != 0)
 				return cli_usage("mincut", "--config: bad setting '%s'", argv[i]);
@@ -137,8 +118,18 @@ cmd_mincut(int argc, char **argv)
 	}
 	if (graph == NULL)
 		return cli_usage("mincut", "missing GRAPH");
+	o.prefer = pol.prefer;
+	if (pol.bans == ILP_BANS_NONE) {
+		o.ban_recompute_used_far_apart = 0;
+		o.ban_recompute_long_fusible_chains = 0;
+		o.ban_recompute_materialized_backward = 0;
+		o.ban_recompute_not_in_allowlist = 0;
+		o.ban_recompute_reductions = 0;
+	}
 	if (ilp_graph_read_file(graph, &g, &err) != 0)
 		return cli_fail(&err);
+	if ((rc = cli_policy_apply(&pol, g)) != CLI_OK)
+		goto out;
 	if (ilpi_mincut_run(g, &o, &p, do_explain ? &info : NULL, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

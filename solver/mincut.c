@@ -922,6 +922,51 @@ ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune, ilp_err
 	return 0;
 }
 
+static int
+finish_fixed(const ilp_graph *g, ilp_partition *p, const char *method, ilp_partition **out,
+    ilp_error *err)
+{
+	if (ilpi_partition_complete(g, p, 0, err) != 0) {
+		ilp_partition_free(p);
+		return -1;
+	}
+	ilpi_partition_set_producer(p, method, "", "", "");
+	*out = p;
+	return 0;
+}
+
+int
+ilpi_partition_from_ref(const ilp_graph *g, size_t k, ilp_partition **out, ilp_error *err)
+{
+	ilp_partition *p;
+
+	*out = NULL;
+	if (k >= g->n_ref || (p = ilp_partition_new(g)) == NULL) {
+		ilpi_err(err, k >= g->n_ref ? ILP_ERR_INPUT : ILP_ERR_SYSTEM,
+		    "%s: %s", g->path, k >= g->n_ref ? "no such reference" : "out of memory");
+		return -1;
+	}
+	for (size_t j = 0; j < g->ref[k].n_saved; j++)
+		p->state[g->ref[k].saved[j]] |= ILPI_P_SAVED;
+	return finish_fixed(g, p, "reference", out, err);
+}
+
+int
+ilpi_partition_save_all(const ilp_graph *g, ilp_partition **out, ilp_error *err)
+{
+	ilp_partition *p = ilp_partition_new(g);
+
+	*out = NULL;
+	if (p == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if ((g->node[i].flags & ILPI_F_BOUNDARY) && !(g->node[i].flags & ILPI_F_TUPLE))
+			p->state[i] |= ILPI_P_SAVED;
+	return finish_fixed(g, p, "save-all", out, err);
+}
+
 int
 ilpi_mincut_pure(const ilp_graph *g, const double *weight, const uint8_t *banned,
     uint8_t *saved, double *value, ilp_error *err)

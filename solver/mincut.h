@@ -91,4 +91,12 @@ int ilpi_mincut_pure(const ilp_graph *g, const double *weight, const uint8_t *ba
  * report. */
 int ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune, ilp_error *err);
 
+/* A reference partition of the graph file (g->ref[k]): its saved list, completed as
+ * above without pruning; method "reference". The caller owns *out. */
+int ilpi_partition_from_ref(const ilp_graph *g, size_t k, ilp_partition **out,
+    ilp_error *err);
+/* Save everything needed: every boundary value (tuples excepted: they have no
+ * storage) saved, completed; method "save-all". The caller owns *out. */
+int ilpi_partition_save_all(const ilp_graph *g, ilp_partition **out, ilp_error *err);
+
 #endif /* ILPART_SOLVER_MINCUT_H */
