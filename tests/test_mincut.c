@@ -2,6 +2,7 @@
  * tags, partition completion, and cross-checks against brute force and the ILP. */
 #include "config.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -653,6 +654,67 @@ START_TEST(complete_walks_back)
 }
 END_TEST
 
+/* Parity on the corpus of real torch 2.6 joint graphs (tests/data/corpus, exported
+ * with PyTorch's own saved set as reference "pytorch-2.6-mincut"): ilpart's saved set
+ * must equal PyTorch's, graph by graph. */
+START_TEST(parity_corpus)
+{
+	char dir[4096];
+	DIR *d;
+	struct dirent *e;
+	int graphs = 0, equal = 0;
+
+	snprintf(dir, sizeof dir, "%s", t_srcpath("tests/data/corpus"));
+	d = opendir(dir);
+	ck_assert_msg(d != NULL, "no corpus at %s", dir);
+	while ((e = readdir(d)) != NULL) {
+		char path[8192], diff[1024] = "";
+		size_t len = 0, nl = strlen(e->d_name);
+		ilp_graph *g = NULL;
+		ilp_partition *p = NULL;
+		ilpi_mincut_options o;
+		ilp_error err = { 0 };
+		long ref = -1;
+		uint8_t *want;
+
+		if (nl < 5 || strcmp(e->d_name + nl - 5, ".json") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
+		for (size_t k = 0; k < g->n_ref; k++)
+			if (strcmp(g->ref[k].name, "pytorch-2.6-mincut") == 0)
+				ref = (long)k;
+		if (ref < 0) {
+			ilp_graph_free(g);
+			continue;
+		}
+		graphs++;
+		ilpi_mincut_options_init(&o);
+		o.check = 0;
+		ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s: %s",
+		    e->d_name, err.msg);
+		want = calloc(g->n + 1, 1);
+		for (size_t k = 0; k < g->ref[ref].n_saved; k++)
+			want[g->ref[ref].saved[k]] = 1;
+		for (size_t i = 0; i < g->n && len < 900; i++)
+			if ((want[i] != 0) != (ilpi_saved(p, i) != 0))
+				len += (size_t)snprintf(diff + len, sizeof diff - len, " %s%s",
+				    want[i] ? "-" : "+", g->node[i].name);
+		fprintf(stderr, "mincut parity %-28s %s%s\n", e->d_name,
+		    diff[0] ? "DIFFERS (+ilpart only, -torch only):" : "equal", diff);
+		equal += diff[0] == '\0';
+		ck_assert_int_eq(ilp_check(g, p, &(ilp_check_options){ ILP_PREFER_PYTORCH },
+		    &err), 0);
+		free(want);
+		ilp_partition_free(p);
+		ilp_graph_free(g);
+	}
+	closedir(d);
+	ck_assert_int_gt(graphs, 0);
+	ck_assert_msg(equal == graphs, "parity on %d of %d corpus graphs", equal, graphs);
+}
+END_TEST
+
 /* ---- cross-checks ------------------------------------------------------------------ */
 
 /* A random joint graph: np primals, nf forward ops, one tangent, nb backward ops;
@@ -845,6 +907,10 @@ suite_mincut(void)
 	tcase_add_test(tc, mc_unbounded);
 	tcase_add_test(tc, mc_seed_float8);
 	tcase_add_test(tc, complete_walks_back);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("parity");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, parity_corpus);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cross-check");
 	tcase_set_timeout(tc, 60);
