@@ -30,7 +30,8 @@ else
 	trap 'rm -rf "$dir"' EXIT
 fi
 
-# measure CMD... -> "SECONDS MAXRSS_KB": best wall time of $runs runs, peak RSS.
+# measure CMD... -> "SECONDS MAXRSS_KB CPU_SECONDS": best wall time of $runs runs, peak
+# RSS, and the CPU time (user + system) of one run on average.
 measure() {
 	python3 - "$runs" "$@" <<'EOF'
 import resource, subprocess, sys, time
@@ -44,33 +45,35 @@ for _ in range(runs):
         sys.exit("graph_scale: %s exited %d" % (" ".join(cmd), r.returncode))
     best = dt if best is None else min(best, dt)
 # ru_maxrss of waited-for children, in KiB on Linux.
-print("%.4f %d" % (best, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.4f %d %.4f" % (best, ru.ru_maxrss, (ru.ru_utime + ru.ru_stime) / runs))
 EOF
 }
 
 echo "graph_scale: $ilpart, best of $runs runs"
-printf '%8s %8s %10s %10s %7s %10s %10s\n' nodes file_MB ilpart_s json.load_s ratio \
-    peak_MB B/node
+printf '%8s %8s %10s %10s %10s %7s %10s %10s\n' nodes file_MB ilpart_s ilpart_cpu \
+    json.load_s ratio peak_MB B/node
 status=0
 for n in "$@"; do
 	f=$dir/graph-$n.json
 	[ -f "$f" ] || python3 "$top/bench/gen_graph.py" "$n" -o "$f"
 	set -- $(measure "$ilpart" info "$f")
-	t_ilp=$1 rss=$2
+	t_ilp=$1 rss=$2 cpu=$3
 	set -- $(measure python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f")
 	t_py=$1
 	size=$(wc -c <"$f")
 	python3 -c '
 import sys
-n, size, t_ilp, t_py, rss = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), \
-    float(sys.argv[4]), int(sys.argv[5])
-print("%8d %8.1f %10.3f %10.3f %7.2f %10.1f %10.0f" % (n, size / 1e6, t_ilp, t_py,
-    t_ilp / t_py, rss / 1024.0, rss * 1024.0 / n))
-' "$n" "$size" "$t_ilp" "$t_py" "$rss"
+n, size, t_ilp, cpu, t_py, rss = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), \
+    float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
+print("%8d %8.1f %10.3f %10.3f %10.3f %7.2f %10.1f %10.0f" % (n, size / 1e6, t_ilp, cpu,
+    t_py, t_ilp / t_py, rss / 1024.0, rss * 1024.0 / n))
+' "$n" "$size" "$t_ilp" "$cpu" "$t_py" "$rss"
 	if [ "$n" -ge 100000 ] && python3 -c "import sys; sys.exit(float('$t_ilp') < 1.0)"; then
 		echo "graph_scale: $n nodes took $t_ilp s: goal is under 1 s" >&2
 		status=1
 	fi
 done
+echo "ilpart_s: best wall time; ilpart_cpu: user+system per run (steadier on a busy machine)"
 echo "ratio = ilpart info / json.load; B/node = peak RSS / nodes (flat = linear memory)"
 exit $status
