@@ -14,8 +14,8 @@ _EXPORTS = {
     "export_graph": "export", "prepare_joint": "export", "reference_saved": "export",
     "partition_fn": "bridge", "capture": "bridge", "backend": "bridge",
     "nop_compiler": "bridge", "solve": "bridge", "split_modules": "bridge",
-    "find_binary": "bridge", "saved_bytes": "bridge", "IlpartError": "bridge",
-    "dumps": "bridge", "write_json": "bridge",
+    "find_binary": "bridge", "saved_bytes": "graphfile", "IlpartError": "bridge",
+    "dumps": "graphfile", "write_json": "graphfile", "read_json": "graphfile",
 }
 
 __all__ = sorted(_EXPORTS)

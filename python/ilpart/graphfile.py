@@ -1,0 +1,75 @@
+"""Joint-graph and partition files as dicts: canonical text, atomic writes, saved bytes.
+Standard library only (usable where torch is not installed)."""
+
+import json
+import os
+
+__all__ = ["dumps", "write_json", "read_json", "saved_bytes", "node_bytes"]
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def dumps(doc):
+    """Canonical text of a graph or partition dict: keys in the order they were built (the
+    order docs/format.md gives), one node per line, no trailing spaces, final newline."""
+    if "nodes" not in doc:
+        return json.dumps(doc, indent=1) + "\n"
+    lines = ["{"]
+    keys = list(doc)
+    for i, k in enumerate(keys):
+        comma = "," if i + 1 < len(keys) else ""
+        if k == "nodes":
+            lines.append(' "nodes": [')
+            nodes = doc["nodes"]
+            for j, n in enumerate(nodes):
+                lines.append("  " + json.dumps(n) + ("," if j + 1 < len(nodes) else ""))
+            lines.append(" ]" + comma)
+        else:
+            lines.append(" %s: %s%s" % (json.dumps(k), json.dumps(doc[k]), comma))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_json(path, doc):
+    """Write dumps(doc) to `path` atomically (a temporary file renamed into place)."""
+    path = os.fspath(path)
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w") as f:
+            f.write(dumps(doc))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def saved_bytes(graph, saved):
+    """Bytes of a saved set as ilpart counts them: every storage once (views of one base
+    share it), symbolic values 8 bytes."""
+    by_name = {n["name"]: n for n in graph["nodes"]}
+    roots = set()
+    for name in saved:
+        n = by_name[name]
+        while "view_of" in n:
+            n = by_name[n["view_of"]]
+        roots.add(n["name"])
+    return sum(node_bytes(by_name[r]) for r in roots)
+
+
+_ITEMSIZE = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "f8e4m3fn": 1, "f8e4m3fnuz": 1,
+             "f8e5m2": 1, "f8e5m2fnuz": 1, "c64": 8, "c128": 16, "i64": 8, "i32": 4,
+             "i16": 2, "i8": 1, "u8": 1, "b8": 1}
+
+
+def node_bytes(n):
+    if "bytes" in n:
+        return int(n["bytes"])
+    if n.get("tuple"):
+        return 0
+    numel = 1
+    for d in n["shape"]:
+        numel *= d
+    return numel * _ITEMSIZE[n["dtype"]]
