@@ -223,14 +223,24 @@ getitem_parent(const ilp_graph *g, const ilpi_node *n)
 	return (n->flags & ILPI_F_GETITEM) && n->in_count == 1 ? g->in[n->in_begin] : ILPI_NONE;
 }
 
+/* A binding recompute tag (PyTorch's must_recompute): PREFER_RECOMPUTE is only a
+ * preference in soft mode, so it neither binds nor ends a region there. */
+static int
+binding_recompute(unsigned t, ilp_prefer_mode prefer)
+{
+	return t == ILPI_TAG_MUST_RECOMPUTE ||
+	    (t == ILPI_TAG_PREFER_RECOMPUTE && prefer != ILP_PREFER_SOFT);
+}
+
 /*
  * getitem takes its parent's tag and region; then PyTorch's cleanup_recompute_tags:
- * a recompute-tagged value with a recompute-tagged user of a larger ac_graph_id
- * becomes MUST_SAVE (judged on the tags before this pass, as PyTorch's single forward
- * sweep does). A tuple made MUST_SAVE passes that on to its getitems.
+ * a value with a binding recompute tag that has a user with a binding recompute tag
+ * in a later region (both in regions) becomes MUST_SAVE, judged on the tags before
+ * this pass, as PyTorch's single forward sweep does. A tuple made MUST_SAVE passes
+ * that on to its getitems.
  */
 static void
-effective_tags(const ilp_graph *g, ilpi_rules *r, uint8_t *boundary)
+effective_tags(const ilp_graph *g, ilpi_rules *r, uint8_t *boundary, ilp_prefer_mode prefer)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const ilpi_node *n = &g->node[i];
@@ -243,10 +253,11 @@ effective_tags(const ilp_graph *g, ilpi_rules *r, uint8_t *boundary)
 		const ilpi_node *n = &g->node[i];
 		const int32_t *use = ilpi_users(g, n);
 
-		if (!recompute_tag(r->tag[i]))
+		if (!binding_recompute(r->tag[i], prefer) || r->region[i] == ILPI_NONE)
 			continue;
 		for (uint32_t k = 0; k < n->use_count; k++)
-			if (recompute_tag(r->tag[use[k]]) && r->region[use[k]] > r->region[i]) {
+			if (binding_recompute(r->tag[use[k]], prefer) &&
+			    r->region[use[k]] > r->region[i]) {
 				boundary[i] = 1;
 				break;
 			}
@@ -513,7 +524,7 @@ ilpi_rules_build(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r,
 	    r->tag == NULL || r->region == NULL || boundary == NULL || opc == NULL ||
 	    stack == NULL || classify_ops(g, opc) != 0)
 		goto fail;
-	effective_tags(g, r, boundary);
+	effective_tags(g, r, boundary, o->prefer);
 	for (size_t i = 0; i < g->n; i++)
 		node_rules(g, o, r, i, boundary, opc, stack);
 	free(boundary);

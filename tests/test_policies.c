@@ -243,11 +243,31 @@ START_TEST(boundary_between_regions_is_saved)
 	ck_assert_int_eq(r.tag[ix(g, "a")], ILPI_TAG_MUST_SAVE);
 	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_SAVE);
 	ilpi_rules_free(&r);
-	/* soft mode too: the boundary MUST_SAVE is hard */
+	/* soft mode: a PREFER_RECOMPUTE value does not bind, so it ends no region */
 	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
-	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_PREFER_RECOMPUTE);
 	ilpi_rules_free(&r);
 	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(boundary_of_must_recompute_in_soft_mode)
+{
+	ilp_graph *g = chain_graph(A(IN1("MUST_RECOMPUTE")),
+	    B(", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 2"));
+	ilp_graph *h = chain_graph(A(", 'recompute': 'MUST_RECOMPUTE'"), /* no region */
+	    B(", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 2"));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_BOUNDARY);
+	ilpi_rules_free(&r);
+	build(h, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(h, &r, "a"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+	ilp_graph_free(h);
 }
 END_TEST
 
@@ -1061,6 +1081,7 @@ suite_policies(void)
 	tcase_add_test(tags, prefer_save_pytorch_mode_is_subject_to_bans);
 	tcase_add_test(tags, boundary_between_regions_is_saved);
 	tcase_add_test(tags, boundary_needs_later_region_and_recompute_user);
+	tcase_add_test(tags, boundary_of_must_recompute_in_soft_mode);
 	tcase_add_test(tags, getitem_follows_parent);
 	tcase_add_test(tags, getitem_own_tag_is_overridden_by_parent);
 	tcase_add_test(tags, tuple_cannot_be_saved_and_getitem_inherits_bans);
