@@ -37,6 +37,7 @@ fail_in(const char *path, const ilp_error *err)
 int
 cmd_check(int argc, char **argv)
 {
+	cli_policy_opts po;
 	const char *files[2] = { NULL, NULL }, *prefer = NULL;
 	ilp_check_options co = { ILP_PREFER_HARD };
 	ilp_error err = { 0 };
@@ -44,6 +45,7 @@ cmd_check(int argc, char **argv)
 	ilp_partition *p = NULL;
 	int nfiles = 0, rc;
 
+	cli_policy_opts_init(&po);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--prefer") == 0) {
 			if (++i >= argc)
@@ -51,6 +53,12 @@ cmd_check(int argc, char **argv)
 			prefer = argv[i];
 		} else if (strncmp(argv[i], "--prefer=", 9) == 0) {
 			prefer = argv[i] + 9;
+		} else if (strcmp(argv[i], "--policy") == 0) {
+			if (++i >= argc)
+				return cli_usage("check", "--policy needs a FILE");
+			po.policy = argv[i];
+		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
+			po.policy = argv[i] + 9;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			return cli_usage("check", "unknown option '%s'", argv[i]);
 		} else if (nfiles < 2) {
@@ -66,8 +74,9 @@ cmd_check(int argc, char **argv)
 		    prefer);
 	if (ilp_graph_read_file(files[0], &g, &err) != 0)
 		return cli_fail(&err);
-	/* A policy file (--policy, policies/policy_file.h) would retag g here, before the
-	 * partition is read and checked; that option belongs to the policies work. */
+	/* The policy retags g before the partition is checked against the tags. */
+	if ((rc = cli_policy_apply(&po, g)) != CLI_OK)
+		goto out;
 	if (ilp_partition_read_file(g, files[1], &p, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -36,6 +36,7 @@ fail_in(const char *path, const ilp_error *err)
 int
 cmd_split(int argc, char **argv)
 {
+	cli_policy_opts po;
 	const char *files[2] = { NULL, NULL }, *format = "text", *output = "-";
 	ilp_split_format fmt = ILP_SPLIT_TEXT;
 	ilp_error err = { 0 };
@@ -44,6 +45,7 @@ cmd_split(int argc, char **argv)
 	char *text = NULL;
 	int nfiles = 0, rc;
 
+	cli_policy_opts_init(&po);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-o") == 0) {
 			if (i + 1 >= argc)
@@ -54,6 +56,12 @@ cmd_split(int argc, char **argv)
 				format = argv[++i];
 		} else if (strncmp(argv[i], "--format=", 9) == 0) {
 			format = argv[i] + 9;
+		} else if (strcmp(argv[i], "--policy") == 0) {
+			if (++i >= argc)
+				return cli_usage("split", "--policy needs a FILE");
+			po.policy = argv[i];
+		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
+			po.policy = argv[i] + 9;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			return cli_usage("split", "unknown option '%s'", argv[i]);
 		} else if (nfiles < 2) {
@@ -69,7 +77,8 @@ cmd_split(int argc, char **argv)
 		    format);
 	if (ilp_graph_read_file(files[0], &g, &err) != 0)
 		return cli_fail(&err);
-	/* A policy file (--policy, policies/policy_file.h) would retag g here. */
+	if ((rc = cli_policy_apply(&po, g)) != CLI_OK)
+		goto out;
 	if (ilp_partition_read_file(g, files[1], &p, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

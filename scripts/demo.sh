@@ -19,7 +19,7 @@ echo
 echo "== ilpart check =="
 $ilpart check "$graph" "$out" --policy "$policy"
 echo
-echo "== ilpart split (backward graph) =="
+echo "== ilpart split: the forward and backward graphs =="
 $ilpart split "$graph" "$out" --policy "$policy" --format text
 echo
 echo "== ilpart compare =="
