@@ -116,6 +116,43 @@ class PartitionTest(unittest.TestCase):
         self.assertLessEqual({"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"},
                              tags)
 
+    def test_prefer_modes(self):
+        """--prefer hard|pytorch|soft through partition_fn: gradients stay exact, and the
+        MUST_* tags hold in every mode."""
+        for prefer in ("hard", "pytorch", "soft"):
+            with self.subTest(prefer):
+                torch.manual_seed(0)
+                m = models.MixedRegions()
+                x = torch.randn(2, 8, 32, requires_grad=True)
+                (e,) = self.train_compare("mixed, prefer " + prefer, m, [x],
+                                          strict_bytes=False, prefer=prefer)
+                self.assertEqual(e["partition"]["producer"]["prefer"], prefer)
+
+    def test_policy_file_on_untagged_model(self):
+        """A policy file (the seed's policy over the whole graph) given to partition_fn:
+        only primals and matmul outputs may be saved."""
+        import json
+        import tempfile
+        torch.manual_seed(0)
+        m = models.MLP()
+        x = torch.randn(16, 32, requires_grad=True)
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"format": "ilpart-policy", "version": 1, "regions": "graph",
+                       "save": ["aten.mm.default", "aten.addmm.default"]}, f)
+        try:
+            (e,) = self.train_compare("mlp, policy mm only", m, [x], strict_bytes=False,
+                                      policy=f.name)
+        finally:
+            os.unlink(f.name)
+        by = {n["name"]: n for n in e["graph"]["nodes"]}
+        saved = util.saved_names(e["backward"])
+        self.assertTrue(saved)
+        for s in saved:
+            self.assertTrue(by[s]["kind"] == "primal" or
+                            by[s]["target"] in ("aten.mm.default", "aten.addmm.default"),
+                            "%s (%s) saved against the policy" % (s, by[s].get("target")))
+        self.assertTrue(any(by[s]["kind"] == "op" for s in saved))
+
     def test_runtime_objective_with_budget(self):
         torch.manual_seed(0)
         m = models.MLP()
