@@ -8,8 +8,6 @@
 
 /* Reads `path` ("-" is stdin) into a NUL-terminated malloc'd buffer (*out, *len). */
 int ilpi_read_file(const char *path, char **out, size_t *len, ilp_error *err);
-/* Writes `len` bytes to `path` through a temporary file in the same directory and a
- * rename, so a failure never leaves a partial file. "-" writes to stdout. */
-int ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error *err);
+/* ilp_write_file_atomic() is public: include/ilpart.h. */
 
 #endif /* ILPART_GRAPH_FILEIO_H */

@@ -58,6 +58,10 @@ const char *ilp_graph_node_name(const ilp_graph *g, size_t i);
 /* Index of the node called `name`, or -1. */
 long ilp_graph_find(const ilp_graph *g, const char *name);
 
+/* Writes `len` bytes to `path` through a temporary file in the same directory and a
+ * rename, so a failure never leaves a partial file behind. "-" writes to stdout. */
+int ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error *err);
+
 /* ---- partitions ------------------------------------------------------------ */
 
 typedef struct ilp_partition ilp_partition;
