@@ -198,8 +198,8 @@ ilpi_rules_explain(const ilp_graph *g, const ilpi_rules *r, size_t i, unsigned b
 	    r->why_no_recompute[i]);
 	const ilpi_node *n = &g->node[i];
 
-	if (why == ILPI_WHY_TAG)
-		snprintf(buf, len, "%s", ilpi_tag_name((ilpi_tag)r->tag[i]));
+	if (why == ILPI_WHY_TAG) /* the node's own tag (a getitem's may differ) */
+		snprintf(buf, len, "%s", ilpi_tag_name((ilpi_tag)n->tag));
 	else if (why == ILPI_WHY_GETITEM && n->in_count > 0)
 		snprintf(buf, len, "%s, from its tuple '%s'",
 		    bit == ILPI_R_NO_SAVE ? ilpi_tag_name((ilpi_tag)r->tag[i]) : "not recomputable",
@@ -283,17 +283,12 @@ set_bit(ilpi_rules *r, size_t i, unsigned bit, ilpi_reason why)
 	r->bits[i] |= (uint8_t)bit;
 }
 
-/* The bits a node's (effective) SAC tag gives in each --prefer mode. */
+/* The bits SAC tag `tag` gives node i in each --prefer mode. */
 static void
-tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
-    const uint8_t *boundary)
+tag_bits(ilpi_rules *r, size_t i, unsigned tag, ilp_prefer_mode prefer, int view,
+    ilpi_reason why)
 {
-	const ilpi_node *n = &g->node[i];
-	ilpi_reason why = boundary[i] ? ILPI_WHY_BOUNDARY :
-	    getitem_parent(g, n) != ILPI_NONE ? ILPI_WHY_GETITEM : ILPI_WHY_TAG;
-	int view = n->view_of != ILPI_NONE;
-
-	switch (r->tag[i]) {
+	switch (tag) {
 	case ILPI_TAG_MUST_SAVE:
 		if (!view) /* a view is met by saving its base storage */
 			set_bit(r, i, ILPI_R_NO_RECOMPUTE, why);
@@ -315,6 +310,45 @@ tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
 		break;
 	default:
 		break;
+	}
+}
+
+/* Does a getitem's own tag (ignoring its parent) end its region? */
+static int
+own_boundary(const ilp_graph *g, size_t i, ilp_prefer_mode prefer)
+{
+	const ilpi_node *n = &g->node[i];
+	const int32_t *use = ilpi_users(g, n);
+
+	if (!binding_recompute(n->tag, prefer) || n->ac_graph_id == ILPI_NONE)
+		return 0;
+	for (uint32_t k = 0; k < n->use_count; k++)
+		if (binding_recompute(g->node[use[k]].tag, prefer) &&
+		    g->node[use[k]].ac_graph_id > n->ac_graph_id)
+			return 1;
+	return 0;
+}
+
+/*
+ * The node's effective tag; a getitem's is its parent's. A getitem whose file gives
+ * it a different tag of its own obeys that one too, so that neither reading of such a
+ * graph (the checker's looks at each node's own tag) can be violated.
+ */
+static void
+tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
+    const uint8_t *boundary)
+{
+	const ilpi_node *n = &g->node[i];
+	int getitem = getitem_parent(g, n) != ILPI_NONE;
+	int view = n->view_of != ILPI_NONE;
+
+	tag_bits(r, i, r->tag[i], prefer, view, boundary[i] ? ILPI_WHY_BOUNDARY :
+	    getitem ? ILPI_WHY_GETITEM : ILPI_WHY_TAG);
+	if (getitem && n->tag != ILPI_TAG_NONE && n->tag != r->tag[i]) {
+		int own = own_boundary(g, i, prefer);
+
+		tag_bits(r, i, own ? ILPI_TAG_MUST_SAVE : n->tag, prefer, view,
+		    own ? ILPI_WHY_BOUNDARY : ILPI_WHY_TAG);
 	}
 }
 

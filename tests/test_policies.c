@@ -318,18 +318,30 @@ START_TEST(getitem_follows_parent)
 }
 END_TEST
 
-START_TEST(getitem_own_tag_is_overridden_by_parent)
+START_TEST(getitem_obeys_parent_and_own_tag)
 {
-	/* parent MUST_SAVE: the getitem may not be recomputed, whatever its own tag says */
+	/* parent MUST_SAVE: the getitem may not be recomputed; its own PREFER_RECOMPUTE
+	 * still forbids saving it, so the backward's need of it is a conflict */
 	ilp_graph *g = G(TUPLE_GRAPH(IN1("MUST_SAVE"), IN1("PREFER_RECOMPUTE")),
 	    "{'forward': ['y'], 'backward': ['gy']}");
 	ilpi_rules r;
+	ilp_error err = { 0 };
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
 	ck_assert_uint_eq(bits(g, &r, "tup"), ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
 	ck_assert_int_eq(why_ns(g, &r, "tup"), ILPI_WHY_TUPLE);
-	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE);
+	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
 	ck_assert_int_eq(why_nr(g, &r, "gi"), ILPI_WHY_GETITEM);
+	ck_assert_int_eq(why_ns(g, &r, "gi"), ILPI_WHY_TAG);
+	ck_assert_int_eq(r.tag[ix(g, "gi")], ILPI_TAG_MUST_SAVE);
+	ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), -1);
+	ck_assert_msg(strstr(err.msg, "'gi' is needed by the backward ('gy') but may not be "
+	    "saved (PREFER_RECOMPUTE) and may not be recomputed (not recomputable, from its "
+	    "tuple 'tup')") != NULL, "%s", err.msg);
+	ilpi_rules_free(&r);
+	/* soft mode: only a preference against saving it */
+	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE | ILPI_R_PREFER_RECOMPUTE);
 	ilpi_rules_free(&r);
 	ilp_graph_free(g);
 }
@@ -1083,7 +1095,7 @@ suite_policies(void)
 	tcase_add_test(tags, boundary_needs_later_region_and_recompute_user);
 	tcase_add_test(tags, boundary_of_must_recompute_in_soft_mode);
 	tcase_add_test(tags, getitem_follows_parent);
-	tcase_add_test(tags, getitem_own_tag_is_overridden_by_parent);
+	tcase_add_test(tags, getitem_obeys_parent_and_own_tag);
 	tcase_add_test(tags, tuple_cannot_be_saved_and_getitem_inherits_bans);
 	tcase_add_test(tags, primals_are_never_recomputed);
 	tcase_add_test(tags, random_ops);
