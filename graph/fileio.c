@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "graph/fileio.h"
@@ -54,6 +55,21 @@ fail:
 	return -1;
 }
 
+/* mkstemp creates 0600; give the file the mode a plain fopen would (or keep an
+ * existing file's mode). */
+static mode_t
+output_mode(const char *path)
+{
+	struct stat st;
+	mode_t mask;
+
+	if (stat(path, &st) == 0)
+		return st.st_mode & 07777;
+	mask = umask(022);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
 int
 ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error *err)
 {
@@ -85,7 +101,8 @@ ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error 
 		free(tmp);
 		return -1;
 	}
-	if (fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+	if (fchmod(fd, output_mode(path)) != 0 || fwrite(data, 1, len, f) != len ||
+	    fclose(f) != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: write error: %s", path, strerror(errno));
 		unlink(tmp);
 		free(tmp);
