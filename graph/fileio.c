@@ -76,7 +76,7 @@ ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error 
 	size_t plen = strlen(path);
 	char *tmp = NULL;
 	FILE *f = NULL;
-	int fd;
+	int fd, ok;
 
 	if (strcmp(path, "-") == 0) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
@@ -101,8 +101,8 @@ ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error 
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, output_mode(path)) != 0 || fwrite(data, 1, len, f) != len ||
-	    fclose(f) != 0) {
+	ok = fchmod(fd, output_mode(path)) == 0 && fwrite(data, 1, len, f) == len;
+	if (fclose(f) != 0 || !ok) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: write error: %s", path, strerror(errno));
 		unlink(tmp);
 		free(tmp);
