@@ -458,12 +458,15 @@ END_TEST
 
 START_TEST(ban_reduction_allowlist_materialized)
 {
-	/* s = sum(x) [] from [64, 64]: output 4 B * 4 < 16 KiB -> reduction ban.
+	/* s = sum(x) [] from [64, 64]: output 4 B * 4 < 16 KiB -> reduction ban; amax to
+	 * [16, 64] is exactly 4x smaller (allowed), to [15, 64] more (banned).
 	 * u = aten.foo(x): not in the allowlist. m = relu(x) used by a backward mm: not
 	 * fusible -> materialised. k = relu(x) used by threshold_backward only: fusible, ok.
 	 * v = permute(x) used by the backward mm: a view, never banned. */
 	const char *nodes = P("x", "[64, 64]") ", "
 	    OP("s", "aten.sum.default", "['x']", "[]", "") ", "
+	    OP("q4", "aten.amax.default", "['x']", "[16, 64]", "") ", "
+	    OP("q3", "aten.amax.default", "['x']", "[15, 64]", "") ", "
 	    OP("u", "aten.foo.default", "['x']", "[64, 64]", "") ", "
 	    OP("m", "aten.relu.default", "['x']", "[64, 64]", "") ", "
 	    OP("k", "aten.relu.default", "['x']", "[64, 64]", "") ", "
@@ -475,11 +478,14 @@ START_TEST(ban_reduction_allowlist_materialized)
 	    OP("g3", "aten.mm.default", "['g2', 'v']", "[64, 64]", "") ", "
 	    OP("g4", "aten.mul.Tensor", "['g3', 's']", "[64, 64]", "") ", "
 	    OP("g5", "aten.mul.Tensor", "['g4', 'u']", "[64, 64]", "");
-	ilp_graph *g = G(nodes, "{'forward': ['o', 's', 'u', 'm'], 'backward': ['g5']}");
+	ilp_graph *g = G(nodes, "{'forward': ['o', 's', 'u', 'm', 'q4', 'q3'], "
+	    "'backward': ['g5']}");
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
 	ck_assert_int_eq(why_nr(g, &r, "s"), ILPI_WHY_BAN_REDUCTION);
+	ck_assert_uint_eq(bits(g, &r, "q4"), 0); /* exactly 4x smaller: allowed */
+	ck_assert_int_eq(why_nr(g, &r, "q3"), ILPI_WHY_BAN_REDUCTION);
 	ck_assert_int_eq(why_nr(g, &r, "u"), ILPI_WHY_BAN_ALLOWLIST);
 	ck_assert_int_eq(why_nr(g, &r, "m"), ILPI_WHY_BAN_MATERIALIZED);
 	ck_assert_uint_eq(bits(g, &r, "k"), 0);
