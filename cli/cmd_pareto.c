@@ -1,15 +1,291 @@
+/*
+ * cmd_pareto.c - `ilpart pareto`: the memory / recompute trade-off. Budgets are swept
+ * from the least feasible saved set (the ILP memory optimum) to the saved set of the
+ * runtime optimum; each point is the least recompute time within that budget. The
+ * min-cut, the graph's reference partitions and save-all are extra rows on the same
+ * axes. CSV (default) or JSON; python3 -m ilpart.plot draws the CSV.
+ */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "graph/fileio.h"
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "graph/strbuf.h"
+#include "solver/mincut.h"
 
-/* placeholder: the command's work replaces this */
+typedef struct point {
+	const char *kind;       /* "ilp", "mincut", "reference", "save-all" */
+	char name[128];
+	int64_t budget;         /* < 0: none */
+	ilp_partition *p;
+	int violates;
+} point;
+
+static void
+pareto_help(FILE *f)
+{
+	fprintf(f,
+	    "usage: ilpart pareto GRAPH [--points N] [-o FILE] [--json] [--device D]\n"
+	    "                    [--time-limit S] [--policy FILE] [--prefer hard|pytorch|soft]\n"
+	    "                    [--bans pytorch|none]\n"
+	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"
+	    "bytes to the saved bytes of the runtime optimum; for each, the ILP's least\n"
+	    "recompute time. Rows of kind mincut, reference and save-all place the other\n"
+	    "partitions on the same axes. Plot: python3 -m ilpart.plot FILE -o out.png\n");
+}
+
+static int
+solve_point(const ilp_graph *g, const ilp_solve_options *base, ilp_objective obj,
+    int64_t budget, point *pt, ilp_error *err)
+{
+	ilp_solve_options so = *base;
+
+	so.objective = obj;
+	so.budget_bytes = budget;
+	pt->kind = "ilp";
+	pt->budget = budget;
+	snprintf(pt->name, sizeof pt->name, "ilp");
+	if (ilp_solve(g, &so, &pt->p, err) != 0)
+		return -1;
+	return ilp_partition_evaluate(g, pt->p, &so.device, err);
+}
+
+static void
+csv_field(ilpi_buf *b, const char *s)
+{
+	if (strpbrk(s, ",\"\n") == NULL) {
+		ilpi_buf_puts(b, s);
+		return;
+	}
+	ilpi_buf_puts(b, "\"");
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			ilpi_buf_puts(b, "\"");
+		ilpi_buf_add(b, s, 1);
+	}
+	ilpi_buf_puts(b, "\"");
+}
+
+static char *
+render(const point *pts, size_t n, int json, const ilp_graph *g)
+{
+	ilpi_buf b;
+
+	ilpi_buf_init(&b);
+	if (json) {
+		ilpi_buf_puts(&b, "{\n  \"graph\": ");
+		ilpi_buf_json_str(&b, g->path);
+		ilpi_buf_puts(&b, ",\n  \"points\": [");
+	} else {
+		ilpi_buf_puts(&b, "kind,name,budget_bytes,saved_bytes,recompute_flops,"
+		    "recompute_time_us,n_saved,n_recomputed,status,sac\n");
+	}
+	for (size_t k = 0; k < n; k++) {
+		const point *pt = &pts[k];
+		const ilp_partition *p = pt->p;
+
+		if (json) {
+			ilpi_buf_puts(&b, k ? ",\n    {\"kind\": " : "\n    {\"kind\": ");
+			ilpi_buf_json_str(&b, pt->kind);
+			ilpi_buf_puts(&b, ", \"name\": ");
+			ilpi_buf_json_str(&b, pt->name);
+			ilpi_buf_puts(&b, ", \"budget_bytes\": ");
+			if (pt->budget >= 0)
+				ilpi_buf_printf(&b, "%lld", (long long)pt->budget);
+			else
+				ilpi_buf_puts(&b, "null");
+			ilpi_buf_printf(&b, ", \"saved_bytes\": %lld, \"recompute_flops\": ",
+			    (long long)p->saved_bytes);
+			ilpi_buf_json_num(&b, p->recompute_flops);
+			ilpi_buf_puts(&b, ", \"recompute_time_us\": ");
+			ilpi_buf_json_num(&b, p->recompute_time_us);
+			ilpi_buf_printf(&b, ", \"n_saved\": %zu, \"n_recomputed\": %zu, "
+			    "\"status\": ", ilpi_partition_count(p, ILPI_P_SAVED),
+			    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
+			ilpi_buf_json_str(&b, p->status);
+			ilpi_buf_printf(&b, ", \"sac\": \"%s\"}", pt->violates ? "violation" : "ok");
+			continue;
+		}
+		csv_field(&b, pt->kind);
+		ilpi_buf_puts(&b, ",");
+		csv_field(&b, pt->name);
+		if (pt->budget >= 0)
+			ilpi_buf_printf(&b, ",%lld", (long long)pt->budget);
+		else
+			ilpi_buf_puts(&b, ",");
+		ilpi_buf_printf(&b, ",%lld,", (long long)p->saved_bytes);
+		ilpi_buf_json_num(&b, p->recompute_flops);
+		ilpi_buf_puts(&b, ",");
+		ilpi_buf_json_num(&b, p->recompute_time_us);
+		ilpi_buf_printf(&b, ",%zu,%zu,", ilpi_partition_count(p, ILPI_P_SAVED),
+		    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
+		csv_field(&b, p->status);
+		ilpi_buf_printf(&b, ",%s\n", pt->violates ? "violation" : "ok");
+	}
+	if (json)
+		ilpi_buf_puts(&b, "\n  ]\n}\n");
+	return ilpi_buf_take(&b);
+}
+
+/* The min-cut, the references and save-all, evaluated and checked like the sweep. */
+static int
+extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_opts *pol,
+    point *pts, size_t *n, ilp_error *err)
+{
+	ilpi_mincut_options mo;
+	ilp_check_options co;
+	ilp_error cerr;
+	size_t first = *n;
+
+	ilpi_mincut_options_init(&mo);
+	ilpi_mincut_options_from_solve(&mo, so);
+	mo.prefer = ILP_PREFER_PYTORCH;
+	mo.check = 0;
+	pts[*n].kind = "mincut";
+	pts[*n].budget = -1;
+	snprintf(pts[*n].name, sizeof pts[*n].name, "mincut (torch 2.6)");
+	if (ilpi_mincut_run(g, &mo, &pts[*n].p, NULL, err) != 0)
+		return -1;
+	(*n)++;
+	for (size_t k = 0; k < g->n_ref; k++) {
+		pts[*n].kind = "reference";
+		pts[*n].budget = -1;
+		snprintf(pts[*n].name, sizeof pts[*n].name, "ref:%s", g->ref[k].name);
+		if (ilpi_partition_from_ref(g, k, &pts[*n].p, err) != 0)
+			return -1;
+		(*n)++;
+	}
+	pts[*n].kind = "save-all";
+	pts[*n].budget = -1;
+	snprintf(pts[*n].name, sizeof pts[*n].name, "save-all");
+	if (ilpi_partition_save_all(g, &pts[*n].p, err) != 0)
+		return -1;
+	(*n)++;
+	co.prefer = pol->prefer;
+	for (size_t k = first; k < *n; k++) {
+		if (ilp_partition_evaluate(g, pts[k].p, &so->device, err) != 0)
+			return -1;
+		pts[k].violates = ilp_check(g, pts[k].p, &co, &cerr) != 0;
+	}
+	return 0;
+}
+
 int
 cmd_pareto(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ilpart pareto: not built yet\n");
-	return CLI_INPUT;
+	const char *graph = NULL, *outpath = NULL;
+	cli_policy_opts pol;
+	ilp_solve_options so;
+	ilp_graph *g = NULL;
+	ilp_error err = { 0 };
+	point *pts = NULL;
+	size_t n = 0;
+	long points = 10;
+	int json = 0, rc;
+	int64_t lo, hi;
+	char *out = NULL;
+
+	cli_policy_opts_init(&pol);
+	ilp_solve_options_init(&so);
+	ilp_device_lookup("h100", &so.device);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int k = cli_policy_arg(&pol, "pareto", argc, argv, &i);
+		char *end;
+
+		if (k < 0)
+			return CLI_INPUT;
+		if (k > 0)
+			continue;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			pareto_help(stdout);
+			return CLI_OK;
+		} else if (strcmp(a, "--points") == 0 && i + 1 < argc) {
+			points = strtol(argv[++i], &end, 10);
+			if (*end != '\0' || points < 2 || points > 10000)
+				return cli_usage("pareto", "--points: expected 2..10000, got '%s'",
+				    argv[i]);
+		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+			outpath = argv[++i];
+		} else if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
+			if (ilp_device_lookup(argv[++i], &so.device) != 0)
+				return cli_usage("pareto", "--device: unknown device '%s'", argv[i]);
+		} else if (strcmp(a, "--time-limit") == 0 && i + 1 < argc) {
+			so.time_limit = strtod(argv[++i], &end);
+			if (*end != '\0' || !(so.time_limit > 0))
+				return cli_usage("pareto", "--time-limit: bad number '%s'", argv[i]);
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return cli_usage("pareto", "unknown or incomplete option '%s'", a);
+		} else if (graph == NULL) {
+			graph = a;
+		} else {
+			return cli_usage("pareto", "unexpected argument '%s'", a);
+		}
+	}
+	if (graph == NULL)
+		return cli_usage("pareto", "missing GRAPH");
+	so.prefer = pol.prefer;
+	so.bans = pol.bans;
+	if (ilp_graph_read_file(graph, &g, &err) != 0)
+		return cli_fail(&err);
+	if ((rc = cli_policy_apply(&pol, g)) != CLI_OK)
+		goto out;
+	pts = calloc((size_t)points + g->n_ref + 4, sizeof *pts);
+	if (pts == NULL) {
+		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
+		goto fail;
+	}
+	/* The two ends: least feasible bytes, and the bytes of the runtime optimum. */
+	if (solve_point(g, &so, ILP_OBJ_MEMORY, -1, &pts[0], &err) != 0)
+		goto fail;
+	lo = pts[0].p->saved_bytes;
+	ilp_partition_free(pts[0].p);
+	pts[0].p = NULL;
+	if (solve_point(g, &so, ILP_OBJ_RUNTIME, -1, &pts[0], &err) != 0)
+		goto fail;
+	hi = pts[0].p->saved_bytes;
+	ilp_partition_free(pts[0].p);
+	pts[0].p = NULL;
+	if (hi < lo)
+		hi = lo;
+	for (long k = 0; k < points; k++) {
+		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
+
+		if (k == points - 1)
+			b = hi;
+		if (solve_point(g, &so, ILP_OBJ_RUNTIME, b, &pts[n], &err) != 0)
+			goto fail;
+		n++;
+	}
+	if (extra_points(g, &so, &pol, pts, &n, &err) != 0)
+		goto fail;
+	if ((out = render(pts, n, json, g)) == NULL) {
+		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
+		goto fail;
+	}
+	if (outpath != NULL) {
+		if (ilp_write_file_atomic(outpath, out, strlen(out), &err) != 0)
+			goto fail;
+	} else {
+		fputs(out, stdout);
+	}
+	rc = CLI_OK;
+	goto out;
+fail:
+	rc = cli_fail(&err);
+out:
+	free(out);
+	if (pts != NULL)
+		for (size_t k = 0; k < (size_t)points + g->n_ref + 4; k++)
+			ilp_partition_free(pts[k].p);
+	free(pts);
+	ilp_graph_free(g);
+	return rc;
 }
