@@ -1,0 +1,114 @@
+"""Plot the memory / recompute trade-off written by `ilpart pareto`.
+
+    ilpart pareto graph.json -o pareto.csv
+    python3 -m ilpart.plot pareto.csv -o pareto.png -o pareto.svg
+
+The ILP points (kind "ilp") form the frontier: for each memory budget the least
+recompute time. The min-cut, reference and save-all rows are drawn on the same axes;
+a partition that breaks the SAC tags is marked. Standalone: stdlib and matplotlib
+only (no torch). The output format follows each -o file's extension (.png, .svg,
+.pdf); the files carry no timestamps, so the same CSV gives the same bytes.
+"""
+
+import argparse
+import csv
+import json
+import sys
+
+STYLE = {
+    "mincut": ("s", "tab:orange"),
+    "reference": ("D", "tab:green"),
+    "save-all": ("^", "tab:gray"),
+}
+
+
+def read_points(path):
+    """Rows of a pareto CSV (or of `ilpart pareto --json`) as dicts with numbers."""
+    with open(path, newline="", encoding="utf-8") as f:
+        text = f.read()
+    if text.lstrip().startswith("{"):
+        rows = json.loads(text)["points"]
+    else:
+        rows = list(csv.DictReader(text.splitlines()))
+    points = []
+    for r in rows:
+        budget = r.get("budget_bytes")
+        points.append({
+            "kind": r["kind"],
+            "name": r["name"],
+            "budget": None if budget in (None, "") else float(budget),
+            "saved": float(r["saved_bytes"]),
+            "time_us": float(r["recompute_time_us"]),
+            "flops": float(r["recompute_flops"]),
+            "sac": r.get("sac", "ok"),
+        })
+    if not points:
+        raise ValueError(f"{path}: no points")
+    return points
+
+
+def _byte_scale(maximum):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if maximum >= scale:
+            return unit, scale
+    return "B", 1
+
+
+def plot(points, outputs, title=None):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.hashsalt"] = "ilpart"
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("ilpart.plot: matplotlib is needed (Debian: apt-get install "
+                 "python3-matplotlib, then run /usr/bin/python3 -m ilpart.plot)")
+
+    unit, scale = _byte_scale(max(p["saved"] for p in points))
+    fig, ax = plt.subplots(figsize=(8, 5))
+    frontier = sorted((p for p in points if p["kind"] == "ilp"),
+                      key=lambda p: (p["saved"], p["time_us"]))
+    if frontier:
+        ax.plot([p["saved"] / scale for p in frontier], [p["time_us"] for p in frontier],
+                marker="o", color="tab:blue", label="ILP optimum per budget")
+    for p in points:
+        if p["kind"] == "ilp":
+            continue
+        marker, color = STYLE.get(p["kind"], ("o", "tab:red"))
+        bad = p["sac"] != "ok"
+        label = p["name"] + (" (breaks SAC tags)" if bad else "")
+        ax.scatter([p["saved"] / scale], [p["time_us"]], marker=marker, s=70,
+                   color=color, edgecolors="red" if bad else "black",
+                   linewidths=2 if bad else 0.5, label=label, zorder=3)
+    ax.set_xlabel(f"saved for backward ({unit})")
+    ax.set_ylabel("recompute time in backward (µs, roofline)")
+    ax.set_title(title or "Memory / recompute trade-off")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    for out in outputs:
+        meta = {"Date": None} if out.endswith(".svg") else None
+        if out.endswith(".png"):
+            meta = {"Software": None}
+        fig.savefig(out, metadata=meta)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m ilpart.plot", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("csv", help="output of `ilpart pareto` (CSV, or --json)")
+    ap.add_argument("-o", "--output", action="append", required=True,
+                    help="image to write (.png, .svg, .pdf); repeat for several")
+    ap.add_argument("--title", help="plot title")
+    args = ap.parse_args(argv)
+    try:
+        points = read_points(args.csv)
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"ilpart.plot: {args.csv}: {e}")
+    plot(points, args.output, args.title)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
