@@ -452,8 +452,8 @@ in_scope(const ilp_policy *pol, const ilpi_node *n)
 	switch (pol->scope) {
 	case ILPI_SCOPE_ALL:
 		return n->ac_graph_id != ILPI_NONE;
-	case ILPI_SCOPE_GRAPH:
-		return 1;
+	case ILPI_SCOPE_GRAPH: /* unclaimed ops are traced with the backward: untagged */
+		return n->cls == ILPI_FORWARD;
 	case ILPI_SCOPE_LIST:
 		for (size_t i = 0; i < pol->n_regions; i++)
 			if (pol->regions[i] == n->ac_graph_id)

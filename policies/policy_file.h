@@ -13,7 +13,7 @@
 typedef enum ilpi_scope {
 	ILPI_SCOPE_ALL = 0,  /* every op that has an ac_graph_id */
 	ILPI_SCOPE_LIST,     /* ops whose ac_graph_id is listed */
-	ILPI_SCOPE_GRAPH     /* every forward/unclaimed op, as if one checkpoint wrapped it */
+	ILPI_SCOPE_GRAPH     /* every forward op, as if one checkpoint call wrapped the model */
 } ilpi_scope;
 
 typedef struct ilpi_pattern {

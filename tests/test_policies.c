@@ -891,6 +891,18 @@ START_TEST(apply_to_whole_graph)
 	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
 	ck_assert_str_eq(tag_of(g, "r2"), "PREFER_RECOMPUTE");
 	ck_assert_int_eq(g->node[ix(g, "r2")].ac_graph_id, 7);
+	ilp_policy_free(p);
+	ilp_graph_free(g);
+	/* unclaimed ops (w: only the backward needs it) stay untagged */
+	g = G(P("x", "[4, 4]") ", "
+	    OP("y", "aten.relu.default", "['x']", "[4, 4]", "") ", "
+	    OP("w", "aten.mm.default", "['x', 'x']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
+	    OP("gw", "aten.mul.Tensor", "['t', 'w']", "[4, 4]", ""),
+	    "{'forward': ['y'], 'backward': ['gw']}");
+	p = pol_ok(PH "'regions': 'graph', 'save': ['aten.mm.default']}");
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+	ck_assert_str_eq(tag_of(g, "y"), "PREFER_RECOMPUTE");
+	ck_assert_str_eq(tag_of(g, "w"), "");
 	ck_assert_int_eq(ilp_policy_apply(NULL, g, &err), -1);
 	ilp_policy_free(p);
 	ilp_graph_free(g);
