@@ -245,9 +245,11 @@ def prepare_joint(joint_module):
 
 
 def has_recomputable_rng_ops(joint_module):
-    """PyTorch functionalises the RNG state of random ops tagged for recomputation."""
+    """PyTorch functionalises the RNG state of random ops tagged for recomputation (and of
+    every random op with torch._functorch.config.functionalize_rng_ops)."""
+    from torch._functorch import config as fconfig
     from torch._functorch.partitioners import has_recomputable_rng_ops as f
-    return f(joint_module)
+    return bool(getattr(fconfig, "functionalize_rng_ops", False)) or f(joint_module)
 
 
 def reference_saved(joint_module, num_fwd_outputs, joint_inputs=None):

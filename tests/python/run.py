@@ -10,6 +10,10 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
     pattern = sys.argv[1] if len(sys.argv) > 1 else "test*.py"
+    # torch warns once per process that SAC context_fn under compile must avoid in-place
+    # ops; the tests use SAC on purpose.
+    import logging
+    logging.getLogger("torch._higher_order_ops.wrap").setLevel(logging.ERROR)
     suite = unittest.defaultTestLoader.discover(here, pattern=pattern, top_level_dir=here)
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)

@@ -8,6 +8,7 @@ import sys
 import unittest
 
 import torch
+import torch._dynamo
 
 sys.path.insert(0, os.path.dirname(__file__))
 import ilpart  # noqa: E402
@@ -177,6 +178,26 @@ class PartitionTest(unittest.TestCase):
                 opt.step()
         for (name, pa), pb in zip(a.named_parameters(), b.parameters()):
             self.assertTrue(torch.equal(pa, pb), name)
+
+    def test_dynamic_shapes(self):
+        """dynamic=True: symbolic sizes are graph inputs and saved sym ints go through
+        PyTorch's sym-node path; one compiled graph serves two input shapes."""
+        torch.manual_seed(0)
+        m = models.Transformer(layers=1)
+        compiled = None
+        for shape in ((2, 8, 32), (3, 5, 32)):
+            x = torch.randn(*shape, requires_grad=True)
+            eager = util.run(m, [x])
+            if compiled is None:
+                torch._dynamo.reset()
+                pf = ilpart.partition_fn(reference=True)
+                compiled = torch.compile(m, backend=ilpart.backend(partition=pf), dynamic=True)
+            util.assert_same(self, eager, util.run(compiled, [x]), exact=True)
+        self.assertEqual(len(pf.history), 1)
+        g = pf.history[0]["graph"]
+        syms = [n for n in g["nodes"] if n["kind"] == "primal" and n.get("bytes") == 8]
+        self.assertTrue(syms, "no symbolic-size inputs in a dynamic graph")
+        util.check_entry(self, pf.history[0])
 
     def test_solver_failure_is_reported(self):
         """A failing `ilpart solve` surfaces as IlpartError with its exit status."""
