@@ -16,6 +16,7 @@
 
 #include "graph/fileio.h"
 #include "graph/graph.h"
+#include "graph/json_parse.h"
 
 #define MAX_BYTES 4611686018427387904.0 /* 2^62 */
 #define MAX_DIMS 64
@@ -477,78 +478,6 @@ read_refs(reader *r, const cJSON *refs)
 	return 0;
 }
 
-/* A document that ends inside a string or with open brackets was cut short. Also
- * gives the deepest bracket nesting, which cJSON limits. */
-static int
-truncated(const char *buf, size_t len, long *max_depth)
-{
-	long depth = 0;
-	int in_str = 0, seen = 0;
-
-	*max_depth = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		char c = buf[i];
-
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-			continue;
-		}
-		if (c == '"')
-			in_str = 1;
-		else if (c == '{' || c == '[') {
-			depth++, seen = 1;
-			if (depth > *max_depth)
-				*max_depth = depth;
-		} else if (c == '}' || c == ']')
-			depth--;
-	}
-	return in_str || depth > 0 || !seen;
-}
-
-static void
-parse_error(reader *r, const char *buf, size_t len)
-{
-	const char *at = cJSON_GetErrorPtr();
-	size_t off = at != NULL && at >= buf && at <= buf + len ? (size_t)(at - buf) : len;
-	size_t line = 1, col = 1, ws = 0;
-	long deepest;
-	int cut = truncated(buf, len, &deepest);
-
-	while (ws < len && (buf[ws] == ' ' || buf[ws] == '\t' || buf[ws] == '\r' ||
-	    buf[ws] == '\n'))
-		ws++;
-	if (ws == len) {
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON: empty file", r->path);
-		return;
-	}
-	if (cut)
-		off = len;
-	for (size_t i = 0; i < off; i++) {
-		if (buf[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	while (off < len && (buf[off] == ' ' || buf[off] == '\n' || buf[off] == '\t' ||
-	    buf[off] == '\r'))
-		off++;
-	if (deepest > CJSON_NESTING_LIMIT)
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: nested more than %d "
-		    "levels deep", r->path, line, col, CJSON_NESTING_LIMIT);
-	else if (off >= len || cut)
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: unexpected end of file "
-		    "(truncated?)", r->path, line, col);
-	else
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON near '%.12s'", r->path,
-		    line, col, buf + off);
-}
-
 static int
 read_top(reader *r, const cJSON *root)
 {
@@ -593,30 +522,14 @@ ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph *
     ilp_error *err)
 {
 	reader r = { NULL, err, name != NULL ? name : "<graph>" };
-	const char *end = NULL;
 	cJSON *root;
 
 	*out = NULL;
 	if (err != NULL)
 		memset(err, 0, sizeof *err);
-	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-	if (root == NULL) {
-		parse_error(&r, buf, len);
+	root = ilpi_json_parse(buf, len, r.path, err);
+	if (root == NULL)
 		return -1;
-	}
-	while (end != NULL && end < buf + len && (*end == ' ' || *end == '\n' || *end == '\t' ||
-	    *end == '\r'))
-		end++;
-	if (end != NULL && end < buf + len) {
-		size_t line = 1;
-
-		for (const char *p = buf; p < end; p++)
-			line += *p == '\n';
-		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu: invalid JSON: trailing characters after the "
-		    "document", r.path, line);
-		cJSON_Delete(root);
-		return -1;
-	}
 	r.g = ilpi_graph_new(r.path);
 	if (r.g == NULL) {
 		cJSON_Delete(root);
@@ -643,11 +556,6 @@ ilp_graph_read_file(const char *path, ilp_graph **out, ilp_error *err)
 	*out = NULL;
 	if (ilpi_read_file(path, &buf, &len, err) != 0)
 		return -1;
-	if (memchr(buf, '\0', len) != NULL) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: invalid JSON: contains a NUL byte", path);
-		free(buf);
-		return -1;
-	}
 	rc = ilp_graph_read_buffer(buf, len, path, out, err);
 	free(buf);
 	return rc;

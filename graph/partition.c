@@ -12,6 +12,7 @@
 
 #include "graph/fileio.h"
 #include "graph/graph.h"
+#include "graph/json_parse.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
 
@@ -347,28 +348,6 @@ read_overrides(reader *r, const cJSON *root)
 	return 0;
 }
 
-static void
-json_error(reader *r, const char *buf, size_t len)
-{
-	const char *at = cJSON_GetErrorPtr();
-	size_t line = 1, col = 1;
-
-	if (at == NULL || at < buf || at > buf + len) {
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON", r->path);
-		return;
-	}
-	for (const char *s = buf; s < at; s++) {
-		if (*s == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	ilpi_err(r->err, ILP_ERR_INPUT, "%s: invalid JSON at line %zu, column %zu", r->path,
-	    line, col);
-}
-
 static int
 read_header(reader *r, const cJSON *root)
 {
@@ -396,20 +375,11 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
     ilp_partition **out, ilp_error *err)
 {
 	reader r = { g, name != NULL ? name : "<partition>", NULL, err };
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	cJSON *root;
 
 	*out = NULL;
-	if (root == NULL) {
-		json_error(&r, buf, len);
+	if ((root = ilpi_json_parse(buf, len, r.path, err)) == NULL)
 		return -1;
-	}
-	while (end != NULL && end < buf + len && strchr(" \t\r\n", *end) != NULL && *end != '\0')
-		end++;
-	if (end != NULL && end < buf + len) {
-		bad(&r, "(top level)", "unexpected text after the JSON value");
-		goto fail;
-	}
 	if (!cJSON_IsObject(root)) {
 		bad(&r, "(top level)", "expected an object");
 		goto fail;

@@ -18,6 +18,7 @@
 
 #include "graph/fileio.h"
 #include "graph/graph.h"
+#include "graph/json_parse.h"
 #include "policies/policy_file.h"
 
 /* ---- --prefer and --bans ---------------------------------------------------------- */
@@ -343,76 +344,18 @@ ilp_policy_free(ilp_policy *pol)
 	free(pol);
 }
 
-/* An unclosed string, array or object at the end: the file was cut short. */
-static int
-truncated(const char *buf, size_t len)
-{
-	int depth = 0, in_str = 0, esc = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		char c = buf[i];
-
-		if (in_str) {
-			if (esc)
-				esc = 0;
-			else if (c == '\\')
-				esc = 1;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '[' || c == '{') {
-			depth++;
-		} else if (c == ']' || c == '}') {
-			depth--;
-		}
-	}
-	return in_str || depth > 0;
-}
-
-static void
-json_error(preader *r, const char *buf, size_t len)
-{
-	const char *at = cJSON_GetErrorPtr();
-	size_t off = at != NULL && at >= buf && at <= buf + len ? (size_t)(at - buf) : len;
-	size_t line = 1, col = 1;
-
-	for (size_t i = 0; i < off; i++) {
-		col = buf[i] == '\n' ? 1 : col + 1;
-		line += buf[i] == '\n';
-	}
-	if (off >= len || truncated(buf, len))
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: unexpected end of file",
-		    r->path, line, col);
-	else
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON near '%.12s'", r->path,
-		    line, col, buf + off);
-}
-
 int
 ilp_policy_read_buffer(const char *buf, size_t len, const char *name, ilp_policy **out,
     ilp_error *err)
 {
 	preader r = { NULL, err, name != NULL ? name : "<policy>" };
-	const char *end = NULL;
 	cJSON *root;
 
 	*out = NULL;
 	if (err != NULL)
 		memset(err, 0, sizeof *err);
-	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-	if (root == NULL) {
-		json_error(&r, buf, len);
+	if ((root = ilpi_json_parse(buf, len, r.path, err)) == NULL)
 		return -1;
-	}
-	while (end != NULL && end < buf + len && strchr(" \t\r\n", *end) != NULL && *end != '\0')
-		end++;
-	if (end != NULL && end < buf + len) {
-		cJSON_Delete(root);
-		ilpi_err(err, ILP_ERR_INPUT, "%s: invalid JSON: trailing characters after the "
-		    "document", r.path);
-		return -1;
-	}
 	r.pol = calloc(1, sizeof *r.pol);
 	if (r.pol == NULL || (r.pol->path = strdup(r.path)) == NULL) {
 		cJSON_Delete(root);

@@ -529,11 +529,11 @@ START_TEST(partition_bad_files)
 	    "p.json: node 'a': field 'overrides.tag': expected a SAC tag");
 	READ_FAILS(g, "[1, 2]", "p.json: field '(top level)': expected an object");
 	READ_FAILS(g, "{'format': 'ilpart-partition', 'version': 1, 'saved': []} x",
-	    "p.json: field '(top level)': unexpected text after the JSON value");
+	    "p.json:1:59: invalid JSON: trailing characters after the document");
 	READ_FAILS(g, "{'format': 'ilpart-partition',\n  'version': 1,,}",
-	    "p.json: invalid JSON at line 2, column 17");
+	    "p.json:2:17: invalid JSON near '}'");
 	READ_FAILS(g, "{'format': 'ilpart-partition', ",
-	    "p.json: invalid JSON at line 1, column 31");
+	    "p.json:1:32: invalid JSON: unexpected end of file (truncated?)");
 	ilp_graph_free(g);
 }
 END_TEST

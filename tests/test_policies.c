@@ -776,7 +776,7 @@ START_TEST(policy_errors)
 	pol_bad(PH "'save': ['a.b'], 'regions': 'graph', 'region_id': 'x'}",
 	    "field 'region_id': expected");
 	pol_bad(PH "'save': ['a.b'], 'description': 5}", "field 'description': expected");
-	pol_bad("", "unexpected end");
+	pol_bad("", "empty file");
 }
 END_TEST
 

@@ -1,0 +1,111 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "graph/graph.h"
+#include "graph/json_parse.h"
+
+static int
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Ends inside a string or with open brackets: the file was cut short. Also gives the
+ * deepest bracket nesting, which cJSON limits. */
+static int
+truncated(const char *buf, size_t len, long *max_depth)
+{
+	long depth = 0;
+	int in_str = 0;
+
+	*max_depth = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > *max_depth)
+				*max_depth = depth;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		}
+	}
+	return in_str || depth > 0;
+}
+
+static void
+position(const char *buf, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		*col = buf[i] == '\n' ? 1 : *col + 1;
+		*line += buf[i] == '\n';
+	}
+}
+
+static void
+parse_error(const char *buf, size_t len, const char *path, ilp_error *err)
+{
+	const char *at = cJSON_GetErrorPtr();
+	size_t off = at != NULL && at >= buf && at <= buf + len ? (size_t)(at - buf) : len;
+	size_t line, col;
+	long deepest;
+	int cut = truncated(buf, len, &deepest);
+
+	if (cut)
+		off = len;
+	position(buf, off, &line, &col);
+	while (off < len && is_space(buf[off]))
+		off++;
+	if (deepest > CJSON_NESTING_LIMIT)
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: nested more than %d "
+		    "levels deep", path, line, col, CJSON_NESTING_LIMIT);
+	else if (off >= len || cut)
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: unexpected end of file "
+		    "(truncated?)", path, line, col);
+	else
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON near '%.12s'", path, line,
+		    col, buf + off);
+}
+
+cJSON *
+ilpi_json_parse(const char *buf, size_t len, const char *path, ilp_error *err)
+{
+	const char *end = NULL;
+	size_t ws = 0, line, col;
+	cJSON *root;
+
+	while (ws < len && is_space(buf[ws]))
+		ws++;
+	if (ws == len) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: invalid JSON: empty file", path);
+		return NULL;
+	}
+	if (memchr(buf, '\0', len) != NULL) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: invalid JSON: contains a NUL byte", path);
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	if (root == NULL) {
+		parse_error(buf, len, path, err);
+		return NULL;
+	}
+	while (end != NULL && end < buf + len && is_space(*end))
+		end++;
+	if (end != NULL && end < buf + len) {
+		position(buf, (size_t)(end - buf), &line, &col);
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: trailing characters after "
+		    "the document", path, line, col);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
