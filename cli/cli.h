@@ -26,6 +26,9 @@ int cli_fail(const ilp_error *err);
 /* Prints a usage error for `cmd` and returns CLI_INPUT. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_exit_code(ilp_error_kind kind);
+/* cli_fail() for a partition's error: the library says "partition: node ..."; only the
+ * command knows the file, so "partition FILE: node ..." is printed. */
+int cli_fail_partition(const char *path, const ilp_error *err);
 
 /* ---- SAC options shared by solve, mincut, check, compare (cli/policy_opts.c) ---- */
 typedef struct cli_policy_opts {

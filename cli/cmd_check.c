@@ -9,31 +9,6 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 
-static int
-parse_prefer(const char *s, ilp_prefer_mode *out)
-{
-	if (strcmp(s, "hard") == 0)
-		*out = ILP_PREFER_HARD;
-	else if (strcmp(s, "pytorch") == 0)
-		*out = ILP_PREFER_PYTORCH;
-	else if (strcmp(s, "soft") == 0)
-		*out = ILP_PREFER_SOFT;
-	else
-		return -1;
-	return 0;
-}
-
-/* The library says "partition: node ..."; only the command knows the file name. */
-static int
-fail_in(const char *path, const ilp_error *err)
-{
-	ilp_error e = *err;
-
-	if (strncmp(err->msg, "partition: ", 11) == 0)
-		snprintf(e.msg, sizeof e.msg, "partition %s: %s", path, err->msg + 11);
-	return cli_fail(&e);
-}
-
 int
 cmd_check(int argc, char **argv)
 {
@@ -69,7 +44,7 @@ cmd_check(int argc, char **argv)
 	}
 	if (nfiles != 2)
 		return cli_usage("check", "expected GRAPH and PARTITION");
-	if (prefer != NULL && parse_prefer(prefer, &co.prefer) != 0)
+	if (prefer != NULL && ilp_prefer_parse(prefer, &co.prefer, NULL) != 0)
 		return cli_usage("check", "--prefer: expected hard, pytorch or soft, not '%s'",
 		    prefer);
 	if (ilp_graph_read_file(files[0], &g, &err) != 0)
@@ -85,7 +60,7 @@ cmd_check(int argc, char **argv)
 	if (prefer == NULL)
 		co.prefer = ilpi_partition_prefer(p);
 	if (ilp_check(g, p, &co, &err) != 0) {
-		rc = fail_in(files[1], &err);
+		rc = cli_fail_partition(files[1], &err);
 		goto out;
 	}
 	printf("ok: %zu saved (%lld bytes), %zu recomputed\n",

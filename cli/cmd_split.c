@@ -23,16 +23,6 @@ parse_format(const char *s, ilp_split_format *out)
 	return 0;
 }
 
-static int
-fail_in(const char *path, const ilp_error *err)
-{
-	ilp_error e = *err;
-
-	if (strncmp(err->msg, "partition: ", 11) == 0)
-		snprintf(e.msg, sizeof e.msg, "partition %s: %s", path, err->msg + 11);
-	return cli_fail(&e);
-}
-
 int
 cmd_split(int argc, char **argv)
 {
@@ -84,7 +74,7 @@ cmd_split(int argc, char **argv)
 		goto out;
 	}
 	if (ilp_split_render(g, p, fmt, &text, &err) != 0) {
-		rc = fail_in(files[1], &err);
+		rc = cli_fail_partition(files[1], &err);
 		goto out;
 	}
 	if (ilp_write_file_atomic(output, text, strlen(text), &err) != 0) {

@@ -49,6 +49,16 @@ cli_fail(const ilp_error *err)
 }
 
 int
+cli_fail_partition(const char *path, const ilp_error *err)
+{
+	ilp_error e = *err;
+
+	if (strncmp(err->msg, "partition: ", 11) == 0)
+		snprintf(e.msg, sizeof e.msg, "partition %s: %s", path, err->msg + 11);
+	return cli_fail(&e);
+}
+
+int
 cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
