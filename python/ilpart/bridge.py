@@ -61,8 +61,9 @@ def _solve_args(objective, memory_budget, prefer, time_limit, policy, extra):
 
 def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_limit=None,
           policy=None, extra_args=None, binary=None, command="solve"):
-    """Run `ilpart solve` (or another partitioning command, e.g. "mincut") on `graph` (a dict
-    from export_graph, or a path) and return the partition file as a dict."""
+    """Run `ilpart solve` on `graph` (a dict from export_graph, or a path) and return the
+    partition file as a dict. command="mincut" runs ilpart's min-cut heuristic instead (it
+    takes prefer, policy and extra_args; objective, budget and time limit are ILP options)."""
     binary = binary or find_binary()
     with tempfile.TemporaryDirectory(prefix="ilpart-") as tmp:
         if isinstance(graph, dict):
@@ -76,6 +77,9 @@ def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_lim
         if command == "solve":
             argv += _solve_args(objective, memory_budget, prefer, time_limit, policy, extra_args)
         else:
+            argv += ["--prefer", prefer]
+            if policy is not None:
+                argv += ["--policy", os.fspath(policy)]
             argv += [str(a) for a in (extra_args or ())]
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True)
@@ -165,8 +169,9 @@ def split_modules(joint_module, saved_names, num_fwd_outputs, functionalize_rng=
 
 def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_limit=None,
                  policy=None, extra_args=None, binary=None, reference=False,
-                 functionalize_rng=None, keep_history=True):
-    """A partition_fn for aot_autograd that partitions with `ilpart solve`.
+                 functionalize_rng=None, keep_history=True, method="ilp"):
+    """A partition_fn for aot_autograd that partitions with `ilpart solve`
+    (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic).
 
     objective, memory_budget, prefer, time_limit, policy: `ilpart solve`'s --objective,
     --memory-budget, --prefer, --time-limit and --policy; extra_args: more CLI arguments.
@@ -177,6 +182,8 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     fw_module, "backward": bw_module} to the returned callable's `.history` list (unless
     keep_history is false).
     """
+    if method not in ("ilp", "mincut"):
+        raise ValueError("partition_fn: method must be 'ilp' or 'mincut', not %r" % (method,))
     history = []
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
@@ -187,7 +194,8 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
         part = solve(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
-                     time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary)
+                     time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary,
+                     command={"ilp": "solve", "mincut": "mincut"}[method])
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
                                functionalize_rng=rng)
         if keep_history:

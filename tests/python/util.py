@@ -67,6 +67,19 @@ def forward_side(graph):
     return {n["name"] for n in graph["nodes"]} - bwd
 
 
+def required_forward(graph):
+    """Names of the nodes the forward outputs need (PyTorch's required_fw_nodes); the other
+    non-backward nodes are unclaimed."""
+    by = {n["name"]: n for n in graph["nodes"]}
+    need, stack = set(), [o for o in graph["outputs"]["forward"] if o]
+    while stack:
+        x = stack.pop()
+        if x not in need:
+            need.add(x)
+            stack += by[x].get("inputs", [])
+    return need
+
+
 def saved_names(bw_module):
     """What the forward hands to the backward, read off the backward module itself."""
     return [n.name for n in bw_module.graph.find_nodes(op="placeholder")
