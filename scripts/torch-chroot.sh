@@ -92,6 +92,10 @@ ensure_chroot()
 	if [ -d "$root" ]; then
 		# An existing chroot (made by hand, or by an older version of this script): adopt it,
 		# installing whatever is missing.
+		if [ ! -x "$root/usr/bin/apt-get" ]; then
+			say "$root exists but is no Debian chroot; remove it or set ILPART_CHROOT"
+			exit 1
+		fi
 		say "adopting $root, installing $pkgs"
 		apt_in "$root" >&2
 	else
@@ -104,6 +108,11 @@ ensure_chroot()
 		# in private namespaces or were unmounted by the trap), so start over.
 		if [ -d "$tmp" ]; then
 			unmount_all "$tmp"
+			# Never rm -rf through a bind mount of the repository (or anything else).
+			if awk -v d="$tmp/" 'index($2, d) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
+				say "something is still mounted under $tmp; unmount it, then retry"
+				exit 1
+			fi
 			rm -rf "$tmp"
 		fi
 		say "creating $root (debootstrap trixie; several minutes, once)"
