@@ -579,6 +579,74 @@ START_TEST(mc_long_fusible_chain)
 }
 END_TEST
 
+START_TEST(mc_other_bans)
+{
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	ilp_graph *g;
+
+	/* max_dist_from_bw: sin is 1 away from the backward */
+	g = sin_cos("aten.sin.default", "");
+	ilpi_mincut_options_init(&o);
+	ck_assert_int_eq(ilpi_mincut_options_set(&o, "max_dist_from_bw", "0"), 0);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_DIST_FROM_BW);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	/* a random op: not on the allowlist; random in denylist mode */
+	g = G("'rng_functionalized': true,", P("x", 400) ", "
+	    OP("sin", "aten.rand_like.default", "'x'", 400, ", 'random': true") ", "
+	    OP("cos", "aten.cos.default", "'sin'", 400, "") ", " T("t", 400) ", "
+	    OP("m1", "aten.mul.Tensor", "'t', 'sin'", 400, "") ", "
+	    OP("m2", "aten.mul.Tensor", "'m1', 'x'", 400, ""), "'cos'", "'m2'");
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	o.ban_recompute_not_in_allowlist = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_RANDOM);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	/* a collective is forced saved unless unsafe_allow_optimization_of_collectives;
+	 * an effectful op is never recomputed, even with every torch ban off */
+	g = sin_cos("_c10d_functional.all_reduce.default", "");
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_COLLECTIVE);
+	expect(g, p, ILPI_P_SAVED, "x sin");
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ck_assert_int_eq(ilpi_mincut_options_set(&o,
+	    "unsafe_allow_optimization_of_collectives", "true"), 0);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+	g = sin_cos("aten.sin.default", ", 'effectful': true");
+	ilpi_mincut_options_init(&o);
+	o.aggressive_recomputation = 1;
+	o.ban_recompute_reductions = 0;
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_UNSAFE);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	/* unknown switches and bad values are refused */
+	ck_assert_int_eq(ilpi_mincut_options_set(&o, "ban_recompute_everything", "1"), -1);
+	ck_assert_int_eq(ilpi_mincut_options_set(&o, "recompute_views", "maybe"), -1);
+	ck_assert_int_eq(ilpi_mincut_options_set(&o, "max_dist_from_bw", "-3"), -1);
+}
+END_TEST
+
 START_TEST(mc_unbounded)
 {
 	/* a tuple cannot be saved (infinite weight) and a random op cannot be
@@ -904,6 +972,7 @@ suite_mincut(void)
 	tcase_add_test(tc, mc_materialized_backward);
 	tcase_add_test(tc, mc_used_far_apart);
 	tcase_add_test(tc, mc_long_fusible_chain);
+	tcase_add_test(tc, mc_other_bans);
 	tcase_add_test(tc, mc_unbounded);
 	tcase_add_test(tc, mc_seed_float8);
 	tcase_add_test(tc, complete_walks_back);
