@@ -14,7 +14,6 @@ import subprocess
 import tempfile
 
 import torch
-import torch.fx as fx
 
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
 from .graphfile import dumps, saved_bytes, write_json  # noqa: F401 (re-exported)

@@ -1,13 +1,11 @@
 """Helpers for the bridge tests: compile with ilpart, compare with eager, check tags."""
 
 import json
-import operator
 import os
 import subprocess
 import tempfile
 
 import torch
-import torch.fx as fx
 
 import ilpart
 
@@ -18,10 +16,7 @@ SAVE_TAGS = ("MUST_SAVE", "PREFER_SAVE")
 def run(model, inputs, seed=0):
     """Forward, backward of sum(out * fixed weights); returns (out, grads of inputs and
     parameters) as detached tensors."""
-    params = [p for p in (model.parameters() if isinstance(model, torch.nn.Module) else ())]
-    orig = getattr(model, "_orig_mod", model)
-    if isinstance(orig, torch.nn.Module):
-        params = list(orig.parameters())
+    params = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
     for t in list(inputs) + params:
         t.grad = None
     torch.manual_seed(seed)
@@ -157,10 +152,5 @@ def compare_bytes(tc, label, entry, strict=True):
     return mine, theirs
 
 
-def node_by_target(graph, pred):
-    return [n for n in graph["nodes"] if pred(n)]
-
-
 __all__ = ["run", "compile_ilpart", "assert_same", "check_entry", "compare_bytes",
-           "forward_side", "saved_names", "recomputed_names", "node_by_target", "fx",
-           "operator"]
+           "forward_side", "required_forward", "saved_names", "recomputed_names"]
