@@ -4,7 +4,7 @@
     python3 -m ilpart.plot pareto.csv -o pareto.png -o pareto.svg
 
 The ILP points (kind "ilp") form the frontier: for each memory budget the least
-recompute time. The min-cut, reference and save-all rows are drawn on the same axes;
+recompute time (hollow when the solver stopped at its time limit). The min-cut, reference and save-all rows are drawn on the same axes;
 a partition that breaks the SAC tags is marked. Standalone: stdlib and matplotlib
 only (no torch). The output format follows each -o file's extension (.png, .svg,
 .pdf); the files carry no timestamps, so the same CSV gives the same bytes.
@@ -41,6 +41,7 @@ def read_points(path):
             "time_us": float(r["recompute_time_us"]),
             "flops": float(r["recompute_flops"]),
             "sac": r.get("sac", "ok"),
+            "status": r.get("status", ""),
         })
     if not points:
         raise ValueError(f"{path}: no points")
@@ -71,6 +72,11 @@ def plot(points, outputs, title=None):
     if frontier:
         ax.plot([p["saved"] / scale for p in frontier], [p["time_us"] for p in frontier],
                 marker="o", color="tab:blue", label="ILP optimum per budget")
+        loose = [p for p in frontier if p["status"] not in ("optimal", "")]
+        if loose:
+            ax.scatter([p["saved"] / scale for p in loose], [p["time_us"] for p in loose],
+                       marker="o", s=80, facecolors="white", edgecolors="tab:blue",
+                       zorder=3, label="ILP, time limit (best found, not proven)")
     for p in points:
         if p["kind"] == "ilp":
             continue
