@@ -687,6 +687,14 @@ START_TEST(mc_seed_float8)
 	expect(g, p, ILPI_P_SAVED, "primals_1 primals_2 primals_3");
 	ck_assert(ilpi_recomputed(p, (size_t)ilp_graph_find(g, "convert_element_type_4")));
 	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+	ilp_partition_free(p);
+	/* the public entry point: the same answer, costs filled, checked in hard mode */
+	p = NULL;
+	ck_assert_msg(ilp_mincut(g, NULL, &p, &err) == 0, "%s", err.msg);
+	expect(g, p, ILPI_P_SAVED, "primals_1 primals_2 primals_3");
+	ck_assert(p->has_cost && p->saved_bytes == 2048 + 64 + 2048);
+	ck_assert_str_eq(p->method, "mincut");
+	ck_assert_str_eq(p->status, "heuristic");
 
 	ck_assert_uint_ge(g->n_ref, 1);
 	ref = ilp_partition_new(g);
