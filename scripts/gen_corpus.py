@@ -76,6 +76,13 @@ def small_set():
                          mk(models.ResNet, 4, 3, 32, 32)),
         "gpt-4l": ("GPT: embedding, 4 blocks d=128, LM head, cross-entropy loss in the graph",
                    gpt(4)),
+        "mlp-dropout": ("linear-SiLU-dropout-linear + residual, dropout outside any "
+                        "checkpoint region", mk(models.MLPDropout, 16, 32)),
+        "llama-2l": ("2 Llama blocks: RMSNorm, rotary embedding, causal SDPA, SwiGLU; d=64",
+                     mk(models.Llama, 2, 32, 64, layers=2)),
+        "llama-2l-sac-mm": ("2 Llama blocks, each a SAC region saving matmuls",
+                            mk(models.Llama, 2, 32, 64, layers=2, checkpointing="sac",
+                               policies=[_mm_policy()])),
         "gpt-6l-sac-mm": ("GPT with 6 blocks d=128, each a SAC region saving matmuls",
                           gpt(6, checkpointing="sac", policies=[_mm_policy()])),
     }
@@ -134,6 +141,8 @@ def main():
     ap.add_argument("--no-reference", action="store_true",
                     help="do not run PyTorch's min-cut partition for the reference")
     args = ap.parse_args()
+    import logging
+    logging.getLogger("torch._higher_order_ops.wrap").setLevel(logging.ERROR)
     torch.set_num_threads(min(2, torch.get_num_threads()))
     if args.large:
         layers = [int(v) for v in args.large.split(",") if v]

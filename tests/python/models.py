@@ -244,3 +244,86 @@ class ResNet(nn.Module):
 
     def forward(self, x):
         return self.fc(F.adaptive_avg_pool2d(self.blocks(self.stem(x)), 1).flatten(1))
+
+
+class MLPDropout(nn.Module):
+    """MLP with dropout outside any checkpoint region: random values must be saved."""
+
+    def __init__(self, d=32, p=0.2):
+        super().__init__()
+        self.l1 = nn.Linear(d, 4 * d)
+        self.l2 = nn.Linear(4 * d, d)
+        self.p = p
+
+    def forward(self, x):
+        h = F.dropout(F.silu(self.l1(x)), self.p, training=True)
+        return self.l2(h) + x
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rotary(x, cos, sin):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+
+
+class LlamaBlock(nn.Module):
+    """RMSNorm, rotary position embedding (slices, cat), SDPA, SwiGLU MLP (SiLU gate)."""
+
+    def __init__(self, d=64, heads=4, hidden=172):
+        super().__init__()
+        self.heads = heads
+        self.n1 = RMSNorm(d)
+        self.wq = nn.Linear(d, d, bias=False)
+        self.wk = nn.Linear(d, d, bias=False)
+        self.wv = nn.Linear(d, d, bias=False)
+        self.wo = nn.Linear(d, d, bias=False)
+        self.n2 = RMSNorm(d)
+        self.w1 = nn.Linear(d, hidden, bias=False)
+        self.w3 = nn.Linear(d, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, d, bias=False)
+
+    def forward(self, x, cos, sin):
+        b, s, d = x.shape
+        h = self.n1(x)
+        q, k, v = (w(h).view(b, s, self.heads, d // self.heads).transpose(1, 2)
+                   for w in (self.wq, self.wk, self.wv))
+        q, k = rotary(q, cos, sin), rotary(k, cos, sin)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.wo(y.transpose(1, 2).reshape(b, s, d))
+        h = self.n2(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+class Llama(nn.Module):
+    def __init__(self, layers=2, d=64, heads=4, seq=32, checkpointing=None, policies=None):
+        super().__init__()
+        self.blocks = nn.ModuleList(LlamaBlock(d, heads) for _ in range(layers))
+        self.norm = RMSNorm(d)
+        hd = d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        ang = torch.outer(torch.arange(seq).float(), inv)
+        ang = torch.cat((ang, ang), dim=-1)
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        self.register_buffer("sin", ang.sin(), persistent=False)
+        self.checkpointing = checkpointing
+        self.contexts = [sac_context(p) for p in (policies or ())]
+
+    def forward(self, x):
+        s = x.shape[1]
+        cos, sin = self.cos[:s], self.sin[:s]
+        for i, blk in enumerate(self.blocks):
+            if self.checkpointing == "sac":
+                x = checkpoint(blk, x, cos, sin, use_reentrant=False,
+                               context_fn=self.contexts[i % len(self.contexts)])
+            else:
+                x = blk(x, cos, sin)
+        return self.norm(x)

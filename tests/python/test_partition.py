@@ -18,12 +18,17 @@ import util  # noqa: E402
 
 class PartitionTest(unittest.TestCase):
     def train_compare(self, label, model, inputs, exact=True, strict_bytes=True, **pf_kw):
-        """Eager then ilpart-compiled on the same parameters and inputs; returns the history
-        entries (one per joint graph)."""
+        """Eager, PyTorch's own partition, and ilpart's partition on the same parameters and
+        inputs; returns the history entries (one per joint graph). ilpart must match the
+        compiled PyTorch partition bit for bit (same ops, only the save/recompute split
+        differs), and eager bit for bit where `exact` (where AOTAutograd sums gradient
+        contributions in another order than the autograd engine, to float32 rounding)."""
         eager = util.run(model, inputs)
+        theirs = util.run(util.compile_pytorch(model), inputs)
         compiled, pf = util.compile_ilpart(model, **pf_kw)
         got = util.run(compiled, inputs)
         self.assertTrue(pf.history, "partition_fn was not called")
+        util.assert_same(self, theirs, got, exact=True)
         util.assert_same(self, eager, got, exact=exact)
         for e in pf.history:
             util.check_entry(self, e, prefer=pf_kw.get("prefer", "hard"))
@@ -89,6 +94,27 @@ class PartitionTest(unittest.TestCase):
         rec = util.recomputed_names(g, e["backward"])
         for c in casts:
             self.assertIn(c, rec, "float8 cast %s not recomputed in the backward" % c)
+
+    def test_llama_rotary_swiglu(self):
+        """RMSNorm, rotary embeddings (slices, cat, buffers), SwiGLU; plain and SAC."""
+        for ck in (None, "sac"):
+            with self.subTest(checkpointing=ck):
+                torch.manual_seed(0)
+                m = models.Llama(layers=2, checkpointing=ck, policies=[
+                    models.save_ops_policy([torch.ops.aten.mm.default])])
+                x = torch.randn(2, 16, 64, requires_grad=True)
+                self.train_compare("llama x2 %s" % (ck or "plain"), m, [x], exact=False,
+                                   strict_bytes=ck is None)
+
+    def test_dropout_outside_checkpointing(self):
+        """A random op outside any region is never recomputed: its outputs are saved."""
+        torch.manual_seed(0)
+        m = models.MLPDropout()
+        x = torch.randn(16, 32, requires_grad=True)
+        (e,) = self.train_compare("dropout, no checkpointing", m, [x], exact=False)
+        self.assertFalse(e["graph"]["rng_functionalized"])
+        self.assertFalse([n for n in e["backward"].graph.nodes
+                          if "rng" in str(n.target)])
 
     def test_plain_checkpoint(self):
         torch.manual_seed(0)

@@ -38,6 +38,17 @@ def compile_ilpart(model, **kw):
     return torch.compile(model, backend=ilpart.backend(partition=pf)), pf
 
 
+def compile_pytorch(model):
+    """torch.compile with PyTorch's own min-cut partition and the same nop compilers."""
+    import torch._dynamo
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+    torch._dynamo.reset()
+    return torch.compile(model, backend=aot_autograd(
+        fw_compiler=ilpart.nop_compiler, bw_compiler=ilpart.nop_compiler,
+        partition_fn=min_cut_rematerialization_partition))
+
+
 def assert_same(tc, eager, compiled, exact=False, rtol=1e-5, atol=1e-6):
     (eo, eg), (co, cg) = eager, compiled
     pairs = [("output", eo, co)] + [("grad %d" % i, a, b) for i, (a, b) in enumerate(zip(eg, cg))]
@@ -152,5 +163,5 @@ def compare_bytes(tc, label, entry, strict=True):
     return mine, theirs
 
 
-__all__ = ["run", "compile_ilpart", "assert_same", "check_entry", "compare_bytes",
+__all__ = ["run", "compile_ilpart", "compile_pytorch", "assert_same", "check_entry", "compare_bytes",
            "forward_side", "required_forward", "saved_names", "recomputed_names"]
