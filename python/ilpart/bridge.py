@@ -49,6 +49,10 @@ def find_binary():
 def _solve_args(objective, memory_budget, prefer, time_limit, policy, extra):
     args = ["--objective", objective, "--prefer", prefer]
     if memory_budget is not None:
+        # A float is PyTorch's activation_memory_budget fraction ("0.0" .. "1.0"); an int
+        # is bytes; a string ("512MiB") goes through as it is.
+        if isinstance(memory_budget, float):
+            memory_budget = repr(memory_budget)
         args += ["--memory-budget", str(memory_budget)]
     if time_limit is not None:
         args += ["--time-limit", str(time_limit)]

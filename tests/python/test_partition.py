@@ -190,6 +190,32 @@ class PartitionTest(unittest.TestCase):
                                   objective="runtime", memory_budget=0.5)
         self.assertEqual(e["partition"]["producer"]["objective"], "runtime")
 
+    def test_budget_sweep_with_heavy_recomputation(self):
+        """--objective runtime --bans none over budgets 0.0, 0.5, 1.0 (PyTorch's
+        activation_memory_budget scale) on a GPT: at 0.0 matmuls and attention are
+        recomputed in the backward, and gradients are still exact; saved bytes grow with the
+        budget and the recomputed work shrinks."""
+        torch.manual_seed(0)
+        m = models.GPT(layers=2, d=64, seq=32)
+        idx = torch.randint(0, 512, (2, 32))
+        tgt = torch.randint(0, 512, (2, 32))
+        points = []
+        for budget in (0.0, 0.5, 1.0):
+            (e,) = self.train_compare("gpt x2 runtime, budget %.1f" % budget, m, [idx, tgt],
+                                      strict_bytes=False, objective="runtime",
+                                      memory_budget=budget, extra_args=["--bans", "none"])
+            rec = util.recomputed_names(e["graph"], e["backward"])
+            by = {n["name"]: n for n in e["graph"]["nodes"]}
+            heavy = [r for r in rec if by[r].get("flops", 0) > 0]
+            points.append((ilpart.saved_bytes(e["graph"], util.saved_names(e["backward"])),
+                           len(heavy)))
+        print("\n  (saved bytes, recomputed matmul-like ops) at 0.0/0.5/1.0: %s" % points)
+        self.assertGreater(points[0][1], 0, "nothing compute-intensive recomputed at 0.0")
+        self.assertLess(points[0][0], points[2][0])
+        self.assertLessEqual(points[0][0], points[1][0])
+        self.assertLessEqual(points[1][0], points[2][0])
+        self.assertGreaterEqual(points[0][1], points[2][1])
+
     def test_training_steps_match_eager(self):
         """Five SGD steps through ilpart's partition end with the parameters eager reaches."""
         torch.manual_seed(0)
