@@ -189,6 +189,24 @@ class ExportTest(unittest.TestCase):
                 self.assertEqual(json.load(f), gs[0])
             self.assertEqual(os.listdir(d), ["mlp.json"])
 
+    def test_capture_graph_break_writes_numbered_files(self):
+        def f(x, w):
+            y = torch.tanh(x @ w)
+            torch._dynamo.graph_break()
+            return (y @ w).relu()
+
+        x = torch.randn(4, 8, requires_grad=True)
+        w = torch.randn(8, 8, requires_grad=True)
+        with tempfile.TemporaryDirectory() as d:
+            torch._dynamo.reset()
+            gs = ilpart.capture(f, x, w, path=os.path.join(d, "f.json"))
+            self.assertEqual(len(gs), 2)
+            self.assertEqual(sorted(os.listdir(d)), ["f-1.json", "f.json"])
+            for i, name in enumerate(("f.json", "f-1.json")):
+                with open(os.path.join(d, name)) as fh:
+                    self.assertEqual(json.load(fh), gs[i])
+                self.check_schema(gs[i])
+
     def test_capture_without_grad_fails(self):
         m = models.MLP().requires_grad_(False)
         torch._dynamo.reset()
