@@ -70,11 +70,32 @@ output_mode(const char *path)
 	return 0666 & ~mask;
 }
 
+/* Devices and pipes (/dev/null, /dev/stdout, a FIFO) are written in place: renaming a
+ * temporary file over them would replace the device node itself. */
+static int
+write_direct(const char *path, const char *data, size_t len, ilp_error *err)
+{
+	FILE *f = fopen(path, "wb");
+	int ok;
+
+	if (f == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
+		return -1;
+	}
+	ok = fwrite(data, 1, len, f) == len;
+	if (fclose(f) != 0 || !ok) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: write error: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error *err)
 {
 	size_t plen = strlen(path);
 	char *tmp = NULL;
+	struct stat st;
 	FILE *f = NULL;
 	int fd, ok;
 
@@ -85,6 +106,8 @@ ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error 
 		}
 		return 0;
 	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_direct(path, data, len, err);
 	tmp = malloc(plen + 16);
 	if (tmp == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
