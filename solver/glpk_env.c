@@ -131,3 +131,17 @@ ilpi_glpk_progress(const char *fmt, ...)
 	va_end(ap);
 	top->lg->log(top->lg->log_ctx, buf);
 }
+
+void
+ilpi_glpk_note(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (top == NULL || top->lg == NULL || top->lg->log == NULL || !top->lg->verbose)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	top->lg->log(top->lg->log_ctx, buf);
+}

@@ -30,4 +30,7 @@ int ilpi_glpk_run(int (*fn)(void *ctx, ilp_error *err), void *ctx, const ilpi_gl
 /* Sends one progress line to the log of the innermost ilpi_glpk_run (no-op outside). */
 void ilpi_glpk_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Same, only when the run is verbose. */
+void ilpi_glpk_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif /* ILPART_SOLVER_GLPK_ENV_H */

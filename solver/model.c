@@ -306,7 +306,7 @@ callback(glp_tree *tree, void *info)
 	switch (glp_ios_reason(tree)) {
 	case GLP_IHEUR:
 		/* The start solution, offered once at the root. */
-		if (st->warm != NULL && !st->warm_given) {
+		if (st->warm != NULL && st->warm[0] == 0 && !st->warm_given) {
 			st->warm_given = 1;
 			glp_ios_heur_sol(tree, st->warm);
 		}
@@ -326,10 +326,12 @@ warm_columns(const ilpi_model *m, const ilpi_mip *mip)
 	const ilpi_reduced *red = m->red;
 	double *x;
 
-	if (mip->warm_s == NULL || mip->warm_r == NULL)
-		return NULL;
 	if ((x = calloc((size_t)m->n_cols + 1, sizeof *x)) == NULL)
 		return NULL;
+	if (mip->warm_s == NULL || mip->warm_r == NULL) {
+		x[0] = -1; /* no start solution */
+		return x;
+	}
 	for (size_t it = 0; it < red->n_items; it++) {
 		if (m->col_s[it] && mip->warm_s[it]) {
 			x[m->col_s[it]] = 1;
@@ -360,14 +362,139 @@ ms_limit(double seconds)
 	return seconds * 1000 < INT32_MAX ? (int)ceil(seconds * 1000) : INT32_MAX;
 }
 
+/* LP relaxation to optimality (needed before glp_intopt without presolve). Returns
+ * 0 solved, 1 infeasible, 2 out of time, -1 error. */
+static int
+solve_lp(ilpi_model *m, const ilpi_mip *mip, double left, ilp_error *err)
+{
+	glp_smcp smcp;
+	int ret;
+
+	glp_init_smcp(&smcp);
+	smcp.msg_lev = mip->verbose ? GLP_MSG_ON : GLP_MSG_ERR;
+	smcp.tm_lim = ms_limit(left);
+	ret = glp_simplex(m->lp, &smcp);
+	if (ret == GLP_ETMLIM)
+		return 2;
+	if (glp_get_status(m->lp) == GLP_NOFEAS)
+		return 1;
+	if (ret != 0 || glp_get_status(m->lp) != GLP_OPT) {
+		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: LP relaxation failed (glp_simplex code %d, "
+		    "status %d)", ret, glp_get_status(m->lp));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reduced-cost fixing at the root: with an incumbent of value z and the LP optimum
+ * z_lp, a binary nonbasic at 0 with reduced cost d > z - z_lp is 0 in every solution
+ * better than z (and one at 1 with -d > z - z_lp is 1). Fixed for this solve only;
+ * fixed[j] remembers what to restore.
+ */
+static int
+fix_by_reduced_cost(ilpi_model *m, double z, char *fixed)
+{
+	double slack = z - glp_get_obj_val(m->lp), tol = 1e-7 * (1 + fabs(z));
+	int n = 0;
+
+	if (!(slack >= 0))
+		return 0;
+	for (int j = 1; j <= m->n_cols; j++) {
+		int st = glp_get_col_stat(m->lp, j);
+		double d = glp_get_col_dual(m->lp, j);
+
+		if (fixed[j] || glp_get_col_type(m->lp, j) != GLP_DB)
+			continue;
+		if (st == GLP_NL && d > slack + tol) {
+			glp_set_col_bnds(m->lp, j, GLP_FX, 0, 0);
+			fixed[j] = 1, n++;
+		} else if (st == GLP_NU && -d > slack + tol) {
+			glp_set_col_bnds(m->lp, j, GLP_FX, 1, 1);
+			fixed[j] = 1, n++;
+		}
+	}
+	return n;
+}
+
+static void
+init_iocp(glp_iocp *iocp, const ilpi_mip *mip, cb_state *st, double left)
+{
+	glp_init_iocp(iocp);
+	iocp->msg_lev = mip->verbose ? GLP_MSG_ON : GLP_MSG_ERR;
+	iocp->presolve = GLP_OFF;  /* the start solution is in the model's own columns */
+	iocp->br_tech = GLP_BR_DTH;
+	iocp->bt_tech = GLP_BT_BLB;
+	iocp->mir_cuts = GLP_ON;
+	iocp->cov_cuts = GLP_ON;
+	iocp->mip_gap = mip->gap > 0 ? mip->gap : 0;
+	iocp->cb_func = callback;
+	iocp->cb_info = st;
+	iocp->tm_lim = ms_limit(left);
+}
+
+static double
+seconds_left(const ilpi_mip *mip, double t0)
+{
+	double left;
+
+	if (mip->time_limit <= 0)
+		return 0;
+	left = mip->time_limit - (glp_time() - t0) / 1000;
+	return left > 0.001 ? left : 0.001;
+}
+
+/*
+ * Two rounds of branch and bound: a short one for a good incumbent, then, after
+ * reduced-cost fixing against it, the full search started from that incumbent.
+ */
+static int
+branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fixed,
+    ilp_error *err)
+{
+	glp_iocp iocp;
+	double first = mip->time_limit > 0 ? seconds_left(mip, t0) / 8 : 1.0, z;
+	int ret, nfix = 0, lp;
+
+	if (first > 1.0)
+		first = 1.0;
+	init_iocp(&iocp, mip, st, first);
+	iocp.fp_heur = GLP_ON;
+	ret = glp_intopt(m->lp, &iocp);
+	if (ret != 0 && ret != GLP_ETMLIM)
+		return ret;
+	if (ret == 0 || (mip->time_limit > 0 && seconds_left(mip, t0) <= 0.001))
+		return ret;
+	if (glp_mip_status(m->lp) == GLP_FEAS) {
+		z = glp_mip_obj_val(m->lp);
+		for (int j = 1; j <= m->n_cols; j++)
+			st->warm[j] = glp_mip_col_val(m->lp, j);
+		st->warm[0] = 0;
+		st->warm_given = 0;
+		for (int round = 0; round < 3; round++) {
+			if ((lp = solve_lp(m, mip, seconds_left(mip, t0), err)) != 0)
+				return lp < 0 ? -1 : GLP_ETMLIM;
+			ret = fix_by_reduced_cost(m, z, fixed);
+			nfix += ret;
+			if (ret == 0)
+				break;
+		}
+		ilpi_glpk_note("reduced-cost fixing: %d of %d columns "
+		    "fixed against incumbent %.10g", nfix, m->n_cols, z);
+	}
+	if ((lp = solve_lp(m, mip, seconds_left(mip, t0), err)) != 0)
+		return lp < 0 ? -1 : lp == 1 ? GLP_ENOPFS : GLP_ETMLIM;
+	init_iocp(&iocp, mip, st, seconds_left(mip, t0));
+	return glp_intopt(m->lp, &iocp);
+}
+
 int
 ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 {
-	glp_smcp smcp;
-	glp_iocp iocp;
 	cb_state st;
 	int ret, rc = -1;
-	double t0 = glp_time(), left;
+	double t0 = glp_time();
+	char *fixed = NULL;
 
 	memset(&st, 0, sizeof st);
 	st.m = m;
@@ -378,44 +505,29 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	mip->timed_out = 0;
 	mip->gap_out = -1;
 	mip->bound = -DBL_MAX;
-	glp_init_smcp(&smcp);
-	smcp.msg_lev = mip->verbose ? GLP_MSG_ON : GLP_MSG_ERR;
-	smcp.tm_lim = ms_limit(mip->time_limit);
-	ret = glp_simplex(m->lp, &smcp);
-	if (ret == GLP_ETMLIM) {
-		mip->timed_out = 1;
-		return 0;
-	}
-	if (ret != 0 && glp_get_status(m->lp) != GLP_NOFEAS) {
-		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: LP relaxation failed (glp_simplex code %d)",
-		    ret);
-		return -1;
-	}
-	if (glp_get_status(m->lp) == GLP_NOFEAS) {
+	/* Byte coefficients reach 1e7 next to 0/1 links: scaling matters. */
+	glp_scale_prob(m->lp, GLP_SF_AUTO);
+	switch (solve_lp(m, mip, mip->time_limit, err)) {
+	case 0:
+		break;
+	case 1:
 		mip->status = GLP_NOFEAS;
-		return 0;
+		rc = 0;
+		goto out;
+	case 2:
+		mip->timed_out = 1;
+		rc = 0;
+		goto out;
+	default:
+		goto out;
 	}
-	if (glp_get_status(m->lp) != GLP_OPT) {
-		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: LP relaxation status %d",
-		    glp_get_status(m->lp));
-		return -1;
-	}
-	glp_init_iocp(&iocp);
-	iocp.msg_lev = mip->verbose ? GLP_MSG_ON : GLP_MSG_ERR;
-	iocp.presolve = GLP_OFF;  /* the start solution is in the model's own columns */
-	iocp.br_tech = GLP_BR_PCH;
-	iocp.bt_tech = GLP_BT_BLB;
-	iocp.mir_cuts = GLP_ON;
-	iocp.cov_cuts = GLP_ON;
-	iocp.mip_gap = mip->gap > 0 ? mip->gap : 0;
-	iocp.cb_func = callback;
-	iocp.cb_info = &st;
-	left = mip->time_limit > 0 ? mip->time_limit - (glp_time() - t0) / 1000 : 0;
-	if (mip->time_limit > 0 && left <= 0.001)
-		left = 0.001;
-	iocp.tm_lim = ms_limit(left);
 	st.warm = warm_columns(m, mip);
-	ret = glp_intopt(m->lp, &iocp);
+	fixed = calloc((size_t)m->n_cols + 1, 1);
+	if (st.warm == NULL || fixed == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
+		goto out;
+	}
+	ret = branch_and_bound(m, mip, &st, t0, fixed, err);
 	switch (ret) {
 	case 0:
 	case GLP_ETMLIM:
@@ -425,6 +537,8 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	case GLP_ENOPFS:
 		mip->status = GLP_NOFEAS;
 		rc = 0;
+		goto out;
+	case -1:
 		goto out;
 	default:
 		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: branch-and-bound failed (glp_intopt code %d)",
@@ -454,6 +568,11 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	}
 	rc = 0;
 out:
+	/* Fixings hold for this solve only: the model is reused by later stages. */
+	for (int j = 1; fixed != NULL && j <= m->n_cols; j++)
+		if (fixed[j])
+			glp_set_col_bnds(m->lp, j, GLP_DB, 0, 1);
+	free(fixed);
 	free(st.warm);
 	return rc;
 }

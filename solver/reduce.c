@@ -156,7 +156,33 @@ out:
 	return rc;
 }
 
-/* Step 3, descending so that a view of a view reduces to the base. */
+/* Can node u be made available in the backward at no cost beyond storage k: saved
+ * itself (its storage is k), or a free recomputable op (a view into k, or a tuple of
+ * views such as unbind) whose inputs all can? */
+static int
+free_in_storage(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int soft,
+    const uint8_t *cs, const uint8_t *cr, int32_t u, int32_t k, int depth)
+{
+	const uint8_t pref = ILPI_R_PREFER_SAVE | ILPI_R_PREFER_RECOMPUTE;
+	const ilpi_node *n = &g->node[u];
+	const int32_t *in = ilpi_inputs(g, n);
+
+	if (soft && (r->bits[u] & pref))
+		return 0;
+	if (n->storage == k && cs[u])
+		return 1;
+	if (depth == 0 || !cr[u] || cost_us[u] != 0 || n->in_count == 0 ||
+	    !(n->storage == k || (n->flags & ILPI_F_TUPLE)))
+		return 0;
+	for (uint32_t j = 0; j < n->in_count; j++)
+		if (!free_in_storage(g, r, cost_us, soft, cs, cr, in[j], k, depth - 1))
+			return 0;
+	return 1;
+}
+
+/* Step 3, descending so that a view of a view reduces to the base: saving a free view
+ * is replaced by saving what it is derived from in the same storage (same bytes) and
+ * recomputing the free ops in between (no cost). */
 static void
 free_views(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int soft,
     ilpi_reduced *red, uint8_t *cs, const uint8_t *cr)
@@ -173,8 +199,7 @@ free_views(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int s
 			continue;
 		ok = 1;
 		for (uint32_t k = 0; k < n->in_count && ok; k++)
-			ok = g->node[in[k]].storage == n->storage && cs[in[k]] &&
-			    !(soft && (r->bits[in[k]] & pref));
+			ok = free_in_storage(g, r, cost_us, soft, cs, cr, in[k], n->storage, 8);
 		if (ok) {
 			cs[i] = 0;
 			red->n_view_fixed++;
