@@ -43,6 +43,13 @@ for log in build-check/tests/*.sh.log; do
 	[ -f "$log" ] && tail -1 "$log" && count "$log"
 done
 
+echo "== install: libilpart, ilpart.h and ilpart.pc used from C =="
+if ./scripts/setup.sh build && tests/install.sh build >build-check/install.out 2>&1; then :; else
+	status=1
+fi
+cat build-check/install.out
+count build-check/install.out
+
 if [ "${ILPART_SKIP_PYTHON:-0}" != 1 ] && [ -x scripts/python-tests.sh ]; then
 	echo "== PyTorch tests (trixie chroot, torch 2.x) =="
 	if ! ./scripts/python-tests.sh >build-check/python.out 2>&1; then
