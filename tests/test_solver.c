@@ -1,10 +1,706 @@
+/*
+ * test_solver.c - the ILP partitioner against exhaustive enumeration on hundreds of
+ * random small joint graphs (every objective, budgets in bytes and as fractions, hard
+ * and soft preferences), plus GLPK error recovery, determinism, model files,
+ * conflict reports and the CLI-facing option checks.
+ *
+ * The oracle enumerates every set of saved values, derives the least recompute set
+ * that makes it executable, and scores it; it shares with the solver only the rules
+ * (policies/rules.c) and the per-node cost (solver/cost.c), not the model.
+ */
 #include "config.h"
 
-#include "tests/suites.h"
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-/* placeholder: the module's tests replace this */
+#include <glpk.h>
+
+#include "graph/fileio.h"
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "policies/rules.h"
+#include "solver/cost.h"
+#include "solver/glpk_env.h"
+#include "tests/suites.h"
+#include "tests/util.h"
+
+/* ---- random joint graphs ------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint32_t
+rnd(uint32_t n)
+{
+	/* xorshift64*: deterministic across platforms */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ull) >> 33) % n;
+}
+
+typedef struct jbuf {
+	char s[32768];
+	size_t len;
+} jbuf;
+
+static void
+jadd(jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+jadd(jbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	b->len += (size_t)vsnprintf(b->s + b->len, sizeof b->s - b->len, fmt, ap);
+	va_end(ap);
+	ck_assert_uint_lt(b->len, sizeof b->s);
+}
+
+static const char *tags[] = { "MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE",
+    "PREFER_RECOMPUTE" };
+
+/*
+ * A random joint graph: 1-3 primals, 2-7 forward ops (some views, some tuples read
+ * through getitems, some tagged), a tangent and 2-4 backward ops that read random
+ * forward values. At most 13 non-backward values, so 2^13 save sets at most.
+ */
+static ilp_graph *
+random_graph(uint64_t seed)
+{
+	jbuf b = { .len = 0 };
+	int np = 1 + (int)rnd(3), nf = 2 + (int)rnd(7), nb = 2 + (int)rnd(3), n = 0;
+	int64_t bytes[32];
+	int tuple[32] = { 0 }, i, last_fw;
+
+	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
+	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
+	for (i = 0; i < np; i++, n++) {
+		bytes[n] = 16 * (1 + rnd(8));
+		jadd(&b, "%s{\"name\": \"n%d\", \"kind\": \"primal\", \"bytes\": %lld}",
+		    n ? ", " : "", n, (long long)bytes[n]);
+	}
+	for (i = 0; i < nf; i++, n++) {
+		int a = (int)rnd((uint32_t)n), c = (int)rnd((uint32_t)n), view;
+
+		while (tuple[a])
+			a = (int)rnd((uint32_t)n);
+		while (tuple[c])
+			c = (int)rnd((uint32_t)n);
+		view = rnd(5) == 0;
+		bytes[n] = view ? bytes[a] : 16 * (1 + rnd(8));
+		if (!view && i + 2 < nf && rnd(8) == 0) {
+			/* a tuple and two getitems */
+			tuple[n] = 1;
+			jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": \"aten.t%d\", "
+			    "\"inputs\": [\"n%d\"], \"tuple\": true, \"flops\": %u}", n, n, a,
+			    1000 * rnd(50));
+			for (int k = 0; k < 2; k++) {
+				n++, i++;
+				bytes[n] = 16 * (1 + rnd(4));
+				jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": "
+				    "\"getitem\", \"inputs\": [\"n%d\"], \"index\": %d, \"bytes\": %lld}",
+				    n, n - 1 - k, k, (long long)bytes[n]);
+			}
+			continue;
+		}
+		jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": \"aten.op%d\", "
+		    "\"inputs\": [\"n%d\"", n, (int)rnd(4), a);
+		if (!view && c != a && rnd(2))
+			jadd(&b, ", \"n%d\"", c);
+		jadd(&b, "], \"bytes\": %lld", (long long)bytes[n]);
+		if (view)
+			jadd(&b, ", \"view_of\": \"n%d\"", a);
+		if (rnd(2) == 0)
+			jadd(&b, ", \"time_us\": %u", rnd(50));
+		else
+			jadd(&b, ", \"flops\": %ue9", rnd(100));
+		if (rnd(6) == 0)
+			jadd(&b, ", \"recompute\": \"%s\", \"ac_graph_id\": 1", tags[rnd(4)]);
+		jadd(&b, "}");
+	}
+	last_fw = n - 1;
+	while (tuple[last_fw])
+		last_fw--;
+	jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"tangent\", \"bytes\": 64}", n);
+	n++;
+	for (i = 0; i < nb; i++, n++) {
+		int f = (int)rnd((uint32_t)(np + nf));
+
+		while (tuple[f])
+			f = (int)rnd((uint32_t)(np + nf));
+		jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+		    "\"inputs\": [\"n%d\", \"n%d\"], \"bytes\": 64, \"flops\": 10}", n, n - 1, f);
+	}
+	jadd(&b, "], \"outputs\": {\"forward\": [\"n%d\"], \"backward\": [\"n%d\"",
+	    last_fw, n - 1);
+	for (i = 1; i < np; i++)
+		jadd(&b, ", null");
+	jadd(&b, "]}}");
+	return t_graph(b.s);
+}
+
+/* ---- the oracle --------------------------------------------------------------------- */
+
+typedef struct oracle {
+	int feasible;
+	int64_t bytes;        /* of the lexicographic optimum for the objective */
+	double cost, value;
+} oracle;
+
+typedef struct world {
+	const ilp_graph *g;
+	ilpi_rules r;
+	double cost[64];
+	int idx[64];          /* non-backward live nodes */
+	int m;
+} world;
+
+static void
+world_init(world *w, const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans)
+{
+	ilpi_rule_options ro;
+	ilp_error err = { 0 };
+	ilp_device dev;
+
+	ck_assert_int_eq(ilp_device_lookup("h100", &dev), 0);
+	ilpi_rule_options_init(&ro);
+	ro.prefer = prefer;
+	ro.bans = bans;
+	ck_assert_msg(ilpi_rules_build(g, &ro, &w->r, &err) == 0, "%s", err.msg);
+	w->g = g;
+	w->m = 0;
+	ck_assert_uint_le(g->n, 64);
+	for (size_t v = 0; v < g->n; v++) {
+		w->cost[v] = ilpi_node_costs_recompute(g, v) ? ilpi_node_cost_us(g, v, &dev) : 0;
+		if (g->node[v].cls == ILPI_FORWARD || g->node[v].cls == ILPI_UNCLAIMED)
+			w->idx[w->m++] = (int)v;
+	}
+	ck_assert_int_le(w->m, 16);
+}
+
+/* Scores save set `mask` (over w->idx): -1 when not executable. pen: soft penalties
+ * in bytes (pen_unit 1) or time units, as docs/solver.md defines them. */
+static int
+score(const world *w, unsigned mask, int64_t *bytes, double *cost, int *prefs_broken)
+{
+	const ilp_graph *g = w->g;
+	uint8_t saved[64] = { 0 }, need[64] = { 0 }, root_seen[64] = { 0 };
+
+	*bytes = 0;
+	*cost = 0;
+	*prefs_broken = 0;
+	for (int k = 0; k < w->m; k++)
+		if (mask & (1u << k)) {
+			int v = w->idx[k];
+
+			if ((w->r.bits[v] & ILPI_R_NO_SAVE) || (g->node[v].flags & ILPI_F_TUPLE))
+				return -1;
+			saved[v] = 1;
+			if (!root_seen[g->node[v].storage]) {
+				root_seen[g->node[v].storage] = 1;
+				*bytes += ilpi_storage_bytes(g, &g->node[v]);
+			}
+		}
+	for (size_t v = 0; v < g->n; v++)
+		if ((g->node[v].flags & ILPI_F_BOUNDARY) && (g->node[v].cls == ILPI_FORWARD ||
+		    g->node[v].cls == ILPI_UNCLAIMED))
+			need[v] = 1;
+	for (size_t v = g->n; v-- > 0;) {
+		const ilpi_node *n = &g->node[v];
+
+		if (!need[v] || saved[v])
+			continue;
+		if (n->kind != ILPI_OP || (w->r.bits[v] & ILPI_R_NO_RECOMPUTE))
+			return -1;
+		*cost += w->cost[v];
+		for (uint32_t k = 0; k < n->in_count; k++)
+			need[ilpi_inputs(g, n)[k]] = 1;
+	}
+	return 0;
+}
+
+enum { O_MEMORY, O_RUNTIME_BUDGET, O_RUNTIME_FREE, O_WEIGHTED };
+
+static int
+better(double a1, double a2, double b1, double b2)
+{
+	double e1 = 1e-9 * (1 + fabs(b1)), e2 = 1e-9 * (1 + fabs(b2));
+
+	return a1 < b1 - e1 || (a1 <= b1 + e1 && a2 < b2 - e2);
+}
+
+static oracle
+solve_oracle(const world *w, int obj, int64_t budget, double alpha)
+{
+	oracle best = { 0, 0, 0, 0 };
+
+	for (unsigned mask = 0; mask < (1u << w->m); mask++) {
+		int64_t b;
+		double c, k1, k2;
+		int pb;
+
+		if (score(w, mask, &b, &c, &pb) != 0)
+			continue;
+		switch (obj) {
+		case O_MEMORY:
+			k1 = (double)b, k2 = c;
+			break;
+		case O_RUNTIME_BUDGET:
+			if (b > budget)
+				continue;
+			k1 = c, k2 = 0;
+			break;
+		case O_RUNTIME_FREE:
+			k1 = c, k2 = (double)b;
+			break;
+		default:
+			k1 = (double)b + alpha * c, k2 = 0;
+			break;
+		}
+		if (!best.feasible || better(k1, k2, best.value, best.cost)) {
+			best.feasible = 1;
+			best.bytes = b;
+			best.value = k1;
+			best.cost = k2;
+		}
+	}
+	return best;
+}
+
+static void
+expect_close(double got, double want, const char *what, uint64_t seed)
+{
+	ck_assert_msg(fabs(got - want) <= 1e-6 * (1 + fabs(want)),
+	    "seed %llu: %s: solver %.12g, enumeration %.12g", (unsigned long long)seed, what,
+	    got, want);
+}
+
+/* Solves with o and compares with the oracle's optimum for `obj`. */
+static void
+compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, int obj,
+    uint64_t seed)
+{
+	oracle want;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_check_options co = { o->prefer };
+	int rc = ilp_solve(g, o, &p, &err);
+	int64_t budget = o->budget_bytes;
+
+	if (obj == O_RUNTIME_BUDGET && o->budget_fraction >= 0) {
+		oracle lo = solve_oracle(w, O_MEMORY, 0, 0), hi = solve_oracle(w, O_RUNTIME_FREE,
+		    0, 0);
+
+		ck_assert(lo.feasible == hi.feasible);
+		if (lo.feasible)
+			budget = lo.bytes + (int64_t)floor(o->budget_fraction *
+			    (double)(hi.cost - (double)lo.bytes));
+	}
+	want = solve_oracle(w, obj, budget, o->alpha);
+	if (!want.feasible) {
+		ck_assert_msg(rc != 0, "seed %llu: solver found a partition, enumeration none",
+		    (unsigned long long)seed);
+		ck_assert_msg(err.kind == ILP_ERR_CONFLICT, "seed %llu: kind %d: %s",
+		    (unsigned long long)seed, err.kind, err.msg);
+		ck_assert_msg(strstr(err.msg, "infeasible") == NULL, "bare status: %s", err.msg);
+		return;
+	}
+	ck_assert_msg(rc == 0, "seed %llu: %s", (unsigned long long)seed, err.msg);
+	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "seed %llu: %s",
+	    (unsigned long long)seed, err.msg);
+	ck_assert_str_eq(p->status, "optimal");
+	switch (obj) {
+	case O_MEMORY:
+		ck_assert_int_eq(p->saved_bytes, want.bytes);
+		expect_close(p->recompute_time_us, want.cost, "recompute cost", seed);
+		break;
+	case O_RUNTIME_BUDGET:
+		ck_assert_int_eq(p->budget_bytes, budget);
+		ck_assert_int_le(p->saved_bytes, budget);
+		expect_close(p->recompute_time_us, want.value, "recompute cost", seed);
+		break;
+	case O_RUNTIME_FREE:
+		expect_close(p->recompute_time_us, want.value, "recompute cost", seed);
+		ck_assert_int_eq(p->saved_bytes, (int64_t)want.cost);
+		break;
+	default:
+		expect_close((double)p->saved_bytes + o->alpha * p->recompute_time_us, want.value,
+		    "weighted objective", seed);
+		break;
+	}
+	ilp_partition_free(p);
+}
+
+static void
+random_case(uint64_t seed, ilp_bans bans)
+{
+	ilp_graph *g = random_graph(seed);
+	ilp_solve_options o;
+	world w;
+	oracle lo, hi;
+
+	world_init(&w, g, ILP_PREFER_HARD, bans);
+	ilp_solve_options_init(&o);
+	o.bans = bans;
+	compare(g, &w, &o, O_MEMORY, seed);
+	o.objective = ILP_OBJ_RUNTIME;
+	compare(g, &w, &o, O_RUNTIME_FREE, seed);
+	lo = solve_oracle(&w, O_MEMORY, 0, 0);
+	hi = solve_oracle(&w, O_RUNTIME_FREE, 0, 0);
+	if (lo.feasible) {
+		/* a budget between least and runtime-optimal bytes, and one below least */
+		o.budget_bytes = lo.bytes + (int64_t)rnd((uint32_t)((int64_t)hi.cost -
+		    lo.bytes + 1));
+		compare(g, &w, &o, O_RUNTIME_BUDGET, seed);
+		if (lo.bytes > 0) {
+			o.budget_bytes = lo.bytes - 1;
+			compare(g, &w, &o, O_RUNTIME_BUDGET, seed);
+		}
+		o.budget_bytes = -1;
+		o.budget_fraction = rnd(11) / 10.0;
+		compare(g, &w, &o, O_RUNTIME_BUDGET, seed);
+		o.budget_fraction = -1;
+	}
+	o.objective = ILP_OBJ_WEIGHTED;
+	o.alpha = rnd(3) == 0 ? 0 : rnd(2) ? 1e3 * rnd(100) : rnd(100) * 0.37;
+	compare(g, &w, &o, O_WEIGHTED, seed);
+	ilpi_rules_free(&w.r);
+	ilp_graph_free(g);
+}
+
+START_TEST(random_vs_enumeration)
+{
+	/* 8 loop iterations x 40 seeds each = 320 graphs, each under 5 solves. */
+	for (uint64_t s = 0; s < 40; s++)
+		random_case((uint64_t)_i * 1000 + s, s % 3 == 0 ? ILP_BANS_PYTORCH : ILP_BANS_NONE);
+}
+END_TEST
+
+/* ---- GLPK environment ------------------------------------------------------------------ */
+
+static int
+provoke(void *ctx, ilp_error *err)
+{
+	glp_prob *lp = glp_create_prob();
+
+	(void)err;
+	*(glp_prob **)ctx = lp;
+	glp_set_col_bnds(lp, 5, GLP_FX, 1, 1); /* no column 5: glp_error */
+	return 0;
+}
+
+static void
+collect(void *ctx, const char *line)
+{
+	(*(int *)ctx)++;
+	ck_assert_ptr_nonnull(line);
+}
+
+START_TEST(glpk_error_is_survived)
+{
+	ilp_error err = { 0 };
+	glp_prob *lp = NULL;
+	int freed = 0, lines = 0;
+	ilpi_glpk_log lg = { collect, &lines, 1 };
+	ilp_graph *g;
+	ilp_partition *p = NULL;
+
+	ck_assert_int_eq(ilpi_glpk_run(provoke, &lp, &lg, &freed, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_SOLVER);
+	ck_assert_int_eq(freed, 1);
+	ck_assert_msg(strstr(err.msg, "out of range") != NULL, "%s", err.msg);
+	ck_assert_int_gt(lines, 0); /* GLPK's message went to the log, not stdout */
+	/* GLPK works again afterwards. */
+	g = random_graph(7);
+	ck_assert_msg(ilp_solve(g, NULL, &p, &err) == 0, "%s", err.msg);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* ---- fixed graphs ------------------------------------------------------------------------ */
+
+/* x = mm(a, b); y = relu(x); out = sum(y); backward reads x and y. */
+static const char *chain_graph =
+    "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": ["
+    "{\"name\": \"a\", \"kind\": \"primal\", \"bytes\": 4096},"
+    "{\"name\": \"b\", \"kind\": \"primal\", \"bytes\": 4096},"
+    "{\"name\": \"x\", \"kind\": \"op\", \"target\": \"aten.mm.default\", \"inputs\": [\"a\", \"b\"],"
+    " \"bytes\": 1024, \"flops\": 1e9 %s},"
+    "{\"name\": \"y\", \"kind\": \"op\", \"target\": \"aten.relu.default\", \"inputs\": [\"x\"],"
+    " \"bytes\": 1024},"
+    "{\"name\": \"s\", \"kind\": \"op\", \"target\": \"aten.sum.default\", \"inputs\": [\"y\"],"
+    " \"bytes\": 4},"
+    "{\"name\": \"t\", \"kind\": \"tangent\", \"bytes\": 4},"
+    "{\"name\": \"g1\", \"kind\": \"op\", \"target\": \"aten.mul.Tensor\", \"inputs\": [\"t\", \"y\"],"
+    " \"bytes\": 1024},"
+    "{\"name\": \"g2\", \"kind\": \"op\", \"target\": \"aten.mm.default\", \"inputs\": [\"g1\", \"x\"],"
+    " \"bytes\": 4096}],"
+    "\"outputs\": {\"forward\": [\"s\"], \"backward\": [\"g2\", null]}}";
+
+static ilp_graph *
+chain(const char *extra)
+{
+	char buf[4096];
+	const char *hole = strstr(chain_graph, "%s");
+
+	snprintf(buf, sizeof buf, "%.*s%s%s", (int)(hole - chain_graph), chain_graph, extra,
+	    hole + 2);
+	return t_graph(buf);
+}
+
+START_TEST(deterministic_bytes)
+{
+	ilp_graph *g = random_graph(12345);
+	ilp_solve_options o;
+	ilp_partition *p1 = NULL, *p2 = NULL;
+	ilp_error err = { 0 };
+	char *j1 = NULL, *j2 = NULL;
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_WEIGHTED;
+	o.alpha = 10;
+	o.bans = ILP_BANS_NONE;
+	ck_assert_msg(ilp_solve(g, &o, &p1, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_solve(g, &o, &p2, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilp_partition_to_json(g, p1, &j1, &err), 0);
+	ck_assert_int_eq(ilp_partition_to_json(g, p2, &j2, &err), 0);
+	ck_assert_str_eq(j1, j2);
+	ck_assert_ptr_nonnull(strstr(j1, "\"method\": \"ilp\""));
+	free(j1);
+	free(j2);
+	ilp_partition_free(p1);
+	ilp_partition_free(p2);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(writes_lp_and_mps)
+{
+	ilp_graph *g = chain("");
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	char lp[] = "/tmp/ilpart-test-XXXXXX", path[64], *text = NULL;
+	size_t len;
+
+	ck_assert_ptr_nonnull(mkdtemp(lp));
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_bytes = 5000;
+	snprintf(path, sizeof path, "%s/m.lp", lp);
+	o.write_lp = strdup(path);
+	snprintf(path, sizeof path, "%s/m.mps", lp);
+	o.write_mps = strdup(path);
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilpi_read_file(o.write_lp, &text, &len, &err), 0);
+	ck_assert_ptr_nonnull(strstr(text, "Minimize"));
+	ck_assert_ptr_nonnull(strstr(text, "budget:"));
+	free(text);
+	ck_assert_int_eq(ilpi_read_file(o.write_mps, &text, &len, &err), 0);
+	ck_assert_ptr_nonnull(strstr(text, "ROWS"));
+	free(text);
+	unlink(o.write_lp);
+	unlink(o.write_mps);
+	rmdir(lp);
+	free((char *)o.write_lp);
+	free((char *)o.write_mps);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+static ilp_partition *
+solve_ok(const ilp_graph *g, const ilp_solve_options *o)
+{
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ck_assert_msg(ilp_solve(g, o, &p, &err) == 0, "%s", err.msg);
+	return p;
+}
+
+START_TEST(chain_objectives)
+{
+	ilp_graph *g = chain("");
+	ilp_solve_options o;
+	ilp_partition *p;
+	long x = ilp_graph_find(g, "x"), y = ilp_graph_find(g, "y");
+
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	/* least memory: save x, recompute the relu */
+	p = solve_ok(g, &o);
+	ck_assert_int_eq(p->saved_bytes, 1024);
+	ck_assert(ilp_partition_is_saved(p, (size_t)x) && ilp_partition_is_recomputed(p, (size_t)y));
+	ck_assert_str_eq(p->objective, "memory");
+	ilp_partition_free(p);
+	/* runtime with room for both: nothing recomputed */
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_bytes = 5000;
+	p = solve_ok(g, &o);
+	ck_assert_int_eq(p->saved_bytes, 2048);
+	ck_assert(p->recompute_time_us == 0);
+	ilp_partition_free(p);
+	/* fraction 0 is the least-memory end, 1 the runtime-optimal end */
+	o.budget_bytes = -1;
+	o.budget_fraction = 0;
+	p = solve_ok(g, &o);
+	ck_assert_int_eq(p->budget_bytes, 1024);
+	ilp_partition_free(p);
+	o.budget_fraction = 1;
+	p = solve_ok(g, &o);
+	ck_assert_int_eq(p->budget_bytes, 2048);
+	ck_assert_int_eq(p->saved_bytes, 2048);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(budget_conflict_names_forced_values)
+{
+	ilp_graph *g = chain(", \"recompute\": \"MUST_SAVE\", \"ac_graph_id\": 1");
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_bytes = 1000;
+	ck_assert_int_eq(ilp_solve(g, &o, &p, &err), -1);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(strstr(err.msg, "least achievable saved bytes 1024") != NULL, "%s", err.msg);
+	ck_assert_msg(strstr(err.msg, "'x' (1024 bytes, MUST_SAVE") != NULL, "%s", err.msg);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(rules_conflict_is_reported)
+{
+	ilp_graph *g = chain(", \"random\": true, \"recompute\": \"MUST_RECOMPUTE\", "
+	    "\"ac_graph_id\": 1");
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ck_assert_int_eq(ilp_solve(g, NULL, &p, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(strstr(err.msg, "'x'") != NULL, "%s", err.msg);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(soft_preference_overridden_with_gain)
+{
+	ilp_graph *g = chain(", \"recompute\": \"PREFER_RECOMPUTE\", \"ac_graph_id\": 1");
+	ilp_solve_options o;
+	ilp_partition *p;
+	long x = ilp_graph_find(g, "x");
+
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	/* hard: x may not be saved, so a and b are */
+	p = solve_ok(g, &o);
+	ck_assert_int_eq(p->saved_bytes, 8192);
+	ck_assert_uint_eq(p->n_overrides, 0);
+	ilp_partition_free(p);
+	/* soft: saving x (1024 + penalty 2048) beats saving a and b (8192) */
+	o.prefer = ILP_PREFER_SOFT;
+	p = solve_ok(g, &o);
+	ck_assert_int_eq(p->saved_bytes, 1024);
+	ck_assert(ilp_partition_is_saved(p, (size_t)x));
+	ck_assert_uint_eq(p->n_overrides, 1);
+	ck_assert_int_eq(p->overrides[0].node, x);
+	ck_assert_int_eq(p->overrides[0].tag, ILPI_TAG_PREFER_RECOMPUTE);
+	ck_assert(p->overrides[0].gain == 2048);
+	ck_assert_str_eq(p->prefer, "soft");
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(bad_options_rejected)
+{
+	ilp_graph *g = chain("");
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilp_solve_options_init(&o);
+	o.budget_fraction = 0.5; /* memory objective takes no budget */
+	ck_assert_int_eq(ilp_solve(g, &o, &p, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_fraction = 1.5;
+	ck_assert_int_eq(ilp_solve(g, &o, &p, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "memory-budget"));
+	o.budget_fraction = -1;
+	o.objective = ILP_OBJ_WEIGHTED;
+	o.alpha = -1;
+	ck_assert_int_eq(ilp_solve(g, &o, &p, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+	ck_assert_ptr_null(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(device_profiles)
+{
+	ilp_device h, a, c;
+
+	ck_assert_int_eq(ilp_device_lookup("h100", &h), 0);
+	ck_assert_int_eq(ilp_device_lookup("a100", &a), 0);
+	ck_assert_int_eq(ilp_device_lookup("cpu", &c), 0);
+	ck_assert_int_eq(ilp_device_lookup("tpu", &c), -1);
+	ck_assert(h.peak_flops > a.peak_flops && a.peak_flops > c.peak_flops);
+	ck_assert(h.bandwidth > a.bandwidth && a.bandwidth > c.bandwidth);
+}
+END_TEST
+
+START_TEST(roofline_costs)
+{
+	ilp_graph *g = chain(", \"bytes_read\": 0, \"bytes_written\": 0");
+	ilp_device dev = { 1e12, 1e9 };
+	long x = ilp_graph_find(g, "x"), y = ilp_graph_find(g, "y");
+
+	/* x: 1e9 flops at 1e12 FLOP/s = 1000 us, no traffic */
+	ck_assert(fabs(ilpi_node_cost_us(g, (size_t)x, &dev) - 1000) < 1e-9);
+	/* y: no flops; reads x (1024) and writes itself (1024) at 1e9 B/s = 2.048 us */
+	ck_assert(fabs(ilpi_node_cost_us(g, (size_t)y, &dev) - 2.048) < 1e-9);
+	ck_assert(ilpi_node_costs_recompute(g, (size_t)y));
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_solver(void)
 {
-	return suite_create("solver");
+	Suite *s = suite_create("solver");
+	TCase *tc = tcase_create("enumeration");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, random_vs_enumeration, 0, 8);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("solver");
+	tcase_add_test(tc, glpk_error_is_survived);
+	tcase_add_test(tc, deterministic_bytes);
+	tcase_add_test(tc, writes_lp_and_mps);
+	tcase_add_test(tc, chain_objectives);
+	tcase_add_test(tc, budget_conflict_names_forced_values);
+	tcase_add_test(tc, rules_conflict_is_reported);
+	tcase_add_test(tc, soft_preference_overridden_with_gain);
+	tcase_add_test(tc, bad_options_rejected);
+	tcase_add_test(tc, device_profiles);
+	tcase_add_test(tc, roofline_costs);
+	suite_add_tcase(s, tc);
+	return s;
 }
