@@ -70,8 +70,10 @@ enum {
 	ILPI_OPC_COMPUTE = 1u << 1,      /* compute_intensive_ops */
 	ILPI_OPC_RANDOM = 1u << 2,       /* random_ops */
 	ILPI_OPC_VIEW = 1u << 3,         /* view_ops */
-	ILPI_OPC_CAT = 1u << 4           /* aten.cat: fusible as a consumer */
+	ILPI_OPC_CAT = 1u << 4,          /* aten.cat: fusible as a consumer */
+	ILPI_OPC_LIFT = 1u << 5          /* lift_fresh(_copy): never banned */
 };
+/* policies/op_table.c */
 unsigned ilpi_op_class(const char *target);
 
 /* Propagation over the rules alone (no budget): when some boundary value can be

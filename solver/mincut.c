@@ -20,141 +20,32 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
+#include "policies/rules.h"
 #include "solver/cost.h"
 #include "solver/maxflow.h"
 #include "solver/mincut.h"
 
-/* ---- operator lists (get_default_op_list) ------------------------------------ */
+/* ---- operator classes (policies/op_table.c) ----------------------------------- */
 
 enum {
-	OT_RECOMPUTABLE = 1u << 0,
-	OT_FUSIBLE = 1u << 1,  /* recomputable or random */
-	OT_VIEW = 1u << 2,
-	OT_RANDOM = 1u << 3,
-	OT_COMPUTE = 1u << 4,  /* compute intensive */
-	OT_CAT = 1u << 5,      /* aten.cat: memory fusion into it is free */
-	OT_LIFT = 1u << 6,     /* lift_fresh(_copy): never banned */
+	OT_RECOMPUTABLE = ILPI_OPC_RECOMPUTABLE,
+	OT_VIEW = ILPI_OPC_VIEW,
+	OT_RANDOM = ILPI_OPC_RANDOM,
+	OT_COMPUTE = ILPI_OPC_COMPUTE,  /* compute intensive */
+	OT_CAT = ILPI_OPC_CAT,          /* aten.cat: memory fusion into it is free */
+	OT_LIFT = ILPI_OPC_LIFT,        /* lift_fresh(_copy): never banned */
+	OT_FUSIBLE = 1u << 6,           /* recomputable or random */
 	OT_GETITEM = 1u << 7
 };
-
-#define R OT_RECOMPUTABLE
-#define V (OT_VIEW | OT_RECOMPUTABLE)
-
-/* Overload packets, as torch's get_aten_target() sees them. Pointwise ops stand for
- * torch's pointwise_ops() (every aten op tagged torch.Tag.pointwise); that list
- * cannot be read without torch, docs/mincut.md says so. */
-static const struct {
-	const char *name;
-	uint8_t flags;
-} op_table[] = {
-	/* default_recomputable_ops, first list */
-	{ "aten.add", R }, { "aten.sub", R }, { "aten.div", R }, { "aten.atan2", R },
-	{ "aten.mul", R }, { "aten.max", R }, { "aten.min", R }, { "aten.pow", R },
-	{ "aten.remainder", R }, { "aten.fmod", R }, { "aten.__and__", R },
-	{ "aten.__or__", R }, { "aten.__xor__", R }, { "aten.__lshift__", R },
-	{ "aten.__rshift__", R }, { "aten.eq", R }, { "aten.ne", R }, { "aten.ge", R },
-	{ "aten.gt", R }, { "aten.le", R }, { "aten.lt", R }, { "aten.abs", R },
-	{ "aten.bitwise_not", R }, { "aten.ceil", R }, { "aten.floor", R },
-	{ "aten.frac", R }, { "aten.neg", R }, { "aten.relu", R }, { "aten.round", R },
-	{ "aten.silu", R }, { "aten.trunc", R }, { "aten.log", R }, { "aten.log10", R },
-	{ "aten.log1p", R }, { "aten.log2", R }, { "aten.lgamma", R }, { "aten.exp", R },
-	{ "aten.expm1", R }, { "aten.erf", R }, { "aten.erfc", R }, { "aten.cos", R },
-	{ "aten.acos", R }, { "aten.cosh", R }, { "aten.sin", R }, { "aten.asin", R },
-	{ "aten.sinh", R }, { "aten.tan", R }, { "aten.atan", R }, { "aten.tanh", R },
-	{ "aten.atanh", R }, { "aten.sqrt", R }, { "aten.rsqrt", R },
-	{ "aten.reciprocal", R }, { "aten.sigmoid", R }, { "aten.softplus", R },
-	{ "aten.threshold", R }, { "aten.threshold_backward", R }, { "aten.clamp", R },
-	{ "aten.where", R }, { "aten.lerp", R }, { "aten.addcmul", R }, { "aten.gelu", R },
-	{ "aten.gelu_backward", R }, { "aten.sum", R }, { "aten.mean", R },
-	{ "aten._grad_sum_to_size", R }, { "aten.sum_to_size", R }, { "aten.amax", R },
-	{ "aten.to", R }, { "aten.type_as", R }, { "getitem", R | OT_GETITEM },
-	{ "aten.squeeze", V }, { "aten.unsqueeze", V }, { "aten.rsub", R },
-	{ "aten._to_copy", R },
-	/* view ops */
-	{ "aten.alias", V }, { "aten.view", V }, { "aten.slice", V }, { "aten.t", V },
-	{ "prims.broadcast_in_dim", V }, { "aten.expand", V }, { "aten.as_strided", V },
-	{ "aten.permute", V }, { "aten.select", V },
-	/* default_recomputable_ops, second list */
-	{ "prims.div", R }, { "prims.convert_element_type", R }, { "aten.clone", R },
-	{ "aten.full_like", R }, { "prims.var", R }, { "prims.sum", R }, { "aten.var", R },
-	{ "aten.std", R }, { "aten._unsafe_view", R }, { "aten.reshape", R },
-	{ "aten.broadcast_tensors", R }, { "aten.scalar_tensor", R }, { "aten.ones", R },
-	{ "aten.new_zeros", R }, { "aten.lift_fresh_copy", R | OT_LIFT },
-	{ "aten.lift_fresh", OT_LIFT }, { "aten.arange", R }, { "aten.triu", R },
-	{ "aten.var_mean", R }, { "aten.isinf", R }, { "aten.any", R }, { "aten.full", R },
-	{ "aten.zeros", R }, { "aten.empty", R }, { "aten.empty_like", R },
-	{ "aten.argmax", R }, { "aten.maximum", R }, { "prims.iota", R },
-	{ "prims._low_memory_max_pool2d_offsets_to_indices", R },
-	{ "aten.index", R }, { "aten.gather", R }, { "aten.zeros_like", R },
-	/* pointwise_ops(): aten ops tagged pointwise (beyond the lists above) */
-	{ "aten.abs_", R }, { "aten.acosh", R }, { "aten.addcdiv", R }, { "aten.asinh", R },
-	{ "aten.bitwise_and", R }, { "aten.bitwise_left_shift", R },
-	{ "aten.bitwise_or", R }, { "aten.bitwise_right_shift", R },
-	{ "aten.bitwise_xor", R }, { "aten.clamp_max", R }, { "aten.clamp_min", R },
-	{ "aten.copysign", R }, { "aten.deg2rad", R }, { "aten.digamma", R },
-	{ "aten.elu", R }, { "aten.erfinv", R }, { "aten.exp2", R },
-	{ "aten.float_power", R }, { "aten.floor_divide", R }, { "aten.fmax", R },
-	{ "aten.fmin", R }, { "aten.hardsigmoid", R }, { "aten.hardswish", R },
-	{ "aten.hardtanh", R }, { "aten.heaviside", R }, { "aten.hypot", R },
-	{ "aten.i0", R }, { "aten.igamma", R }, { "aten.igammac", R },
-	{ "aten.isfinite", R }, { "aten.isnan", R }, { "aten.isneginf", R },
-	{ "aten.isposinf", R }, { "aten.leaky_relu", R }, { "aten.logaddexp", R },
-	{ "aten.logaddexp2", R }, { "aten.logical_and", R }, { "aten.logical_not", R },
-	{ "aten.logical_or", R }, { "aten.logical_xor", R }, { "aten.logit", R },
-	{ "aten.masked_fill", R }, { "aten.minimum", R }, { "aten.mish", R },
-	{ "aten.nan_to_num", R }, { "aten.nextafter", R }, { "aten.polygamma", R },
-	{ "aten.positive", R }, { "aten.rad2deg", R }, { "aten.sgn", R },
-	{ "aten.sign", R }, { "aten.signbit", R }, { "aten.sinc", R },
-	{ "aten.square", R }, { "aten.true_divide", R }, { "aten.xlogy", R },
-	{ "aten.fill", R }, { "aten.mvlgamma", R }, { "aten.special_erfcx", R },
-	/* random_ops (fusible, not recomputable) */
-	{ "aten.native_dropout", OT_RANDOM }, { "aten.rand_like", OT_RANDOM },
-	{ "aten.randn_like", OT_RANDOM },
-	/* compute_intensive_ops */
-	{ "aten.mm", OT_COMPUTE }, { "aten.convolution", OT_COMPUTE },
-	{ "aten.convolution_backward", OT_COMPUTE }, { "aten.bmm", OT_COMPUTE },
-	{ "aten.addmm", OT_COMPUTE },
-	{ "aten._scaled_dot_product_flash_attention", OT_COMPUTE },
-	{ "aten._scaled_dot_product_efficient_attention", OT_COMPUTE },
-	{ "aten._flash_attention_forward", OT_COMPUTE },
-	{ "aten._efficient_attention_forward", OT_COMPUTE },
-	{ "aten.upsample_bilinear2d", OT_COMPUTE }, { "aten._scaled_mm", OT_COMPUTE },
-	{ "aten.cat", OT_CAT },
-};
-
-#undef R
-#undef V
-
-/* "torch.ops.aten.mm.default" / "aten.mm.default" / "aten.mm" -> "aten.mm". */
-static void
-packet_name(const char *target, char *buf, size_t size)
-{
-	const char *last;
-	int dots = 0;
-
-	if (strncmp(target, "torch.ops.", 10) == 0)
-		target += 10;
-	if (strcmp(target, "operator.getitem") == 0 || strcmp(target, "_operator.getitem") == 0)
-		target = "getitem";
-	snprintf(buf, size, "%s", target);
-	for (const char *p = buf; *p != '\0'; p++)
-		dots += *p == '.';
-	if (dots >= 2 && (last = strrchr(buf, '.')) != NULL)
-		buf[last - buf] = '\0';
-}
 
 static uint8_t
 op_flags(const ilpi_node *n)
 {
-	char name[256];
-	uint8_t f = 0;
+	uint8_t f;
 
 	if (n->kind != ILPI_OP || n->target == NULL)
 		return 0;
-	packet_name(n->target, name, sizeof name);
-	for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
-		if (strcmp(name, op_table[i].name) == 0)
-			f |= op_table[i].flags;
+	f = (uint8_t)ilpi_op_class(n->target);
 	if (n->flags & ILPI_F_GETITEM)
 		f |= OT_GETITEM | OT_RECOMPUTABLE;
 	if (f & (OT_RECOMPUTABLE | OT_RANDOM))

@@ -1,0 +1,139 @@
+/*
+ * op_table.c - PyTorch 2.6's operator classes (get_default_op_list() in
+ * torch/_functorch/partitioners.py), by overload packet: the one table both the ban
+ * rules (policies/rules.c) and the min-cut heuristic (solver/mincut.c) read.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "policies/rules.h"
+
+#define R ILPI_OPC_RECOMPUTABLE
+#define V (ILPI_OPC_VIEW | ILPI_OPC_RECOMPUTABLE)
+
+/* Pointwise ops stand for torch's pointwise_ops() (every aten op tagged
+ * torch.Tag.pointwise); that list cannot be read without torch, so it is a fixed
+ * list here (docs/mincut.md). */
+static const struct {
+	const char *packet;
+	unsigned cls;
+} op_table[] = {
+	/* default_recomputable_ops, first list */
+	{ "aten.add", R }, { "aten.sub", R }, { "aten.div", R }, { "aten.atan2", R },
+	{ "aten.mul", R }, { "aten.max", R }, { "aten.min", R }, { "aten.pow", R },
+	{ "aten.remainder", R }, { "aten.fmod", R }, { "aten.__and__", R },
+	{ "aten.__or__", R }, { "aten.__xor__", R }, { "aten.__lshift__", R },
+	{ "aten.__rshift__", R }, { "aten.eq", R }, { "aten.ne", R }, { "aten.ge", R },
+	{ "aten.gt", R }, { "aten.le", R }, { "aten.lt", R }, { "aten.abs", R },
+	{ "aten.bitwise_not", R }, { "aten.ceil", R }, { "aten.floor", R },
+	{ "aten.frac", R }, { "aten.neg", R }, { "aten.relu", R }, { "aten.round", R },
+	{ "aten.silu", R }, { "aten.trunc", R }, { "aten.log", R }, { "aten.log10", R },
+	{ "aten.log1p", R }, { "aten.log2", R }, { "aten.lgamma", R }, { "aten.exp", R },
+	{ "aten.expm1", R }, { "aten.erf", R }, { "aten.erfc", R }, { "aten.cos", R },
+	{ "aten.acos", R }, { "aten.cosh", R }, { "aten.sin", R }, { "aten.asin", R },
+	{ "aten.sinh", R }, { "aten.tan", R }, { "aten.atan", R }, { "aten.tanh", R },
+	{ "aten.atanh", R }, { "aten.sqrt", R }, { "aten.rsqrt", R },
+	{ "aten.reciprocal", R }, { "aten.sigmoid", R }, { "aten.softplus", R },
+	{ "aten.threshold", R }, { "aten.threshold_backward", R }, { "aten.clamp", R },
+	{ "aten.where", R }, { "aten.lerp", R }, { "aten.addcmul", R }, { "aten.gelu", R },
+	{ "aten.gelu_backward", R }, { "aten.sum", R }, { "aten.mean", R },
+	{ "aten._grad_sum_to_size", R }, { "aten.sum_to_size", R }, { "aten.amax", R },
+	{ "aten.to", R }, { "aten.type_as", R }, { "getitem", R },
+	{ "aten.squeeze", V }, { "aten.unsqueeze", V }, { "aten.rsub", R },
+	{ "aten._to_copy", R },
+	/* view ops */
+	{ "aten.alias", V }, { "aten.view", V }, { "aten.slice", V }, { "aten.t", V },
+	{ "prims.broadcast_in_dim", V }, { "aten.expand", V }, { "aten.as_strided", V },
+	{ "aten.permute", V }, { "aten.select", V },
+	/* default_recomputable_ops, second list */
+	{ "prims.div", R }, { "prims.convert_element_type", R }, { "aten.clone", R },
+	{ "aten.full_like", R }, { "prims.var", R }, { "prims.sum", R }, { "aten.var", R },
+	{ "aten.std", R }, { "aten._unsafe_view", R }, { "aten.reshape", R },
+	{ "aten.broadcast_tensors", R }, { "aten.scalar_tensor", R }, { "aten.ones", R },
+	{ "aten.new_zeros", R }, { "aten.lift_fresh_copy", R | ILPI_OPC_LIFT },
+	{ "aten.lift_fresh", ILPI_OPC_LIFT }, { "aten.arange", R }, { "aten.triu", R },
+	{ "aten.var_mean", R }, { "aten.isinf", R }, { "aten.any", R }, { "aten.full", R },
+	{ "aten.zeros", R }, { "aten.empty", R }, { "aten.empty_like", R },
+	{ "aten.argmax", R }, { "aten.maximum", R }, { "prims.iota", R },
+	{ "prims._low_memory_max_pool2d_offsets_to_indices", R },
+	{ "aten.index", R }, { "aten.gather", R }, { "aten.zeros_like", R },
+	/* pointwise_ops(): aten ops tagged pointwise (beyond the lists above) */
+	{ "aten.abs_", R }, { "aten.acosh", R }, { "aten.addcdiv", R }, { "aten.asinh", R },
+	{ "aten.bitwise_and", R }, { "aten.bitwise_left_shift", R },
+	{ "aten.bitwise_or", R }, { "aten.bitwise_right_shift", R },
+	{ "aten.bitwise_xor", R }, { "aten.clamp_max", R }, { "aten.clamp_min", R },
+	{ "aten.copysign", R }, { "aten.deg2rad", R }, { "aten.digamma", R },
+	{ "aten.elu", R }, { "aten.erfinv", R }, { "aten.exp2", R },
+	{ "aten.float_power", R }, { "aten.floor_divide", R }, { "aten.fmax", R },
+	{ "aten.fmin", R }, { "aten.hardsigmoid", R }, { "aten.hardswish", R },
+	{ "aten.hardtanh", R }, { "aten.heaviside", R }, { "aten.hypot", R },
+	{ "aten.i0", R }, { "aten.igamma", R }, { "aten.igammac", R },
+	{ "aten.isfinite", R }, { "aten.isnan", R }, { "aten.isneginf", R },
+	{ "aten.isposinf", R }, { "aten.leaky_relu", R }, { "aten.logaddexp", R },
+	{ "aten.logaddexp2", R }, { "aten.logical_and", R }, { "aten.logical_not", R },
+	{ "aten.logical_or", R }, { "aten.logical_xor", R }, { "aten.logit", R },
+	{ "aten.masked_fill", R }, { "aten.minimum", R }, { "aten.mish", R },
+	{ "aten.nan_to_num", R }, { "aten.nextafter", R }, { "aten.polygamma", R },
+	{ "aten.positive", R }, { "aten.rad2deg", R }, { "aten.sgn", R },
+	{ "aten.sign", R }, { "aten.signbit", R }, { "aten.sinc", R },
+	{ "aten.square", R }, { "aten.true_divide", R }, { "aten.xlogy", R },
+	{ "aten.fill", R }, { "aten.mvlgamma", R }, { "aten.special_erfcx", R },
+	/* pointwise backward ops (torch.Tag.pointwise) */
+	{ "aten.elu_backward", R }, { "aten.hardsigmoid_backward", R },
+	{ "aten.hardswish_backward", R }, { "aten.hardtanh_backward", R },
+	{ "aten.leaky_relu_backward", R }, { "aten.mish_backward", R },
+	{ "aten.sigmoid_backward", R }, { "aten.silu_backward", R },
+	{ "aten.softplus_backward", R }, { "aten.tanh_backward", R },
+	/* random_ops (fusible, not recomputable) */
+	{ "aten.native_dropout", ILPI_OPC_RANDOM }, { "aten.rand_like", ILPI_OPC_RANDOM },
+	{ "aten.randn_like", ILPI_OPC_RANDOM },
+	/* compute_intensive_ops */
+	{ "aten.mm", ILPI_OPC_COMPUTE }, { "aten.convolution", ILPI_OPC_COMPUTE },
+	{ "aten.convolution_backward", ILPI_OPC_COMPUTE }, { "aten.bmm", ILPI_OPC_COMPUTE },
+	{ "aten.addmm", ILPI_OPC_COMPUTE },
+	{ "aten._scaled_dot_product_flash_attention", ILPI_OPC_COMPUTE },
+	{ "aten._scaled_dot_product_efficient_attention", ILPI_OPC_COMPUTE },
+	{ "aten._flash_attention_forward", ILPI_OPC_COMPUTE },
+	{ "aten._efficient_attention_forward", ILPI_OPC_COMPUTE },
+	{ "aten.upsample_bilinear2d", ILPI_OPC_COMPUTE }, { "aten._scaled_mm", ILPI_OPC_COMPUTE },
+	{ "aten.cat", ILPI_OPC_CAT },
+};
+
+#undef R
+#undef V
+
+/* "torch.ops.aten.mm.default" / "aten.mm.default" / "aten.mm" -> "aten.mm";
+ * "operator.getitem" -> "getitem". */
+static void
+packet_name(const char *target, char *buf, size_t size)
+{
+	const char *last;
+	int dots = 0;
+
+	if (strncmp(target, "torch.ops.", 10) == 0)
+		target += 10;
+	if (strcmp(target, "operator.getitem") == 0 || strcmp(target, "_operator.getitem") == 0)
+		target = "getitem";
+	snprintf(buf, size, "%s", target);
+	for (const char *p = buf; *p != '\0'; p++)
+		dots += *p == '.';
+	if (dots >= 2 && (last = strrchr(buf, '.')) != NULL)
+		buf[last - buf] = '\0';
+}
+
+unsigned
+ilpi_op_class(const char *target)
+{
+	char name[256];
+	unsigned cls = 0;
+
+	if (target == NULL)
+		return 0;
+	packet_name(target, name, sizeof name);
+	for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+		if (strcmp(name, op_table[i].packet) == 0)
+			cls |= op_table[i].cls;
+	return cls;
+}
