@@ -34,6 +34,7 @@ int cli_fail_partition(const char *path, const ilp_error *err);
 typedef struct cli_policy_opts {
 	const char *policy;      /* --policy FILE, or NULL */
 	ilp_prefer_mode prefer;  /* --prefer hard|pytorch|soft (default hard) */
+	int prefer_given;        /* --prefer was on the command line */
 	ilp_bans bans;           /* --bans pytorch|none (default pytorch) */
 } cli_policy_opts;
 

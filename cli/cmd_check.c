@@ -13,7 +13,7 @@ int
 cmd_check(int argc, char **argv)
 {
 	cli_policy_opts po;
-	const char *files[2] = { NULL, NULL }, *prefer = NULL;
+	const char *files[2] = { NULL, NULL };
 	ilp_check_options co = { ILP_PREFER_HARD };
 	ilp_error err = { 0 };
 	ilp_graph *g = NULL;
@@ -22,19 +22,13 @@ cmd_check(int argc, char **argv)
 
 	cli_policy_opts_init(&po);
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--prefer") == 0) {
-			if (++i >= argc)
-				return cli_usage("check", "--prefer needs hard, pytorch or soft");
-			prefer = argv[i];
-		} else if (strncmp(argv[i], "--prefer=", 9) == 0) {
-			prefer = argv[i] + 9;
-		} else if (strcmp(argv[i], "--policy") == 0) {
-			if (++i >= argc)
-				return cli_usage("check", "--policy needs a FILE");
-			po.policy = argv[i];
-		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
-			po.policy = argv[i] + 9;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+		int pr = cli_policy_arg(&po, "check", argc, argv, &i);
+
+		if (pr < 0)
+			return CLI_INPUT;
+		if (pr > 0)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			return cli_usage("check", "unknown option '%s'", argv[i]);
 		} else if (nfiles < 2) {
 			files[nfiles++] = argv[i];
@@ -44,9 +38,6 @@ cmd_check(int argc, char **argv)
 	}
 	if (nfiles != 2)
 		return cli_usage("check", "expected GRAPH and PARTITION");
-	if (prefer != NULL && ilp_prefer_parse(prefer, &co.prefer, NULL) != 0)
-		return cli_usage("check", "--prefer: expected hard, pytorch or soft, not '%s'",
-		    prefer);
 	if (ilp_graph_read_file(files[0], &g, &err) != 0)
 		return cli_fail(&err);
 	/* The policy retags g before the partition is checked against the tags. */
@@ -57,8 +48,7 @@ cmd_check(int argc, char **argv)
 		goto out;
 	}
 	/* Without --prefer, the mode the partition says it was made under. */
-	if (prefer == NULL)
-		co.prefer = ilpi_partition_prefer(p);
+	co.prefer = po.prefer_given ? po.prefer : ilpi_partition_prefer(p);
 	if (ilp_check(g, p, &co, &err) != 0) {
 		rc = cli_fail_partition(files[1], &err);
 		goto out;

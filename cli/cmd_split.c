@@ -37,6 +37,16 @@ cmd_split(int argc, char **argv)
 
 	cli_policy_opts_init(&po);
 	for (int i = 1; i < argc; i++) {
+		int pr = cli_policy_arg(&po, "split", argc, argv, &i);
+
+		if (pr < 0)
+			return CLI_INPUT;
+		if (pr > 0) {
+			/* The partition records the prefer mode it was made under. */
+			if (po.prefer_given || po.bans != ILP_BANS_PYTORCH)
+				return cli_usage("split", "only --policy applies to split");
+			continue;
+		}
 		if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-o") == 0) {
 			if (i + 1 >= argc)
 				return cli_usage("split", "%s needs an argument", argv[i]);
@@ -46,12 +56,6 @@ cmd_split(int argc, char **argv)
 				format = argv[++i];
 		} else if (strncmp(argv[i], "--format=", 9) == 0) {
 			format = argv[i] + 9;
-		} else if (strcmp(argv[i], "--policy") == 0) {
-			if (++i >= argc)
-				return cli_usage("split", "--policy needs a FILE");
-			po.policy = argv[i];
-		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
-			po.policy = argv[i] + 9;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			return cli_usage("split", "unknown option '%s'", argv[i]);
 		} else if (nfiles < 2) {

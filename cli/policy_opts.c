@@ -15,6 +15,7 @@ cli_policy_opts_init(cli_policy_opts *o)
 {
 	o->policy = NULL;
 	o->prefer = ILP_PREFER_HARD;
+	o->prefer_given = 0;
 	o->bans = ILP_BANS_PYTORCH;
 }
 
@@ -61,6 +62,7 @@ cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *
 			cli_usage(cmd, "%s", err.msg);
 			return -1;
 		}
+		o->prefer_given |= k == 1;
 		return 1;
 	}
 	return 0;
