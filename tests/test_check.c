@@ -17,20 +17,7 @@
 static ilp_graph *
 G(const char *extra, const char *nodes, const char *fw, const char *bw)
 {
-	char *s;
-	size_t len = strlen(extra) + strlen(nodes) + strlen(fw) + strlen(bw) + 256;
-	ilp_graph *g;
-
-	s = malloc(len);
-	ck_assert_ptr_nonnull(s);
-	snprintf(s, len, "{'format': 'ilpart-joint-graph', 'version': 1, %s 'nodes': [%s], "
-	    "'outputs': {'forward': [%s], 'backward': [%s]}}", extra, nodes, fw, bw);
-	for (char *p = s; *p != '\0'; p++)
-		if (*p == '\'')
-			*p = '"';
-	g = t_graph(s);
-	free(s);
-	return g;
+	return t_graph_parts(extra, nodes, fw, bw);
 }
 
 #define P(name) "{'name': '" name "', 'kind': 'primal', 'bytes': 16}"

@@ -3,7 +3,7 @@
  * tuples, references), classification, user lists, interning, name lookup, the
  * canonical writer, and rejected inputs.
  *
- * JSON is written with single quotes for readability; q() turns them into double quotes.
+ * JSON is written with single quotes for readability; t_q() turns them into double quotes.
  */
 #include "config.h"
 
@@ -20,24 +20,10 @@
 
 #define HDR "{'format': 'ilpart-joint-graph', 'version': 1, "
 
-/* The JSON with ' replaced by ", in a static buffer. */
-static const char *
-q(const char *s)
-{
-	static char buf[16384];
-	size_t i;
-
-	ck_assert_uint_lt(strlen(s), sizeof buf);
-	for (i = 0; s[i] != '\0'; i++)
-		buf[i] = s[i] == '\'' ? '"' : s[i];
-	buf[i] = '\0';
-	return buf;
-}
-
 static ilp_graph *
 gq(const char *s)
 {
-	return t_graph(q(s));
+	return t_graph(t_q(s));
 }
 
 /* Reads a graph that must be rejected; returns the message. */
@@ -45,7 +31,7 @@ static const char *
 bad(const char *s, ilp_error *err)
 {
 	ilp_graph *g = (ilp_graph *)1;
-	const char *j = q(s);
+	const char *j = t_q(s);
 
 	ck_assert_int_eq(ilp_graph_read_buffer(j, strlen(j), "t.json", &g, err), -1);
 	ck_assert_ptr_null(g);
@@ -347,7 +333,7 @@ END_TEST
 START_TEST(test_buffer_not_terminated)
 {
 	/* The reader must stop at len: what follows is not part of the document. */
-	const char *j = q(HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1}],"
+	const char *j = t_q(HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1}],"
 	    " 'outputs': {'forward': ['x'], 'backward': []}}GARBAGE");
 	ilp_graph *g = NULL;
 	ilp_error err;
@@ -364,7 +350,7 @@ END_TEST
 START_TEST(test_read_file)
 {
 	char path[] = "/tmp/ilpart-test-graph-XXXXXX";
-	const char *j = q(HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1}],"
+	const char *j = t_q(HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1}],"
 	    " 'outputs': {'forward': ['x'], 'backward': []}}\n");
 	ilp_graph *g = NULL;
 	ilp_error err;
@@ -815,7 +801,7 @@ round_trip(const char *json)
 START_TEST(test_write_canonical)
 {
 	/* Key order of docs/format.md, whatever the input order; sizes as bytes. */
-	char *out = round_trip(q("{'nodes': ["
+	char *out = round_trip(t_q("{'nodes': ["
 	    "{'kind': 'primal', 'dtype': 'torch.float16', 'name': 'x', 'shape': [2, 2]},"
 	    "{'collective': true, 'effectful': true, 'random': true, 'ac_graph_id': 1,"
 	    " 'recompute': 'PREFER_RECOMPUTE', 'time_us': 1.5, 'bytes_written': 8,"
@@ -859,7 +845,7 @@ END_TEST
 
 START_TEST(test_write_round_trip)
 {
-	char *out = round_trip(q(joint));
+	char *out = round_trip(t_q(joint));
 
 	ck_assert_ptr_nonnull(strstr(out, "\"description\": \"mlp\""));
 	ck_assert_ptr_nonnull(strstr(out, "\"backward\": [\"mm_1\", null, \"zeros\", "
@@ -910,7 +896,7 @@ END_TEST
 
 START_TEST(test_write_empty)
 {
-	char *out = round_trip(q(HDR "'nodes': [], 'outputs': {'forward': [], 'backward': []}}"));
+	char *out = round_trip(t_q(HDR "'nodes': [], 'outputs': {'forward': [], 'backward': []}}"));
 
 	ck_assert_ptr_nonnull(strstr(out, "\"nodes\": [],"));
 	free(out);
@@ -1019,7 +1005,7 @@ END_TEST
 
 START_TEST(test_bad_null_err)
 {
-	const char *j = q(HDR "'nodes': []}");
+	const char *j = t_q(HDR "'nodes': []}");
 	ilp_graph *g = NULL;
 
 	ck_assert_int_eq(ilp_graph_read_buffer(j, strlen(j), "t.json", &g, NULL), -1);

@@ -153,19 +153,7 @@ END_TEST
 static ilp_graph *
 G(const char *extra, const char *nodes, const char *fw, const char *bw)
 {
-	size_t len = strlen(extra) + strlen(nodes) + strlen(fw) + strlen(bw) + 256;
-	char *s = malloc(len);
-	ilp_graph *g;
-
-	ck_assert_ptr_nonnull(s);
-	snprintf(s, len, "{'format': 'ilpart-joint-graph', 'version': 1, %s 'nodes': [%s], "
-	    "'outputs': {'forward': [%s], 'backward': [%s]}}", extra, nodes, fw, bw);
-	for (char *p = s; *p != '\0'; p++)
-		if (*p == '\'')
-			*p = '"';
-	g = t_graph(s);
-	free(s);
-	return g;
+	return t_graph_parts(extra, nodes, fw, bw);
 }
 
 #define P(name, b) "{'name': '" name "', 'kind': 'primal', 'bytes': " #b "}"

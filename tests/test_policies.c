@@ -4,7 +4,7 @@
  * PyTorch bans), conflict chains, policy files (good ones and each error), applying
  * policies, and the seed float8 example under the seed's policy.
  *
- * JSON is written with single quotes for readability; q() turns them into double quotes.
+ * JSON is written with single quotes for readability; t_q() turns them into double quotes.
  */
 #include "config.h"
 
@@ -21,19 +21,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-static const char *
-q(const char *s)
-{
-	static char buf[16384];
-	size_t i;
-
-	ck_assert_uint_lt(strlen(s), sizeof buf);
-	for (i = 0; s[i] != '\0'; i++)
-		buf[i] = s[i] == '\'' ? '"' : s[i];
-	buf[i] = '\0';
-	return buf;
-}
-
 /* A joint graph from its node list and outputs (single-quoted JSON). */
 static ilp_graph *
 G(const char *nodes, const char *outputs)
@@ -42,7 +29,7 @@ G(const char *nodes, const char *outputs)
 
 	snprintf(doc, sizeof doc, "{'format': 'ilpart-joint-graph', 'version': 1, "
 	    "'nodes': [%s], 'outputs': %s}", nodes, outputs);
-	return t_graph(q(doc));
+	return t_graph(t_q(doc));
 }
 
 static ilp_graph *
@@ -52,7 +39,7 @@ G_rng(const char *nodes, const char *outputs)
 
 	snprintf(doc, sizeof doc, "{'format': 'ilpart-joint-graph', 'version': 1, "
 	    "'rng_functionalized': true, 'nodes': [%s], 'outputs': %s}", nodes, outputs);
-	return t_graph(q(doc));
+	return t_graph(t_q(doc));
 }
 
 static size_t
@@ -650,7 +637,7 @@ pol_ok(const char *json)
 {
 	ilp_policy *p = NULL;
 	ilp_error err = { 0 };
-	const char *j = q(json);
+	const char *j = t_q(json);
 
 	ck_assert_msg(ilp_policy_read_buffer(j, strlen(j), "p.json", &p, &err) == 0, "%s",
 	    err.msg);
@@ -664,7 +651,7 @@ pol_bad(const char *json, const char *want)
 {
 	ilp_policy *p = (ilp_policy *)1;
 	ilp_error err = { 0 };
-	const char *j = q(json);
+	const char *j = t_q(json);
 
 	ck_assert_int_eq(ilp_policy_read_buffer(j, strlen(j), "p.json", &p, &err), -1);
 	ck_assert_ptr_null(p);
