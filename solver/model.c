@@ -273,6 +273,7 @@ typedef struct cb_state {
 	double *warm;             /* column values of the start solution, or NULL */
 	int warm_given;
 	double bound;             /* best bound seen, -DBL_MAX until known */
+	long nodes, node_limit;   /* subproblems selected; stop after node_limit (0: none) */
 	double t_start, t_last;   /* glp_time() ms */
 } cb_state;
 
@@ -312,6 +313,13 @@ callback(glp_tree *tree, void *info)
 		}
 		break;
 	case GLP_ISELECT:
+		/* A node budget, not a clock, ends the first round: deterministic. */
+		if (st->node_limit > 0 && ++st->nodes > st->node_limit) {
+			glp_ios_terminate(tree);
+			break;
+		}
+		progress(tree, st);
+		break;
 	case GLP_IBINGO:
 		progress(tree, st);
 		break;
@@ -453,17 +461,16 @@ branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fi
     ilp_error *err)
 {
 	glp_iocp iocp;
-	double first = mip->time_limit > 0 ? seconds_left(mip, t0) / 8 : 1.0, z;
+	double z;
 	int ret, nfix = 0, lp;
 
-	if (first > 1.0)
-		first = 1.0;
-	init_iocp(&iocp, mip, st, first);
-	iocp.fp_heur = GLP_ON;
+	init_iocp(&iocp, mip, st, seconds_left(mip, t0));
+	st->node_limit = 500;
 	ret = glp_intopt(m->lp, &iocp);
-	if (ret != 0 && ret != GLP_ETMLIM)
+	st->node_limit = 0;
+	if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP)
 		return ret;
-	if (ret == 0 || (mip->time_limit > 0 && seconds_left(mip, t0) <= 0.001))
+	if (ret == 0 || ret == GLP_ETMLIM)
 		return ret;
 	if (glp_mip_status(m->lp) == GLP_FEAS) {
 		z = glp_mip_obj_val(m->lp);

@@ -286,7 +286,7 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 static double
 level(double obj, int integral)
 {
-	return integral ? floor(obj + 0.5) + 0.5 : obj + 1e-6 * (fabs(obj) > 1 ? fabs(obj) : 1);
+	return integral ? floor(obj + 0.5) + 0.5 : obj + 1e-9 * (fabs(obj) > 1 ? fabs(obj) : 1);
 }
 
 /* The budget is below what any partition needs: say how far, and which values that

@@ -74,11 +74,14 @@ static ilp_graph *
 random_graph(uint64_t seed)
 {
 	jbuf b = { .len = 0 };
-	int np = 1 + (int)rnd(3), nf = 2 + (int)rnd(7), nb = 2 + (int)rnd(3), n = 0;
+	int np, nf, nb, n = 0;
 	int64_t bytes[32];
 	int tuple[32] = { 0 }, i, last_fw;
 
 	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
+	np = 1 + (int)rnd(3);
+	nf = 2 + (int)rnd(7);
+	nb = 2 + (int)rnd(3);
 	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
 	for (i = 0; i < np; i++, n++) {
 		bytes[n] = 16 * (1 + rnd(8));
@@ -142,6 +145,8 @@ random_graph(uint64_t seed)
 	for (i = 1; i < np; i++)
 		jadd(&b, ", null");
 	jadd(&b, "]}}");
+	if (getenv("T_DUMP") != NULL)
+		fprintf(stderr, "%s\n", b.s);
 	return t_graph(b.s);
 }
 
@@ -290,8 +295,13 @@ compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, int obj,
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
 	ilp_check_options co = { o->prefer };
-	int rc = ilp_solve(g, o, &p, &err);
+	int rc;
 	int64_t budget = o->budget_bytes;
+
+	if (getenv("T_DEBUG"))
+		fprintf(stderr, "solving obj %d budget %lld fraction %g alpha %g\n", obj,
+		    (long long)o->budget_bytes, o->budget_fraction, o->alpha);
+	rc = ilp_solve(g, o, &p, &err);
 
 	if (obj == O_RUNTIME_BUDGET && o->budget_fraction >= 0) {
 		oracle lo = solve_oracle(w, O_MEMORY, 0, 0), hi = solve_oracle(w, O_RUNTIME_FREE,
@@ -312,6 +322,10 @@ compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, int obj,
 		return;
 	}
 	ck_assert_msg(rc == 0, "seed %llu: %s", (unsigned long long)seed, err.msg);
+	if (getenv("T_DEBUG"))
+		fprintf(stderr, "seed %llu obj %d bytes %lld cost %.17g want %lld %.17g %.17g\n",
+		    (unsigned long long)seed, obj, (long long)p->saved_bytes, p->recompute_time_us,
+		    (long long)want.bytes, want.value, want.cost);
 	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "seed %llu: %s",
 	    (unsigned long long)seed, err.msg);
 	ck_assert_str_eq(p->status, "optimal");
@@ -376,9 +390,16 @@ random_case(uint64_t seed, ilp_bans bans)
 
 START_TEST(random_vs_enumeration)
 {
-	/* 8 loop iterations x 40 seeds each = 320 graphs, each under 5 solves. */
-	for (uint64_t s = 0; s < 40; s++)
-		random_case((uint64_t)_i * 1000 + s, s % 3 == 0 ? ILP_BANS_PYTORCH : ILP_BANS_NONE);
+	/* 8 loop iterations x 60 seeds = 480 graphs, 6 solves each (T_SEEDS=N for more). */
+	uint64_t per = getenv("T_SEEDS") != NULL ? strtoull(getenv("T_SEEDS"), NULL, 10) : 60;
+
+	if (getenv("T_ONE") != NULL) {
+		if (_i == 0)
+			random_case(strtoull(getenv("T_ONE"), NULL, 10), ILP_BANS_NONE);
+		return;
+	}
+	for (uint64_t s = 0; s < per; s++)
+		random_case((uint64_t)_i * 100000 + s, s % 3 == 0 ? ILP_BANS_PYTORCH : ILP_BANS_NONE);
 }
 END_TEST
 
