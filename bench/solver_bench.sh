@@ -57,7 +57,7 @@ for L in $layers; do
 		awk -v L="$L" -v B="$B" -v t0="$t0" -v t1="$t1" -v c0="$c0" -v c1="$c1" \
 		    -v st="$st" -v gap="$gap" -v obj="$obj" -v cst="${cst:-?}" -v cobj="${cobj:-?}" \
 		    'BEGIN { ti = t1 - t0; tc = c1 - c0;
-		      printf "%-7s %-7s %10.2f %-11s %9s %14.4f %10.2f %-9s %14.4f %8.2f\n",
+		      printf "%-7s %-7s %10.2f %-11s %9.3g %14.4f %10.2f %-9s %14.4f %8.2f\n",
 		          L, B, ti, st, gap, obj, tc, cst, cobj, tc / (ti > 0 ? ti : 1e-9) }'
 	done
 done
