@@ -124,8 +124,13 @@ check_options(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 		    "must be positive", g->path);
 		return -1;
 	}
-	if (!(o->gap >= 0) || !(o->time_limit >= 0 || o->time_limit <= 0)) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'gap': %g is not >= 0", g->path, o->gap);
+	if (!(o->gap >= 0) || !isfinite(o->gap)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'gap': %g is not a number >= 0", g->path,
+		    o->gap);
+		return -1;
+	}
+	if (isnan(o->time_limit)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'time-limit': not a number", g->path);
 		return -1;
 	}
 	return 0;

@@ -192,14 +192,40 @@ world_init(world *w, const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans)
 /* Scores save set `mask` (over w->idx): -1 when not executable. pen: soft penalties
  * in bytes (pen_unit 1) or time units, as docs/solver.md defines them. */
 static int
+score_pen(const world *w, unsigned mask, int64_t *bytes, double *cost, double *pen_b,
+    double *pen_t);
+
+static int
 score(const world *w, unsigned mask, int64_t *bytes, double *cost, int *prefs_broken)
+{
+	double pb, pt;
+	int rc = score_pen(w, mask, bytes, cost, &pb, &pt);
+
+	*prefs_broken = pb > 0 || pt > 0;
+	return rc;
+}
+
+/* Soft-mode penalties of docs/solver.md: overriding a preference costs twice the
+ * value's own bytes (byte objectives) or twice max(cost, 1e-3 us) (time objectives). */
+static void
+penalise(const world *w, int v, double *pen_b, double *pen_t)
+{
+	const ilp_graph *g = w->g;
+
+	*pen_b += 2.0 * (double)ilpi_storage_bytes(g, &g->node[v]);
+	*pen_t += 2.0 * (w->cost[v] > 1e-3 ? w->cost[v] : 1e-3);
+}
+
+static int
+score_pen(const world *w, unsigned mask, int64_t *bytes, double *cost, double *pen_b,
+    double *pen_t)
 {
 	const ilp_graph *g = w->g;
 	uint8_t saved[64] = { 0 }, need[64] = { 0 }, root_seen[64] = { 0 };
 
 	*bytes = 0;
 	*cost = 0;
-	*prefs_broken = 0;
+	*pen_b = *pen_t = 0;
 	for (int k = 0; k < w->m; k++)
 		if (mask & (1u << k)) {
 			int v = w->idx[k];
@@ -207,6 +233,8 @@ score(const world *w, unsigned mask, int64_t *bytes, double *cost, int *prefs_br
 			if ((w->r.bits[v] & ILPI_R_NO_SAVE) || (g->node[v].flags & ILPI_F_TUPLE))
 				return -1;
 			saved[v] = 1;
+			if (w->r.bits[v] & ILPI_R_PREFER_RECOMPUTE)
+				penalise(w, v, pen_b, pen_t);
 			if (!root_seen[g->node[v].storage]) {
 				root_seen[g->node[v].storage] = 1;
 				*bytes += ilpi_storage_bytes(g, &g->node[v]);
@@ -224,6 +252,8 @@ score(const world *w, unsigned mask, int64_t *bytes, double *cost, int *prefs_br
 		if (n->kind != ILPI_OP || (w->r.bits[v] & ILPI_R_NO_RECOMPUTE))
 			return -1;
 		*cost += w->cost[v];
+		if (w->r.bits[v] & ILPI_R_PREFER_SAVE)
+			penalise(w, (int)v, pen_b, pen_t);
 		for (uint32_t k = 0; k < n->in_count; k++)
 			need[ilpi_inputs(g, n)[k]] = 1;
 	}
@@ -387,6 +417,74 @@ random_case(uint64_t seed, ilp_bans bans)
 	ilpi_rules_free(&w.r);
 	ilp_graph_free(g);
 }
+
+/* Soft preferences: the solver's partition, scored with the penalties, must be as good
+ * as the best save set under the same penalised objective. */
+static void
+soft_compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, uint64_t seed)
+{
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	unsigned mine = 0;
+	int64_t b;
+	double c, pb, pt, k1, k2, best1 = 0, best2 = 0, tol;
+	int have = 0;
+
+	for (unsigned mask = 0; mask < (1u << w->m); mask++) {
+		if (score_pen(w, mask, &b, &c, &pb, &pt) != 0)
+			continue;
+		if (o->objective == ILP_OBJ_MEMORY)
+			k1 = (double)b + pb, k2 = c + pt;
+		else
+			k1 = (double)b + pb + o->alpha * (c + pt), k2 = 0;
+		if (!have || better(k1, k2, best1, best2))
+			best1 = k1, best2 = k2, have = 1;
+	}
+	if (!have) {
+		ck_assert_int_eq(ilp_solve(g, o, &p, &err), -1);
+		ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+		return;
+	}
+	ck_assert_msg(ilp_solve(g, o, &p, &err) == 0, "seed %llu: %s",
+	    (unsigned long long)seed, err.msg);
+	for (int k = 0; k < w->m; k++)
+		if (ilp_partition_is_saved(p, (size_t)w->idx[k]))
+			mine |= 1u << k;
+	ck_assert_int_eq(score_pen(w, mine, &b, &c, &pb, &pt), 0);
+	if (o->objective == ILP_OBJ_MEMORY)
+		k1 = (double)b + pb, k2 = c + pt;
+	else
+		k1 = (double)b + pb + o->alpha * (c + pt), k2 = 0;
+	tol = 1e-6 * (1 + fabs(best1));
+	ck_assert_msg(fabs(k1 - best1) <= tol, "seed %llu: penalised objective %.12g, "
+	    "enumeration %.12g", (unsigned long long)seed, k1, best1);
+	ck_assert_msg(k2 <= best2 + 1e-6 * (1 + fabs(best2)), "seed %llu: second key %.12g, "
+	    "enumeration %.12g", (unsigned long long)seed, k2, best2);
+	ck_assert_str_eq(p->prefer, "soft");
+	ilp_partition_free(p);
+}
+
+START_TEST(soft_vs_enumeration)
+{
+	for (uint64_t s = 0; s < 60; s++) {
+		uint64_t seed = 900000 + (uint64_t)_i * 1000 + s;
+		ilp_graph *g = random_graph(seed);
+		ilp_solve_options o;
+		world w;
+
+		world_init(&w, g, ILP_PREFER_SOFT, ILP_BANS_NONE);
+		ilp_solve_options_init(&o);
+		o.prefer = ILP_PREFER_SOFT;
+		o.bans = ILP_BANS_NONE;
+		soft_compare(g, &w, &o, seed);
+		o.objective = ILP_OBJ_WEIGHTED;
+		o.alpha = rnd(2) ? 0.5 * rnd(40) : 100.0 * rnd(40);
+		soft_compare(g, &w, &o, seed);
+		ilpi_rules_free(&w.r);
+		ilp_graph_free(g);
+	}
+}
+END_TEST
 
 START_TEST(random_vs_enumeration)
 {
@@ -710,6 +808,7 @@ suite_solver(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, random_vs_enumeration, 0, 8);
+	tcase_add_loop_test(tc, soft_vs_enumeration, 0, 4);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("solver");
 	tcase_add_test(tc, glpk_error_is_survived);
