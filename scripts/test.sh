@@ -50,6 +50,17 @@ fi
 cat build-check/install.out
 count build-check/install.out
 
+echo "== make distcheck: the release tarball builds and passes its tests =="
+if make -C build distcheck >build-check/distcheck.out 2>&1; then
+	echo "distcheck: 1 passed, 0 failed" | tee -a build-check/distcheck.out
+	rm -f build/ilpart-*.tar.gz
+else
+	tail -30 build-check/distcheck.out
+	echo "distcheck: 0 passed, 1 failed" | tee -a build-check/distcheck.out
+	status=1
+fi
+count build-check/distcheck.out
+
 if [ "${ILPART_SKIP_PYTHON:-0}" != 1 ] && [ -x scripts/python-tests.sh ]; then
 	echo "== PyTorch tests (trixie chroot, torch 2.x) =="
 	if ! ./scripts/python-tests.sh >build-check/python.out 2>&1; then
