@@ -8,18 +8,31 @@
 #include "cli/cli.h"
 #include "graph/graph.h"
 
+#define SAC_OPTS "[--policy FILE] [--prefer hard|pytorch|soft] [--bans pytorch|none]"
+
 static const struct {
 	const char *name;
 	int (*run)(int, char **);
-	const char *help;
+	const char *summary;
+	const char *synopsis;
 } commands[] = {
-	{ "solve", cmd_solve, "GRAPH [-o PARTITION] [--split DIR]  optimal partition (ILP)" },
-	{ "mincut", cmd_mincut, "GRAPH [-o PARTITION]  PyTorch's min-cut heuristic" },
-	{ "check", cmd_check, "GRAPH PARTITION  prove a partition executable and SAC-clean" },
-	{ "split", cmd_split, "GRAPH PARTITION [--format json|text|dot]  forward/backward graphs" },
-	{ "compare", cmd_compare, "GRAPH [--memory-budget B] [--json]  ILP vs min-cut vs PyTorch" },
-	{ "pareto", cmd_pareto, "GRAPH [--points N] [-o CSV]  memory/recompute trade-off" },
-	{ "info", cmd_info, "GRAPH  validate and classify a joint graph" },
+	{ "solve", cmd_solve, "optimal partition by ILP (GLPK)",
+	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted]\n"
+	    "    [--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
+	    "    [--time-limit S] [--gap G] [--write-lp F] [--write-mps F] [-v]\n    " SAC_OPTS },
+	{ "mincut", cmd_mincut, "PyTorch 2.6's min-cut heuristic",
+	    "GRAPH [-o PARTITION] [--config NAME=VALUE]... [--device D] [--explain]\n"
+	    "    [--no-check] " SAC_OPTS },
+	{ "check", cmd_check, "prove a partition executable and SAC-clean",
+	    "GRAPH PARTITION " SAC_OPTS },
+	{ "split", cmd_split, "the forward and backward graphs of a partition",
+	    "GRAPH PARTITION [--format json|text|dot] [-o FILE] [--policy FILE]" },
+	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
+	    "GRAPH [--memory-budget B] [--json] [--device D] [--time-limit S] [--no-times]\n"
+	    "    " SAC_OPTS },
+	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
+	    "GRAPH [--points N] [-o FILE] [--json] [--device D] [--time-limit S]\n    " SAC_OPTS },
+	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH" },
 };
 
 int
@@ -74,9 +87,10 @@ cli_usage(const char *cmd, const char *fmt, ...)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: ilpart COMMAND [OPTIONS]\n\ncommands:\n");
+	fprintf(f, "usage: ilpart COMMAND [OPTIONS]   (ilpart COMMAND --help for its options)\n\n"
+	    "commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nexit status: 0 ok, 1 check violation, 2 bad input or usage, "
 	    "3 constraints conflict, 4 no solution within limits\n");
 }
@@ -96,9 +110,17 @@ main(int argc, char **argv)
 		printf("ilpart %s\n", PACKAGE_VERSION);
 		return CLI_OK;
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		for (int k = 2; k < argc; k++)
+			if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+				printf("usage: ilpart %s %s\n\n%s.\n", commands[i].name,
+				    commands[i].synopsis, commands[i].summary);
+				return CLI_OK;
+			}
+		return commands[i].run(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "ilpart: unknown command '%s' (see ilpart --help)\n", argv[1]);
 	return CLI_INPUT;
 }
