@@ -2,8 +2,11 @@
 # solver_bench.sh - ilpart's ILP solve time next to CBC on the same model, for synthetic
 # transformer stacks (bench/gen_transformer.py) at several memory budgets.
 #
-# usage: bench/solver_bench.sh [-l "12 48"] [-b "0.1 0.3 0.5"] [-t SECONDS] [--bans none|pytorch]
+# usage: bench/solver_bench.sh [-l "12 48"] [-g "GRAPH.json ..."] [-b "0.1 0.3 0.5"]
+#                              [-t SECONDS] [--bans none|pytorch]
 #
+# -l: synthetic stacks of these layer counts; -g: these graph files instead (e.g. the
+# exported corpus, bench/corpus/transformer-12l.json).
 # For each instance: `ilpart solve --memory-budget F --write-lp M.lp` (all stages: least
 # memory, runtime-optimal memory, then the budgeted runtime solve; the LP file is that
 # last model, with the budget converted to bytes), then `cbc M.lp solve` on the file.
@@ -14,12 +17,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 ILPART=${ILPART:-$here/../build/ilpart}
 CBC=${CBC:-cbc}
 layers="12"
+graphs=""
 budgets="0.1 0.3 0.5"
 limit=120
 bans=none
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-l) layers=$2; shift 2 ;;
+	-g) graphs=$2; layers=""; shift 2 ;;
 	-b) budgets=$2; shift 2 ;;
 	-t) limit=$2; shift 2 ;;
 	--bans) bans=$2; shift 2 ;;
@@ -34,11 +39,13 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 now() { date +%s.%N; }
 field() { sed -n "s/.*\"$1\": \"\{0,1\}\([^\",}]*\).*/\1/p" "$2" | head -1; }
 
-printf '%-7s %-7s %10s %-11s %9s %14s %10s %-9s %14s %8s\n' layers budget ilpart_s status gap \
+printf '%-7s %-7s %10s %-11s %9s %14s %10s %-9s %14s %8s\n' graph budget ilpart_s status gap \
     objective cbc_s cbc objective cbc/ilp
-for L in $layers; do
-	graph=$tmp/t$L.json
-	python3 "$here/gen_transformer.py" --layers "$L" -o "$graph"
+for L in $layers $graphs; do
+	case "$L" in
+	*.json) graph=$L; L=$(basename "$L" .json) ;;
+	*) graph=$tmp/t$L.json; python3 "$here/gen_transformer.py" --layers "$L" -o "$graph" ;;
+	esac
 	for B in $budgets; do
 		lp=$tmp/t$L-$B.lp
 		part=$tmp/t$L-$B.json

@@ -353,6 +353,7 @@ obj_memory(solve_ctx *c, ilp_error *err)
 	ilpi_terms t1 = terms(c, 1, 0, 1), t2 = terms(c, 0, 1, 1);
 	ilpi_mip mip;
 	size_t n = c->red.n_items;
+	double best;
 
 	if (stage(c, "least-memory", &t1, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
 		return -1;
@@ -360,8 +361,17 @@ obj_memory(solve_ctx *c, ilp_error *err)
 	memcpy(c->r, c->tr, n);
 	if (mip.timed_out)
 		return 0;
+	best = ilpi_model_value(&c->m, &t1, c->ts, c->tr);
 	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &t1, level(mip.obj, t1.pen_s == NULL));
-	return stage(c, "least-recompute", &t2, c->ts, c->tr, c->s, c->r, &mip, 1, err);
+	if (stage(c, "least-recompute", &t2, c->ts, c->tr, c->s, c->r, &mip, 1, err) != 0)
+		return -1;
+	/* GLPK keeps the level row within its tolerance; the bytes must not grow. */
+	if (ilpi_model_value(&c->m, &t1, c->s, c->r) > best + 1e-9 * (1 + fabs(best))) {
+		note(c, "least-recompute exceeded the least bytes by rounding: keeping stage 1");
+		memcpy(c->s, c->ts, n);
+		memcpy(c->r, c->tr, n);
+	}
+	return 0;
 }
 
 static int
@@ -413,7 +423,7 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
 	ilpi_mip mip;
 	uint8_t *s0 = c->ws, *r0 = c->wr;  /* becomes the least-memory partition */
-	double unit = c->m.byte_unit, b1;
+	double unit = c->m.byte_unit, b1, ub, used;
 	int proven;
 
 	if (o->budget_bytes < 0 && o->budget_fraction < 0)
@@ -435,13 +445,27 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 	}
 	if (c->budget < c->least_bytes && proven)
 		return budget_conflict(c, s0, 1, err);
-	ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb, floor((double)c->budget / unit));
-	if (stage(c, "runtime", &tc, c->budget >= c->least_bytes ? s0 : NULL, r0, c->s, c->r,
-	    &mip, 1, err) != 0)
-		return -1;
-	if (mip.status == GLP_NOFEAS)
-		return budget_conflict(c, s0, proven, err);
-	return 0;
+	ub = floor((double)c->budget / unit);
+	for (int round = 0;; round++) {
+		ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb, ub);
+		if (stage(c, "runtime", &tc, c->budget >= c->least_bytes ? s0 : NULL, r0, c->s,
+		    c->r, &mip, round == 0, err) != 0)
+			return -1;
+		if (mip.status == GLP_NOFEAS)
+			return budget_conflict(c, s0, proven, err);
+		/* GLPK accepts a row within its tolerance; bytes must hold exactly. */
+		used = ilpi_model_value(&c->m, &tb, c->s, c->r);
+		if (used <= floor((double)c->budget / unit) + 0.5)
+			return 0;
+		note(c, "budget exceeded by %g units within GLPK's tolerance: tightening",
+		    used - floor((double)c->budget / unit));
+		ub -= used - floor((double)c->budget / unit);
+		if (round == 3 || ub < 0) {
+			ilpi_err(err, ILP_ERR_SOLVER, "%s: GLPK's answers keep exceeding the budget "
+			    "of %lld bytes by rounding", c->g->path, (long long)c->budget);
+			return -1;
+		}
+	}
 }
 
 static int
