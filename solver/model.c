@@ -274,6 +274,8 @@ typedef struct cb_state {
 	int warm_given;
 	double bound;             /* best bound seen, -DBL_MAX until known */
 	long nodes, node_limit;   /* subproblems selected; stop after node_limit (0: none) */
+	int *cut_ind;             /* scratch for budget_cuts, n_cols + 1 each */
+	double *cut_a, *cut_x, *cut_v;
 	double t_start, t_last;   /* glp_time() ms */
 } cb_state;
 
@@ -299,6 +301,66 @@ progress(glp_tree *tree, cb_state *st)
 		    (now - st->t_start) / 1000, st->bound, t_cnt, a_cnt);
 }
 
+/*
+ * Complemented MIR cuts of the budget row (Marchand and Wolsey): binaries at 1 in the
+ * LP point are complemented, then for divisors d (each fractional column's coefficient,
+ * halved up to three times) F(t) = floor(t) + max(0, frac(t) - f) / (1 - f), with f the
+ * fractional part of the right-hand side over d, gives a valid inequality; the most
+ * violated few are added.
+ */
+enum { MAXCUTS = 4, HALVE = 4 };
+
+static void
+budget_cuts(glp_tree *tree, cb_state *st)
+{
+	ilpi_model *m = st->m;
+	glp_prob *lp = glp_ios_get_prob(tree);
+	int row = m->row_limit[ILPI_LIMIT_BUDGET], len, added = 0;
+	int *ind = st->cut_ind;
+	double *a = st->cut_a, *x = st->cut_x, *cv = st->cut_v, b, beta;
+
+	if (row == 0 || glp_get_row_type(lp, row) != GLP_UP)
+		return;
+	b = glp_get_row_ub(lp, row);
+	len = glp_get_mat_row(lp, row, ind, a);
+	beta = b;
+	for (int k = 1; k <= len; k++) {
+		x[k] = glp_get_col_prim(lp, ind[k]);
+		if (x[k] > 0.5)
+			beta -= a[k];   /* complemented: -a x' with x' = 1 - x */
+	}
+	for (int k = 1; k <= len && added < MAXCUTS; k++) {
+		double d0 = a[k];
+
+		if (x[k] < 1e-6 || x[k] > 1 - 1e-6)
+			continue;
+		for (int h = 0; h < HALVE && added < MAXCUTS; h++) {
+			double d = d0 / (double)(1 << h), q = beta / d, f = q - floor(q);
+			double rhs = floor(q), lhs = 0;
+
+			if (f < 1e-4 || f > 1 - 1e-4)
+				continue;
+			for (int j = 1; j <= len; j++) {
+				double c = (x[j] > 0.5 ? -a[j] : a[j]) / d, fc = c - floor(c);
+				double F = floor(c) + (fc > f ? (fc - f) / (1 - f) : 0);
+
+				if (x[j] > 0.5) {
+					/* F x' = F - F x */
+					cv[j] = -F;
+					rhs -= F;
+				} else {
+					cv[j] = F;
+				}
+				lhs += cv[j] * x[j];
+			}
+			if (lhs > rhs + 1e-6 * (1 + fabs(rhs))) {
+				glp_ios_add_row(tree, NULL, GLP_RF_CUT, 0, len, ind, cv, GLP_UP, rhs);
+				added++;
+			}
+		}
+	}
+}
+
 static void
 callback(glp_tree *tree, void *info)
 {
@@ -322,6 +384,10 @@ callback(glp_tree *tree, void *info)
 		break;
 	case GLP_IBINGO:
 		progress(tree, st);
+		break;
+	case GLP_ICUTGEN:
+		if (st->cut_ind != NULL)
+			budget_cuts(tree, st);
 		break;
 	default:
 		break;
@@ -534,6 +600,14 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
 		goto out;
 	}
+	st.cut_ind = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_ind);
+	st.cut_a = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_a);
+	st.cut_x = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_x);
+	st.cut_v = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_v);
+	if (st.cut_ind == NULL || st.cut_a == NULL || st.cut_x == NULL || st.cut_v == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
+		goto out;
+	}
 	ret = branch_and_bound(m, mip, &st, t0, fixed, err);
 	switch (ret) {
 	case 0:
@@ -581,6 +655,10 @@ out:
 			glp_set_col_bnds(m->lp, j, GLP_DB, 0, 1);
 	free(fixed);
 	free(st.warm);
+	free(st.cut_ind);
+	free(st.cut_a);
+	free(st.cut_x);
+	free(st.cut_v);
 	return rc;
 }
 
