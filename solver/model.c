@@ -12,6 +12,7 @@
 
 #include <glpk.h>
 
+#include "graph/fileio.h"
 #include "solver/glpk_env.h"
 #include "solver/model.h"
 
@@ -662,34 +663,35 @@ out:
 	return rc;
 }
 
+/* GLPK writes to a scratch file of its own; the bytes then go through
+ * ilp_write_file_atomic, which never leaves a partial file and writes devices and
+ * pipes (/dev/null, /dev/stdout) in place. */
 int
 ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err)
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
+	const char *dir = getenv("TMPDIR");
+	char tmp[4096], *text = NULL;
+	size_t len;
 	int fd, ret;
 
-	if (tmp == NULL) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
-		return -1;
-	}
-	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+	snprintf(tmp, sizeof tmp, "%s/ilpart-model.XXXXXX", dir != NULL && *dir != '\0' ? dir :
+	    "/tmp");
 	if ((fd = mkstemp(tmp)) < 0) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: %s", path, strerror(errno));
-		free(tmp);
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: scratch file: %s", path, strerror(errno));
 		return -1;
 	}
-	(void)fchmod(fd, 0644); /* mkstemp's 0600 is not what a written model wants */
 	close(fd);
 	ret = mps ? glp_write_mps(m->lp, GLP_MPS_FILE, NULL, tmp) :
 	    glp_write_lp(m->lp, NULL, tmp);
-	if (ret != 0 || rename(tmp, path) != 0) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: cannot write the model%s%s", path,
-		    ret != 0 ? "" : ": ", ret != 0 ? "" : strerror(errno));
+	if (ret != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: GLPK could not write the model", path);
 		unlink(tmp);
-		free(tmp);
 		return -1;
 	}
-	free(tmp);
-	return 0;
+	ret = ilpi_read_file(tmp, &text, &len, err);
+	unlink(tmp);
+	if (ret == 0)
+		ret = ilp_write_file_atomic(path, text, len, err);
+	free(text);
+	return ret;
 }
