@@ -71,7 +71,7 @@ explain(const ilp_graph *g, const ilp_partition *p, const ilpi_mincut_info *info
 int
 cmd_mincut(int argc, char **argv)
 {
-	const char *graph = NULL, *outpath = NULL, *dev = NULL;
+	const char *graph = NULL, *outpath = "-", *dev = NULL;
 	ilpi_mincut_options o;
 	ilpi_mincut_info info;
 	cli_policy_opts pol;
@@ -144,13 +144,9 @@ cmd_mincut(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (outpath != NULL) {
-		if (ilp_write_file_atomic(outpath, json, strlen(json), &err) != 0) {
-			rc = cli_fail(&err);
-			goto out;
-		}
-	} else {
-		fputs(json, stdout);
+	if (ilp_write_file_atomic(outpath, json, strlen(json), &err) != 0) {
+		rc = cli_fail(&err);
+		goto out;
 	}
 	rc = CLI_OK;
 out:

@@ -178,7 +178,7 @@ extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_o
 int
 cmd_pareto(int argc, char **argv)
 {
-	const char *graph = NULL, *outpath = NULL;
+	const char *graph = NULL, *outpath = "-";
 	cli_policy_opts pol;
 	ilp_solve_options so;
 	ilp_graph *g = NULL;
@@ -270,12 +270,8 @@ cmd_pareto(int argc, char **argv)
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;
 	}
-	if (outpath != NULL) {
-		if (ilp_write_file_atomic(outpath, out, strlen(out), &err) != 0)
-			goto fail;
-	} else {
-		fputs(out, stdout);
-	}
+	if (ilp_write_file_atomic(outpath, out, strlen(out), &err) != 0)
+		goto fail;
 	rc = CLI_OK;
 	goto out;
 fail:

@@ -92,11 +92,26 @@ violation(const checker *c, size_t i, const char *what)
 	return -1;
 }
 
+/* "saved, but its tag forbids saving", naming the prefer mode when a PREFER_* tag
+ * binds only because of it. */
+static int
+tag_violation(const checker *c, size_t i, const char *did, const char *doing,
+    ilpi_tag prefer_tag)
+{
+	char why[200];
+
+	if (c->g->node[i].tag == prefer_tag)
+		snprintf(why, sizeof why, "%s, but its tag forbids %s (prefer mode %s)", did,
+		    doing, mode_name(c->mode));
+	else
+		snprintf(why, sizeof why, "%s, but its tag forbids %s", did, doing);
+	return violation(c, i, why);
+}
+
 static int
 check_saved(const checker *c, size_t i)
 {
 	const ilpi_node *n = &c->g->node[i];
-	char why[600];
 
 	if (n->kind == ILPI_TANGENT)
 		return violation(c, i, "saved, but it is a tangent (already a backward input)");
@@ -105,14 +120,8 @@ check_saved(const checker *c, size_t i)
 	if (n->flags & ILPI_F_TUPLE)
 		return violation(c, i, "saved, but it is a tuple with no storage "
 		    "(save its getitem projections)");
-	if (recompute_tagged(c, n) && boundary_user(c, i) < 0) {
-		if (n->tag == ILPI_TAG_PREFER_RECOMPUTE)
-			snprintf(why, sizeof why, "saved, but its tag forbids saving "
-			    "(prefer mode %s)", mode_name(c->mode));
-		else
-			snprintf(why, sizeof why, "saved, but its tag forbids saving");
-		return violation(c, i, why);
-	}
+	if (recompute_tagged(c, n) && boundary_user(c, i) < 0)
+		return tag_violation(c, i, "saved", "saving", ILPI_TAG_PREFER_RECOMPUTE);
 	return 0;
 }
 
@@ -139,14 +148,8 @@ check_recomputed(const checker *c, size_t i)
 	/* PyTorch may recompute a view of a saved value whatever its tag. */
 	if (n->view_of != ILPI_NONE)
 		return 0;
-	if (save_tagged(c, n)) {
-		if (n->tag == ILPI_TAG_PREFER_SAVE)
-			snprintf(why, sizeof why, "recomputed, but its tag forbids recomputing "
-			    "(prefer mode %s)", mode_name(c->mode));
-		else
-			snprintf(why, sizeof why, "recomputed, but its tag forbids recomputing");
-		return violation(c, i, why);
-	}
+	if (save_tagged(c, n))
+		return tag_violation(c, i, "recomputed", "recomputing", ILPI_TAG_PREFER_SAVE);
 	if ((u = boundary_user(c, i)) >= 0) {
 		snprintf(why, sizeof why, "recomputed, but it ends checkpoint region %d and "
 		    "'%s' of region %d recomputes from it, so it is treated as MUST_SAVE",
