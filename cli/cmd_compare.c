@@ -43,20 +43,6 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void
-compare_help(FILE *f)
-{
-	fprintf(f,
-	    "usage: ilpart compare GRAPH [--memory-budget B] [--json] [--device D]\n"
-	    "                     [--time-limit S] [--no-times] [--policy FILE]\n"
-	    "                     [--prefer hard|pytorch|soft] [--bans pytorch|none]\n"
-	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
-	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"
-	    "does), each reference partition of the graph file, and save-everything-needed.\n"
-	    "SAC is ilp_check's verdict in the --prefer mode (default hard). B takes K, M, G\n"
-	    "suffixes (powers of 1024). --no-times hides solve times (for golden tests).\n");
-}
-
 /* "4096", "64K", "1.5M", "2G" (powers of 1024) -> bytes; -1 when malformed. */
 static int64_t
 parse_bytes(const char *s)
@@ -94,10 +80,7 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 			return CLI_INPUT;
 		if (k > 0)
 			continue;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			compare_help(stdout);
-			return -1;
-		} else if (strcmp(a, "--memory-budget") == 0 && i + 1 < argc) {
+		if (strcmp(a, "--memory-budget") == 0 && i + 1 < argc) {
 			if ((c->so.budget_bytes = parse_bytes(argv[++i])) < 0)
 				return cli_usage(cmd, "--memory-budget: bad size '%s'", argv[i]);
 		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
@@ -369,7 +352,7 @@ cmd_compare(int argc, char **argv)
 	c.device = "h100";
 	ilp_device_lookup(c.device, &c.so.device);
 	if ((rc = parse_args(&c, "compare", argc, argv, &graph)) != CLI_OK)
-		return rc < 0 ? CLI_OK : rc;
+		return rc;
 	if (ilp_graph_read_file(graph, &g, &err) != 0)
 		return cli_fail(&err);
 	if ((rc = cli_policy_apply(&c.pol, g)) != CLI_OK)

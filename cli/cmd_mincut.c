@@ -10,27 +10,6 @@
 #include "graph/graph.h"
 #include "solver/mincut.h"
 
-static void
-mincut_help(FILE *f)
-{
-	fprintf(f,
-	    "usage: ilpart mincut GRAPH [-o PARTITION] [--policy FILE] [--prefer hard|pytorch|soft]\n"
-	    "                    [--bans pytorch|none] [--config NAME=VALUE]... [--device D]\n"
-	    "                    [--explain] [--no-check]\n"
-	    "PyTorch's min_cut_rematerialization_partition (torch 2.6 rules, docs/mincut.md).\n"
-	    "  --policy    apply a SAC policy file to the graph's tags first\n"
-	    "  --prefer    how PREFER_* tags bind (default pytorch: PREFER_RECOMPUTE binds,\n"
-	    "              PREFER_SAVE does not; hard: both bind; soft: neither)\n"
-	    "  --bans none clears the five ban_recompute_* switches\n"
-	    "  --config    a torch._functorch.config switch: ban_recompute_used_far_apart,\n"
-	    "              ban_recompute_long_fusible_chains, ban_recompute_materialized_backward,\n"
-	    "              ban_recompute_not_in_allowlist, ban_recompute_reductions,\n"
-	    "              recompute_views, aggressive_recomputation, max_dist_from_bw,\n"
-	    "              unsafe_allow_optimization_of_collectives\n"
-	    "  --explain   print each node's weight, ban and decision instead of the partition\n"
-	    "  --no-check  print the partition even when ilpart's checker rejects it\n");
-}
-
 static int
 set_config(ilpi_mincut_options *o, const char *arg)
 {
@@ -92,10 +71,7 @@ cmd_mincut(int argc, char **argv)
 			return CLI_INPUT;
 		if (k > 0)
 			continue;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			mincut_help(stdout);
-			return CLI_OK;
-		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+		if (strcmp(a, "-o") == 0 && i + 1 < argc) {
 			outpath = argv[++i];
 		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
 			if (set_config(&o, argv[++i]) != 0)

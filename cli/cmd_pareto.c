@@ -26,19 +26,6 @@ typedef struct point {
 	int violates;
 } point;
 
-static void
-pareto_help(FILE *f)
-{
-	fprintf(f,
-	    "usage: ilpart pareto GRAPH [--points N] [-o FILE] [--json] [--device D]\n"
-	    "                    [--time-limit S] [--policy FILE] [--prefer hard|pytorch|soft]\n"
-	    "                    [--bans pytorch|none]\n"
-	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"
-	    "bytes to the saved bytes of the runtime optimum; for each, the ILP's least\n"
-	    "recompute time. Rows of kind mincut, reference and save-all place the other\n"
-	    "partitions on the same axes. Plot: python3 -m ilpart.plot FILE -o out.png\n");
-}
-
 static int
 solve_point(const ilp_graph *g, const ilp_solve_options *base, ilp_objective obj,
     int64_t budget, point *pt, ilp_error *err)
@@ -202,10 +189,7 @@ cmd_pareto(int argc, char **argv)
 			return CLI_INPUT;
 		if (k > 0)
 			continue;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			pareto_help(stdout);
-			return CLI_OK;
-		} else if (strcmp(a, "--points") == 0 && i + 1 < argc) {
+		if (strcmp(a, "--points") == 0 && i + 1 < argc) {
 			points = strtol(argv[++i], &end, 10);
 			if (*end != '\0' || points < 2 || points > 10000)
 				return cli_usage("pareto", "--points: expected 2..10000, got '%s'",

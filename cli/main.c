@@ -15,24 +15,51 @@ static const struct {
 	int (*run)(int, char **);
 	const char *summary;
 	const char *synopsis;
+	const char *details;   /* option notes for COMMAND --help, or "" */
 } commands[] = {
 	{ "solve", cmd_solve, "optimal partition by ILP (GLPK)",
 	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted]\n"
 	    "    [--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
-	    "    [--time-limit S] [--gap G] [--write-lp F] [--write-mps F] [-v]\n    " SAC_OPTS },
+	    "    [--time-limit S] [--gap G] [--write-lp F] [--write-mps F] [-v]\n    " SAC_OPTS,
+	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3):\n"
+	    "0.0 = least feasible saved bytes, 1.0 = saved bytes of the runtime optimum.\n"
+	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n" },
 	{ "mincut", cmd_mincut, "PyTorch 2.6's min-cut heuristic",
 	    "GRAPH [-o PARTITION] [--config NAME=VALUE]... [--device D] [--explain]\n"
-	    "    [--no-check] " SAC_OPTS },
+	    "    [--no-check] " SAC_OPTS,
+	    "  --prefer    how PREFER_* tags bind (default pytorch: PREFER_RECOMPUTE binds,\n"
+	    "              PREFER_SAVE does not; hard: both bind; soft: neither)\n"
+	    "  --bans none clears the five ban_recompute_* switches\n"
+	    "  --config    a torch._functorch.config switch: ban_recompute_used_far_apart,\n"
+	    "              ban_recompute_long_fusible_chains, ban_recompute_materialized_backward,\n"
+	    "              ban_recompute_not_in_allowlist, ban_recompute_reductions,\n"
+	    "              recompute_views, aggressive_recomputation, max_dist_from_bw,\n"
+	    "              unsafe_allow_optimization_of_collectives\n"
+	    "  --explain   print each node's weight, ban and decision instead of the partition\n"
+	    "  --no-check  print the partition even when ilpart's checker rejects it\n"
+	    "docs/mincut.md.\n" },
 	{ "check", cmd_check, "prove a partition executable and SAC-clean",
-	    "GRAPH PARTITION " SAC_OPTS },
+	    "GRAPH PARTITION " SAC_OPTS,
+	    "Without --prefer, the mode recorded in the partition's producer. docs/partition.md.\n" },
 	{ "split", cmd_split, "the forward and backward graphs of a partition",
-	    "GRAPH PARTITION [--format json|text|dot] [-o FILE] [--policy FILE]" },
+	    "GRAPH PARTITION [--format json|text|dot] [-o FILE] [--policy FILE]",
+	    "The partition must pass the checker first. docs/partition.md.\n" },
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
 	    "GRAPH [--memory-budget B] [--json] [--device D] [--time-limit S] [--no-times]\n"
-	    "    " SAC_OPTS },
+	    "    " SAC_OPTS,
+	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
+	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"
+	    "does), each reference partition of the graph file, and save-everything-needed.\n"
+	    "SAC is ilp_check's verdict in the --prefer mode (default hard). B takes K, M, G\n"
+	    "suffixes (powers of 1024). --no-times hides solve times (for golden tests).\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
-	    "GRAPH [--points N] [-o FILE] [--json] [--device D] [--time-limit S]\n    " SAC_OPTS },
-	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH" },
+	    "GRAPH [--points N] [-o FILE] [--json] [--device D] [--time-limit S]\n    " SAC_OPTS,
+	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"
+	    "bytes to the saved bytes of the runtime optimum; for each, the ILP's least\n"
+	    "recompute time. Rows of kind mincut, reference and save-all place the other\n"
+	    "partitions on the same axes. Plot: python3 -m ilpart.plot FILE -o out.png\n" },
+	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH",
+	    "Prints node counts per class and the boundary the partition must cover.\n" },
 };
 
 int
@@ -115,8 +142,9 @@ main(int argc, char **argv)
 			continue;
 		for (int k = 2; k < argc; k++)
 			if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
-				printf("usage: ilpart %s %s\n\n%s.\n", commands[i].name,
-				    commands[i].synopsis, commands[i].summary);
+				printf("usage: ilpart %s %s\n\n%s.\n%s", commands[i].name,
+				    commands[i].synopsis, commands[i].summary,
+				    commands[i].details);
 				return CLI_OK;
 			}
 		return commands[i].run(argc - 1, argv + 1);
