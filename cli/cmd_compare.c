@@ -194,12 +194,6 @@ judge(const ilp_graph *g, const compare_opts *c, row *r)
 		snprintf(r->violation, sizeof r->violation, "%s", err.msg);
 }
 
-static const char *
-prefer_name(ilp_prefer_mode p)
-{
-	return p == ILP_PREFER_PYTORCH ? "pytorch" : p == ILP_PREFER_SOFT ? "soft" : "hard";
-}
-
 static void
 fmt_distance(char *buf, size_t size, const row *r, int64_t opt)
 {
@@ -227,7 +221,7 @@ print_table(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n
 		if ((int)strlen(rows[k].name) > w)
 			w = (int)strlen(rows[k].name);
 	printf("graph %s: %zu nodes; check mode %s, bans %s, device %s\n", g->path, g->n,
-	    prefer_name(c->pol.prefer), c->pol.bans == ILP_BANS_NONE ? "none" : "pytorch",
+	    ilp_prefer_name(c->pol.prefer), ilp_bans_name(c->pol.bans),
 	    c->device);
 	printf("%-*s %14s %16s %14s %7s %7s %-9s %9s %8s  %s\n", w, "partition", "saved_bytes",
 	    "recompute_flops", "recompute_us", "#saved", "#recomp", "SAC", "solve_s", "gap",
@@ -269,7 +263,7 @@ to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, in
 	ilpi_buf_puts(&b, "{\n  \"graph\": ");
 	ilpi_buf_json_str(&b, g->path);
 	ilpi_buf_printf(&b, ",\n  \"prefer\": \"%s\",\n  \"bans\": \"%s\",\n  \"device\": ",
-	    prefer_name(c->pol.prefer), c->pol.bans == ILP_BANS_NONE ? "none" : "pytorch");
+	    ilp_prefer_name(c->pol.prefer), ilp_bans_name(c->pol.bans));
 	ilpi_buf_json_str(&b, c->device);
 	ilpi_buf_puts(&b, ",\n  \"memory_budget\": ");
 	if (c->so.budget_bytes >= 0)

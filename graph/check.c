@@ -20,12 +20,6 @@ typedef struct checker {
 	ilp_error *err;
 } checker;
 
-static const char *
-mode_name(ilp_prefer_mode m)
-{
-	return m == ILP_PREFER_PYTORCH ? "pytorch" : m == ILP_PREFER_SOFT ? "soft" : "hard";
-}
-
 /* MUST_RECOMPUTE, or PREFER_RECOMPUTE when the mode makes it binding (PyTorch's
  * must_recompute()). */
 static int
@@ -102,7 +96,7 @@ tag_violation(const checker *c, size_t i, const char *did, const char *doing,
 
 	if (c->g->node[i].tag == prefer_tag)
 		snprintf(why, sizeof why, "%s, but its tag forbids %s (prefer mode %s)", did,
-		    doing, mode_name(c->mode));
+		    doing, ilp_prefer_name(c->mode));
 	else
 		snprintf(why, sizeof why, "%s, but its tag forbids %s", did, doing);
 	return violation(c, i, why);

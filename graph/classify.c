@@ -11,14 +11,16 @@
 
 #include "graph/graph.h"
 
-/* Iterative DFS for a cycle through forward references; names up to 8 of its nodes. */
-static void
+/* Iterative DFS for a cycle through forward references; names up to 8 of its nodes.
+ * 1: a cycle was reported; 0: none (just out of order); -1: out of memory (reported). */
+static int
 report_cycle(const ilp_graph *g, ilp_error *err)
 {
 	uint8_t *state = calloc(g->n, 1); /* 0 new, 1 on stack, 2 done */
 	int32_t *stack = malloc(g->n * sizeof *stack), *pos = malloc(g->n * sizeof *pos);
 	char buf[600];
 	size_t len = 0;
+	int found = -1;
 
 	if (state == NULL || stack == NULL || pos == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
@@ -50,6 +52,7 @@ report_cycle(const ilp_graph *g, ilp_error *err)
 					ilpi_err(err, ILP_ERR_INPUT,
 					    "%s: node '%s': field 'inputs': cycle: %s -> '%s'",
 					    g->path, g->node[v].name, buf, g->node[v].name);
+					found = 1;
 					goto out;
 				}
 				if (state[v] == 0) {
@@ -62,11 +65,12 @@ report_cycle(const ilp_graph *g, ilp_error *err)
 			}
 		}
 	}
-	ilpi_err(err, ILP_ERR_INPUT, "%s: nodes are not in topological order", g->path);
+	found = 0;
 out:
 	free(state);
 	free(stack);
 	free(pos);
+	return found;
 }
 
 static int
@@ -85,8 +89,7 @@ check_order(const ilp_graph *g, ilp_error *err)
 				return -1;
 			}
 			if (v > (int32_t)i) {
-				report_cycle(g, err);
-				if (strstr(err != NULL ? err->msg : "", "topological") != NULL)
+				if (report_cycle(g, err) == 0)
 					ilpi_err(err, ILP_ERR_INPUT,
 					    "%s: node '%s': field 'inputs': '%s' is defined later "
 					    "(nodes must be in topological order)",

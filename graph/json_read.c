@@ -250,9 +250,8 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
 			if (b)
 				n->flags |= k[0] == 'r' ? ILPI_F_RANDOM :
 				    k[0] == 'e' ? ILPI_F_EFFECTFUL : ILPI_F_COLLECTIVE;
-		} else {
-			return fail(r, who, k, "unknown field");
 		}
+		/* any other key was rejected by check_node_keys */
 	}
 	if (bytes >= 0) {
 		n->bytes = bytes;

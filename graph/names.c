@@ -90,3 +90,46 @@ ilpi_tag_parse(const char *s, ilpi_tag *out)
 		}
 	return -1;
 }
+
+/* ---- --prefer and --bans (public: include/ilpart.h) ---------------------------------------------------------- */
+
+static const char *const prefer_names[] = { "hard", "pytorch", "soft" };
+static const char *const bans_names[] = { "pytorch", "none" };
+
+int
+ilp_prefer_parse(const char *s, ilp_prefer_mode *out, ilp_error *err)
+{
+	for (int i = 0; i < 3; i++)
+		if (s != NULL && strcmp(s, prefer_names[i]) == 0) {
+			*out = (ilp_prefer_mode)i;
+			return 0;
+		}
+	ilpi_err(err, ILP_ERR_INPUT, "option '--prefer': unknown mode '%.60s' "
+	    "(hard, pytorch or soft)", s != NULL ? s : "");
+	return -1;
+}
+
+int
+ilp_bans_parse(const char *s, ilp_bans *out, ilp_error *err)
+{
+	for (int i = 0; i < 2; i++)
+		if (s != NULL && strcmp(s, bans_names[i]) == 0) {
+			*out = (ilp_bans)i;
+			return 0;
+		}
+	ilpi_err(err, ILP_ERR_INPUT, "option '--bans': unknown mode '%.60s' (pytorch or none)",
+	    s != NULL ? s : "");
+	return -1;
+}
+
+const char *
+ilp_prefer_name(ilp_prefer_mode m)
+{
+	return (unsigned)m < 3 ? prefer_names[m] : "?";
+}
+
+const char *
+ilp_bans_name(ilp_bans b)
+{
+	return (unsigned)b < 2 ? bans_names[b] : "?";
+}

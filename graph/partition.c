@@ -139,11 +139,9 @@ ilpi_partition_derive_recomputed(const ilp_graph *g, ilp_partition *p)
 ilp_prefer_mode
 ilpi_partition_prefer(const ilp_partition *p)
 {
-	if (strcmp(p->prefer, "pytorch") == 0)
-		return ILP_PREFER_PYTORCH;
-	if (strcmp(p->prefer, "soft") == 0)
-		return ILP_PREFER_SOFT;
-	return ILP_PREFER_HARD;
+	ilp_prefer_mode m;
+
+	return ilp_prefer_parse(p->prefer, &m, NULL) == 0 ? m : ILP_PREFER_HARD;
 }
 
 size_t
@@ -267,6 +265,7 @@ read_producer(reader *r, const cJSON *root)
 {
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "producer");
 	ilp_partition *p = r->p;
+	ilp_prefer_mode mode;
 
 	if (o == NULL) {
 		ilpi_partition_set_producer(p, "file", NULL, NULL, NULL);
@@ -284,8 +283,7 @@ read_producer(reader *r, const cJSON *root)
 	    &p->objective_value) < 0 ||
 	    get_int64(r, o, "budget_bytes", "producer.budget_bytes", &p->budget_bytes) < 0)
 		return -1;
-	if (p->prefer[0] != '\0' && strcmp(p->prefer, "hard") != 0 &&
-	    strcmp(p->prefer, "pytorch") != 0 && strcmp(p->prefer, "soft") != 0)
+	if (p->prefer[0] != '\0' && ilp_prefer_parse(p->prefer, &mode, NULL) != 0)
 		return bad(r, "producer.prefer", "expected \"hard\", \"pytorch\" or \"soft\"");
 	return 0;
 }

@@ -19,12 +19,6 @@ ilpi_rule_options_init(ilpi_rule_options *o)
 	o->bans = ILP_BANS_PYTORCH;
 }
 
-static int
-is_lift_fresh(const char *target)
-{
-	return (ilpi_op_class(target) & ILPI_OPC_LIFT) != 0;
-}
-
 /* ---- reasons ------------------------------------------------------------------ */
 
 const char *
@@ -293,7 +287,7 @@ ban_reason(const ilp_graph *g, const unsigned *opc, int32_t i, int32_t *stack)
 	const int32_t *in = ilpi_inputs(g, n);
 	int64_t in_bytes = 0;
 
-	if (n->target == NULL || (n->flags & ILPI_F_GETITEM) || is_lift_fresh(n->target))
+	if (n->target == NULL || (n->flags & ILPI_F_GETITEM) || (opc[i] & ILPI_OPC_LIFT))
 		return ILPI_WHY_NONE;
 	if (opc[i] & ILPI_OPC_COMPUTE)
 		return ILPI_WHY_BAN_COMPUTE;

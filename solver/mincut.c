@@ -889,12 +889,6 @@ out:
 	return rc;
 }
 
-static const char *
-prefer_name(ilp_prefer_mode p)
-{
-	return p == ILP_PREFER_PYTORCH ? "pytorch" : p == ILP_PREFER_SOFT ? "soft" : "hard";
-}
-
 static int
 fill_info(const mc *m, ilpi_mincut_info *info, double value)
 {
@@ -970,7 +964,7 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 			p->state[i] |= ILPI_P_SAVED;
 	if (ilpi_partition_complete(g, p, 1, err) != 0)
 		goto fail;
-	ilpi_partition_set_producer(p, "mincut", "", prefer_name(o->prefer), "heuristic");
+	ilpi_partition_set_producer(p, "mincut", "", ilp_prefer_name(o->prefer), "heuristic");
 	p->objective_value = value;
 	if (ilp_partition_evaluate(g, p, &o->device, err) != 0)
 		goto fail;
@@ -984,7 +978,7 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 			snprintf(msg, sizeof msg, "%s", err->msg);
 			ilpi_err(err, ILP_ERR_VIOLATION, "%s: min-cut (torch 2.6 rules) gives a "
 			    "partition that ilpart's checker rejects in prefer mode %s: %s",
-			    g->path, prefer_name(o->prefer), msg);
+			    g->path, ilp_prefer_name(o->prefer), msg);
 			goto fail;
 		}
 	}

@@ -543,12 +543,6 @@ objective_name(ilp_objective o)
 	return o == ILP_OBJ_RUNTIME ? "runtime" : o == ILP_OBJ_WEIGHTED ? "weighted" : "memory";
 }
 
-static const char *
-prefer_name(ilp_prefer_mode m)
-{
-	return m == ILP_PREFER_SOFT ? "soft" : m == ILP_PREFER_PYTORCH ? "pytorch" : "hard";
-}
-
 /* Soft mode: every preference the optimum overrode, with the penalty it accepted for
  * doing so (the objective gains at least that much by overriding). */
 static int
@@ -603,7 +597,7 @@ make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
 		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
 		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 	ilpi_partition_set_producer(p, "ilp", objective_name(c->o->objective),
-	    prefer_name(c->o->prefer), c->status);
+	    ilp_prefer_name(c->o->prefer), c->status);
 	p->gap = c->gap;
 	p->budget_bytes = c->budget;
 	if (ilp_partition_evaluate(g, p, &c->o->device, err) != 0 ||
