@@ -46,8 +46,5 @@ int cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, i
 /* Reads o->policy (if any) and applies it to g's tags; CLI_OK or the printed error's
  * exit status. Call after reading the graph, before solving or checking. */
 int cli_policy_apply(const cli_policy_opts *o, ilp_graph *g);
-/* Fails early, with the conflict chain and exit CLI_CONFLICT, when g's tags cannot
- * all hold under o->prefer and o->bans. */
-int cli_policy_check(const cli_policy_opts *o, const ilp_graph *g);
 
 #endif /* ILPART_CLI_CLI_H */

@@ -83,13 +83,3 @@ cli_policy_apply(const cli_policy_opts *o, ilp_graph *g)
 	ilp_policy_free(pol);
 	return rc != 0 ? cli_fail(&err) : CLI_OK;
 }
-
-int
-cli_policy_check(const cli_policy_opts *o, const ilp_graph *g)
-{
-	ilp_error err = { 0 };
-
-	if (ilp_rules_check(g, o->prefer, o->bans, &err) != 0)
-		return cli_fail(&err);
-	return CLI_OK;
-}

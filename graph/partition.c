@@ -60,11 +60,16 @@ ilp_partition_is_recomputed(const ilp_partition *p, size_t node)
 int
 ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain)
 {
-	ilpi_override *o = realloc(p->overrides, (p->n_overrides + 1) * sizeof *o);
+	ilpi_override *o = p->overrides;
 
-	if (o == NULL)
-		return -1;
-	p->overrides = o;
+	if (p->n_overrides == p->cap_overrides) {
+		size_t cap = p->cap_overrides ? 2 * p->cap_overrides : 16;
+
+		if ((o = realloc(p->overrides, cap * sizeof *o)) == NULL)
+			return -1;
+		p->overrides = o;
+		p->cap_overrides = cap;
+	}
 	o[p->n_overrides].node = node;
 	o[p->n_overrides].tag = tag;
 	o[p->n_overrides].gain = gain;

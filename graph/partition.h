@@ -43,7 +43,7 @@ struct ilp_partition {
 	double recompute_time_us;
 
 	ilpi_override *overrides;
-	size_t n_overrides;
+	size_t n_overrides, cap_overrides;
 };
 
 static inline int ilpi_saved(const ilp_partition *p, size_t i)

@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policies/rules.h"
@@ -136,4 +138,47 @@ ilpi_op_class(const char *target)
 		if (strcmp(name, op_table[i].packet) == 0)
 			cls |= op_table[i].cls;
 	return cls;
+}
+
+/* Op classes per node; targets are interned, so equal targets share a pointer and
+ * a small pointer-keyed cache makes this one table scan per distinct target. */
+int
+ilpi_op_classes(const ilp_graph *g, unsigned *opc)
+{
+	size_t cap = 256;
+	const char **key;
+	unsigned *val;
+
+	while (cap < 2 * g->n && cap < (1u << 20))
+		cap *= 2;
+	key = calloc(cap, sizeof *key);
+	val = calloc(cap, sizeof *val);
+	if (key == NULL || val == NULL) {
+		free(key);
+		free(val);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const char *t = g->node[i].target;
+		size_t h, probes = 0;
+
+		opc[i] = 0;
+		if (t == NULL)
+			continue;
+		h = ((uintptr_t)t >> 3) & (cap - 1);
+		while (key[h] != NULL && key[h] != t && probes++ < cap)
+			h = (h + 1) & (cap - 1);
+		if (key[h] == t) {
+			opc[i] = val[h];
+			continue;
+		}
+		opc[i] = ilpi_op_class(t);
+		if (key[h] == NULL) {
+			key[h] = t;
+			val[h] = opc[i];
+		}
+	}
+	free(key);
+	free(val);
+	return 0;
 }

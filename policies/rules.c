@@ -304,49 +304,6 @@ ban_reason(const ilp_graph *g, const unsigned *opc, int32_t i, int32_t *stack)
 	return ILPI_WHY_NONE;
 }
 
-/* Op classes per node; targets are interned, so equal targets share a pointer and
- * a small pointer-keyed cache makes this one table scan per distinct target. */
-static int
-classify_ops(const ilp_graph *g, unsigned *opc)
-{
-	size_t cap = 256;
-	const char **key;
-	unsigned *val;
-
-	while (cap < 2 * g->n && cap < (1u << 20))
-		cap *= 2;
-	key = calloc(cap, sizeof *key);
-	val = calloc(cap, sizeof *val);
-	if (key == NULL || val == NULL) {
-		free(key);
-		free(val);
-		return -1;
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		const char *t = g->node[i].target;
-		size_t h, probes = 0;
-
-		opc[i] = 0;
-		if (t == NULL)
-			continue;
-		h = ((uintptr_t)t >> 3) & (cap - 1);
-		while (key[h] != NULL && key[h] != t && probes++ < cap)
-			h = (h + 1) & (cap - 1);
-		if (key[h] == t) {
-			opc[i] = val[h];
-			continue;
-		}
-		opc[i] = ilpi_op_class(t);
-		if (key[h] == NULL) {
-			key[h] = t;
-			val[h] = opc[i];
-		}
-	}
-	free(key);
-	free(val);
-	return 0;
-}
-
 /* ---- building ------------------------------------------------------------------- */
 
 void
@@ -426,7 +383,7 @@ ilpi_rules_build(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r,
 	stack = calloc(n, sizeof *stack);
 	if (r->bits == NULL || r->why_no_save == NULL || r->why_no_recompute == NULL ||
 	    r->tag == NULL || r->region == NULL || boundary == NULL || opc == NULL ||
-	    stack == NULL || classify_ops(g, opc) != 0)
+	    stack == NULL || ilpi_op_classes(g, opc) != 0)
 		goto fail;
 	effective_tags(g, r, boundary, o->prefer);
 	for (size_t i = 0; i < g->n; i++)

@@ -75,6 +75,8 @@ enum {
 };
 /* policies/op_table.c */
 unsigned ilpi_op_class(const char *target);
+/* ilpi_op_class of every node into opc[0..g->n); -1 when out of memory. */
+int ilpi_op_classes(const ilp_graph *g, unsigned *opc);
 
 /* Propagation over the rules alone (no budget): when some boundary value can be
  * neither saved nor recomputed, -1 with ILP_ERR_CONFLICT and the smallest chain of

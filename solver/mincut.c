@@ -38,14 +38,15 @@ enum {
 	OT_GETITEM = 1u << 7
 };
 
+/* `cls` is the node's ilpi_op_class, computed once per graph by ilpi_op_classes. */
 static uint8_t
-op_flags(const ilpi_node *n)
+op_flags(const ilpi_node *n, unsigned cls)
 {
 	uint8_t f;
 
 	if (n->kind != ILPI_OP || n->target == NULL)
 		return 0;
-	f = (uint8_t)ilpi_op_class(n->target);
+	f = (uint8_t)cls;
 	if (n->flags & ILPI_F_GETITEM)
 		f |= OT_GETITEM | OT_RECOMPUTABLE;
 	if (f & (OT_RECOMPUTABLE | OT_RANDOM))
@@ -215,6 +216,21 @@ mc_free(mc *m)
 }
 
 static int
+op_classes(mc *m)
+{
+	unsigned *opc = malloc((m->n + 1) * sizeof *opc);
+
+	if (opc == NULL || ilpi_op_classes(m->g, opc) != 0) {
+		free(opc);
+		return -1;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		m->ot[i] = op_flags(&m->g->node[i], opc[i]);
+	free(opc);
+	return 0;
+}
+
+static int
 mc_alloc(mc *m, const ilp_graph *g)
 {
 	size_t n = g->n + 1;
@@ -246,7 +262,7 @@ mc_alloc(mc *m, const ilp_graph *g)
 		m->order[i] = -1;
 		m->weight[i] = -1;
 	}
-	return 0;
+	return op_classes(m);
 }
 
 /* Marks what some output needs; placeholders always stay (fx DCE keeps them). */
@@ -352,7 +368,6 @@ classify_ops(mc *m)
 	for (size_t i = 0; i < m->n; i++) {
 		const ilpi_node *n = &g->node[i];
 
-		m->ot[i] = op_flags(n);
 		if (fw(m, i))
 			m->order[i] = cnt++;
 		m->size[i] = (double)n->bytes;
