@@ -2,6 +2,8 @@
 #ifndef ILPART_CLI_CLI_H
 #define ILPART_CLI_CLI_H
 
+#include <stdint.h>
+
 #include "ilpart.h"
 
 /* Exit statuses, documented in `ilpart --help` and docs/cli.md. */
@@ -26,6 +28,16 @@ int cli_fail(const ilp_error *err);
 /* Prints a usage error for `cmd` and returns CLI_INPUT. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_exit_code(ilp_error_kind kind);
+
+/* ---- option values (cli/options.c): 0 or -1 when malformed ---------------------- */
+#define CLI_BUDGET_HELP "bytes (1024, 512MiB, 2GB) or a fraction in [0, 1] written with " \
+	"a decimal point (0.3)"
+#define CLI_DEVICE_HELP "h100, a100, cpu or FLOPS:BYTES_PER_S (989e12:3.35e12)"
+/* strtod that rejects empty, out-of-range and non-finite numbers; *end after it. */
+int cli_parse_number(const char *s, double *out, const char **end);
+/* CLI_BUDGET_HELP: *bytes (and *fraction = -1) or *fraction (and *bytes = -1). */
+int cli_parse_budget(const char *s, int64_t *bytes, double *fraction);
+int cli_parse_device(const char *s, ilp_device *dev);
 /* cli_fail() for a partition's error: the library says "partition: node ..."; only the
  * command knows the file, so "partition FILE: node ..." is printed. */
 int cli_fail_partition(const char *path, const ilp_error *err);

@@ -43,32 +43,6 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* "4096", "64K", "1.5M", "2G" (powers of 1024) -> bytes; -1 when malformed. */
-static int64_t
-parse_bytes(const char *s)
-{
-	char *end;
-	double v, mul = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || !(v >= 0))
-		return -1;
-	if (*end == 'K' || *end == 'k')
-		mul = 1024.0, end++;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1024.0 * 1024, end++;
-	else if (*end == 'G' || *end == 'g')
-		mul = 1024.0 * 1024 * 1024, end++;
-	if (mul > 1 && (*end == 'i' || *end == 'I'))
-		end++;
-	if (mul > 1 && (*end == 'B' || *end == 'b'))
-		end++;
-	if (*end != '\0' || v * mul > 4.6e18)
-		return -1;
-	return (int64_t)(v * mul);
-}
-
 static int
 parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char **graph)
 {
@@ -81,13 +55,15 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 		if (k > 0)
 			continue;
 		if (strcmp(a, "--memory-budget") == 0 && i + 1 < argc) {
-			if ((c->so.budget_bytes = parse_bytes(argv[++i])) < 0)
-				return cli_usage(cmd, "--memory-budget: bad size '%s'", argv[i]);
+			if (cli_parse_budget(argv[++i], &c->so.budget_bytes,
+			    &c->so.budget_fraction) != 0)
+				return cli_usage(cmd, "--memory-budget: expected " CLI_BUDGET_HELP
+				    ", not '%s'", argv[i]);
 		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
 			c->device = argv[++i];
-			if (ilp_device_lookup(c->device, &c->so.device) != 0)
-				return cli_usage(cmd, "--device: unknown device '%s' (h100, a100, cpu)",
-				    c->device);
+			if (cli_parse_device(c->device, &c->so.device) != 0)
+				return cli_usage(cmd, "--device: expected " CLI_DEVICE_HELP
+				    ", not '%s'", c->device);
 		} else if (strcmp(a, "--time-limit") == 0 && i + 1 < argc) {
 			char *end;
 
@@ -122,10 +98,14 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 	double t0 = now_s();
 
 	r->kind = "ilp";
-	if (so.budget_bytes >= 0) {
+	if (so.budget_bytes >= 0 || so.budget_fraction >= 0) {
 		so.objective = ILP_OBJ_RUNTIME;
-		snprintf(r->name, sizeof r->name, "ilp (runtime, budget %lld B)",
-		    (long long)so.budget_bytes);
+		if (so.budget_bytes >= 0)
+			snprintf(r->name, sizeof r->name, "ilp (runtime, budget %lld B)",
+			    (long long)so.budget_bytes);
+		else
+			snprintf(r->name, sizeof r->name, "ilp (runtime, budget %g)",
+			    so.budget_fraction);
 	} else {
 		so.objective = ILP_OBJ_MEMORY;
 		snprintf(r->name, sizeof r->name, "ilp (memory)");
@@ -268,6 +248,8 @@ to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, in
 	ilpi_buf_puts(&b, ",\n  \"memory_budget\": ");
 	if (c->so.budget_bytes >= 0)
 		ilpi_buf_printf(&b, "%lld", (long long)c->so.budget_bytes);
+	else if (c->so.budget_fraction >= 0)
+		ilpi_buf_json_num(&b, c->so.budget_fraction);
 	else
 		ilpi_buf_puts(&b, "null");
 	ilpi_buf_puts(&b, ",\n  \"optimum_saved_bytes\": ");

@@ -78,8 +78,9 @@ cmd_mincut(int argc, char **argv)
 				return cli_usage("mincut", "--config: bad setting '%s'", argv[i]);
 		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
 			dev = argv[++i];
-			if (ilp_device_lookup(dev, &o.device) != 0)
-				return cli_usage("mincut", "--device: unknown device '%s'", dev);
+			if (cli_parse_device(dev, &o.device) != 0)
+				return cli_usage("mincut", "--device: expected " CLI_DEVICE_HELP
+				    ", not '%s'", dev);
 		} else if (strcmp(a, "--explain") == 0) {
 			do_explain = 1;
 		} else if (strcmp(a, "--no-check") == 0) {

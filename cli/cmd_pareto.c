@@ -199,8 +199,9 @@ cmd_pareto(int argc, char **argv)
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
 		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
-			if (ilp_device_lookup(argv[++i], &so.device) != 0)
-				return cli_usage("pareto", "--device: unknown device '%s'", argv[i]);
+			if (cli_parse_device(argv[++i], &so.device) != 0)
+				return cli_usage("pareto", "--device: expected " CLI_DEVICE_HELP
+				    ", not '%s'", argv[i]);
 		} else if (strcmp(a, "--time-limit") == 0 && i + 1 < argc) {
 			so.time_limit = strtod(argv[++i], &end);
 			if (*end != '\0' || !(so.time_limit > 0))

@@ -30,73 +30,6 @@ log_line(void *ctx, const char *line)
 }
 
 static int
-parse_number(const char *s, double *out, const char **end)
-{
-	char *e;
-
-	errno = 0;
-	*out = strtod(s, &e);
-	if (e == s || errno != 0 || !isfinite(*out))
-		return -1;
-	*end = e;
-	return 0;
-}
-
-/*
- * Bytes with an optional suffix (B, kB/KiB, MB/MiB, GB/GiB, TB/TiB; decimal or binary),
- * or, for a plain number written with a decimal point, a fraction in [0, 1].
- */
-static int
-parse_budget(const char *s, ilp_solve_options *o)
-{
-	static const struct {
-		const char *sfx;
-		double mul;
-	} units[] = {
-		{ "", 1 }, { "b", 1 }, { "k", 1e3 }, { "kb", 1e3 }, { "kib", 1024.0 },
-		{ "m", 1e6 }, { "mb", 1e6 }, { "mib", 1048576.0 }, { "g", 1e9 }, { "gb", 1e9 },
-		{ "gib", 1073741824.0 }, { "t", 1e12 }, { "tb", 1e12 },
-		{ "tib", 1099511627776.0 },
-	};
-	const char *end;
-	double v;
-
-	if (parse_number(s, &v, &end) != 0 || v < 0)
-		return -1;
-	if (*end == '\0' && strpbrk(s, ".eE") != NULL) {
-		if (v > 1)
-			return -1;
-		o->budget_fraction = v;
-		o->budget_bytes = -1;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcasecmp(end, units[i].sfx) == 0) {
-			v = floor(v * units[i].mul);
-			if (v > 4.6e18)
-				return -1;
-			o->budget_bytes = (int64_t)v;
-			o->budget_fraction = -1;
-			return 0;
-		}
-	return -1;
-}
-
-static int
-parse_device(const char *s, ilp_device *dev)
-{
-	const char *end;
-
-	if (ilp_device_lookup(s, dev) == 0)
-		return 0;
-	if (parse_number(s, &dev->peak_flops, &end) != 0 || *end != ':' ||
-	    parse_number(end + 1, &dev->bandwidth, &end) != 0 || *end != '\0' ||
-	    !(dev->peak_flops > 0) || !(dev->bandwidth > 0))
-		return -1;
-	return 0;
-}
-
-static int
 write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_error *err)
 {
 	static const struct {
@@ -191,25 +124,24 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 				return cli_usage("solve", "--objective: expected memory, runtime or "
 				    "weighted, not '%s'", v), -1;
 		} else if (OPT("--memory-budget")) {
-			if (parse_budget(v, o) != 0)
-				return cli_usage("solve", "--memory-budget: expected bytes (1024, "
-				    "512MiB, 2GB) or a fraction in [0, 1] written with a decimal "
-				    "point (0.3), not '%s'", v), -1;
+			if (cli_parse_budget(v, &o->budget_bytes, &o->budget_fraction) != 0)
+				return cli_usage("solve", "--memory-budget: expected "
+				    CLI_BUDGET_HELP ", not '%s'", v), -1;
 		} else if (OPT("--alpha")) {
-			if (parse_number(v, &o->alpha, &end) != 0 || *end != '\0' || o->alpha < 0)
+			if (cli_parse_number(v, &o->alpha, &end) != 0 || *end != '\0' || o->alpha < 0)
 				return cli_usage("solve", "--alpha: expected a number >= 0, not '%s'",
 				    v), -1;
 		} else if (OPT("--device")) {
-			if (parse_device(v, &o->device) != 0)
-				return cli_usage("solve", "--device: expected h100, a100, cpu or "
-				    "FLOPS:BYTES_PER_S (989e12:3.35e12), not '%s'", v), -1;
+			if (cli_parse_device(v, &o->device) != 0)
+				return cli_usage("solve", "--device: expected " CLI_DEVICE_HELP
+				    ", not '%s'", v), -1;
 		} else if (OPT("--time-limit")) {
-			if (parse_number(v, &o->time_limit, &end) != 0 || *end != '\0' ||
+			if (cli_parse_number(v, &o->time_limit, &end) != 0 || *end != '\0' ||
 			    o->time_limit <= 0)
 				return cli_usage("solve", "--time-limit: expected seconds > 0, not "
 				    "'%s'", v), -1;
 		} else if (OPT("--gap")) {
-			if (parse_number(v, &o->gap, &end) != 0 || *end != '\0' || o->gap < 0)
+			if (cli_parse_number(v, &o->gap, &end) != 0 || *end != '\0' || o->gap < 0)
 				return cli_usage("solve", "--gap: expected a relative gap >= 0, not "
 				    "'%s'", v), -1;
 		} else if (OPT("--write-lp")) {

@@ -50,8 +50,9 @@ static const struct {
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
 	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"
 	    "does), each reference partition of the graph file, and save-everything-needed.\n"
-	    "SAC is ilp_check's verdict in the --prefer mode (default hard). B takes K, M, G\n"
-	    "suffixes (powers of 1024). --no-times hides solve times (for golden tests).\n" },
+	    "SAC is ilp_check's verdict in the --prefer mode (default hard). B is bytes\n"
+	    "(1024, 512MiB, 2GB) or a fraction (0.3), as for solve. --no-times hides solve\n"
+	    "times (for golden tests). D: " CLI_DEVICE_HELP ".\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
 	    "GRAPH [--points N] [-o FILE] [--json] [--device D] [--time-limit S]\n    " SAC_OPTS,
 	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"

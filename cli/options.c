@@ -1,0 +1,77 @@
+/*
+ * options.c - option values more than one command reads: numbers, memory budgets and
+ * device profiles, so that `--memory-budget 0.3` or `--device 989e12:3.35e12` mean
+ * the same to solve, compare, pareto and mincut.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+
+int
+cli_parse_number(const char *s, double *out, const char **end)
+{
+	char *e;
+
+	errno = 0;
+	*out = strtod(s, &e);
+	if (e == s || errno != 0 || !isfinite(*out))
+		return -1;
+	*end = e;
+	return 0;
+}
+
+int
+cli_parse_budget(const char *s, int64_t *bytes, double *fraction)
+{
+	static const struct {
+		const char *sfx;
+		double mul;
+	} units[] = {
+		{ "", 1 }, { "b", 1 }, { "k", 1e3 }, { "kb", 1e3 }, { "kib", 1024.0 },
+		{ "m", 1e6 }, { "mb", 1e6 }, { "mib", 1048576.0 }, { "g", 1e9 }, { "gb", 1e9 },
+		{ "gib", 1073741824.0 }, { "t", 1e12 }, { "tb", 1e12 },
+		{ "tib", 1099511627776.0 },
+	};
+	const char *end;
+	double v;
+
+	if (cli_parse_number(s, &v, &end) != 0 || v < 0)
+		return -1;
+	if (*end == '\0' && strpbrk(s, ".eE") != NULL) {
+		if (v > 1)
+			return -1;
+		*fraction = v;
+		*bytes = -1;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcasecmp(end, units[i].sfx) == 0) {
+			v = floor(v * units[i].mul);
+			if (v > 4.6e18)
+				return -1;
+			*bytes = (int64_t)v;
+			*fraction = -1;
+			return 0;
+		}
+	return -1;
+}
+
+int
+cli_parse_device(const char *s, ilp_device *dev)
+{
+	const char *end;
+
+	if (ilp_device_lookup(s, dev) == 0)
+		return 0;
+	if (cli_parse_number(s, &dev->peak_flops, &end) != 0 || *end != ':' ||
+	    cli_parse_number(end + 1, &dev->bandwidth, &end) != 0 || *end != '\0' ||
+	    !(dev->peak_flops > 0) || !(dev->bandwidth > 0))
+		return -1;
+	return 0;
+}
