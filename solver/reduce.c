@@ -44,65 +44,15 @@ nonbw(const ilpi_node *n)
 	return n->cls == ILPI_FORWARD || n->cls == ILPI_UNCLAIMED;
 }
 
-/* Why a node cannot be saved, in words. */
-static const char *
-why_save(const ilp_graph *g, const ilpi_rules *r, size_t i)
-{
-	if (r->bits[i] & ILPI_R_NO_SAVE)
-		return ilpi_reason_text((ilpi_reason)r->why_no_save[i]);
-	if (g->node[i].flags & ILPI_F_TUPLE)
-		return "a tuple has no storage to save";
-	return "?";
-}
-
-static const char *
-why_recompute(const ilp_graph *g, const ilpi_rules *r, size_t i)
-{
-	if (r->bits[i] & ILPI_R_NO_RECOMPUTE)
-		return ilpi_reason_text((ilpi_reason)r->why_no_recompute[i]);
-	if (g->node[i].kind != ILPI_OP)
-		return "inputs cannot be recomputed";
-	return "?";
-}
-
-/* Rules-level conflict: prefer the policies module's minimal report, else our chain. */
+/* A boundary value no partition can provide. The rules-level search in
+ * policies/conflict.c follows the same NO_SAVE/NO_RECOMPUTE chains, so it names the
+ * shortest one; finding none would mean the two disagree. */
 static int
-conflict(const ilp_graph *g, const ilpi_rules *r, const uint8_t *cs, const uint8_t *cr,
-    const uint8_t *avail, size_t b, ilp_error *err)
+conflict(const ilp_graph *g, const ilpi_rules *r, size_t b, ilp_error *err)
 {
-	char chain[700];
-	size_t len = 0, v = b;
-
-	if (ilpi_rules_find_conflict(g, r, err) != 0 && err != NULL &&
-	    err->kind == ILP_ERR_CONFLICT)
-		return -1;
-	chain[0] = '\0';
-	for (int depth = 0; depth < 6 && len < 500; depth++) {
-		const ilpi_node *n = &g->node[v];
-		const int32_t *in = ilpi_inputs(g, n);
-		size_t next = v;
-
-		if (!cr[v]) {
-			len += (size_t)snprintf(chain + len, sizeof chain - len,
-			    "%s'%s' cannot be saved (%s) nor recomputed (%s)", depth ? "; " : "",
-			    n->name, cs[v] ? "" : why_save(g, r, v), why_recompute(g, r, v));
-			break;
-		}
-		for (uint32_t k = 0; k < n->in_count; k++)
-			if (!avail[in[k]]) {
-				next = (size_t)in[k];
-				break;
-			}
-		len += (size_t)snprintf(chain + len, sizeof chain - len,
-		    "%s'%s' cannot be saved (%s) and recomputing it needs '%s'", depth ? "; " : "",
-		    n->name, why_save(g, r, v), g->node[next].name);
-		if (next == v)
-			break;
-		v = next;
-	}
-	ilpi_err(err, ILP_ERR_CONFLICT,
-	    "%s: node '%s': field 'recompute': the backward needs it but no partition can "
-	    "provide it: %s", g->path, g->node[b].name, chain);
+	if (ilpi_rules_find_conflict(g, r, err) == 0)
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: node '%s': internal error: no partition can "
+		    "provide it, but no conflicting rule was found", g->path, g->node[b].name);
 	return -1;
 }
 
@@ -147,7 +97,7 @@ candidates(const ilp_graph *g, const ilpi_rules *r, ilpi_reduced *red, uint8_t *
 	}
 	for (size_t i = 0; i < g->n; i++)
 		if (red->boundary[i] && !avail[i]) {
-			conflict(g, r, cs, cr, avail, i, err);
+			conflict(g, r, i, err);
 			goto out;
 		}
 	rc = 0;
