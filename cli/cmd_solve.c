@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "graph/fileio.h"
+#include "graph/lower.h"
 
 static const char *usage_line =
     "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted] "
@@ -37,25 +38,27 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 		ilp_split_format fmt;
 	} outs[] = { { "split.json", ILP_SPLIT_JSON }, { "split.txt", ILP_SPLIT_TEXT } };
 	char path[4096];
+	ilpi_split s;
+	int rc = 0;
 
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		snprintf(err->msg, sizeof err->msg, "%s: %s", dir, strerror(errno));
 		err->kind = ILP_ERR_SYSTEM;
 		return -1;
 	}
-	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+	if (ilpi_lower(g, p, &s, err) != 0)
+		return -1;
+	for (size_t i = 0; rc == 0 && i < sizeof outs / sizeof outs[0]; i++) {
 		char *text = NULL;
-		int rc;
 
 		snprintf(path, sizeof path, "%s/%s", dir, outs[i].file);
-		if (ilp_split_render(g, p, outs[i].fmt, &text, err) != 0)
-			return -1;
-		rc = ilp_write_file_atomic(path, text, strlen(text), err);
+		rc = ilpi_split_render_lowered(g, p, &s, outs[i].fmt, &text, err);
+		if (rc == 0)
+			rc = ilp_write_file_atomic(path, text, strlen(text), err);
 		free(text);
-		if (rc != 0)
-			return -1;
 	}
-	return 0;
+	ilpi_split_free(&s);
+	return rc;
 }
 
 /* Options with a value: the value, advancing *i, or NULL after a usage error. */

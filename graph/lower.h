@@ -37,5 +37,9 @@ typedef struct ilpi_split {
  * the check is refused with ILP_ERR_VIOLATION. */
 int ilpi_lower(const ilp_graph *g, const ilp_partition *p, ilpi_split *s, ilp_error *err);
 void ilpi_split_free(ilpi_split *s);
+/* ilp_split_render of an already lowered (so already checked) partition: several
+ * formats from one lowering. */
+int ilpi_split_render_lowered(const ilp_graph *g, const ilp_partition *p,
+    const ilpi_split *s, ilp_split_format fmt, char **out, ilp_error *err);
 
 #endif /* ILPART_GRAPH_LOWER_H */

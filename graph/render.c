@@ -322,28 +322,38 @@ ilp_split_render(const ilp_graph *g, const ilp_partition *p, ilp_split_format fm
     char **out, ilp_error *err)
 {
 	ilpi_split s;
-	ilpi_buf b;
+	int rc;
 
 	*out = NULL;
 	if (ilpi_lower(g, p, &s, err) != 0)
 		return -1;
+	rc = ilpi_split_render_lowered(g, p, &s, fmt, out, err);
+	ilpi_split_free(&s);
+	return rc;
+}
+
+int
+ilpi_split_render_lowered(const ilp_graph *g, const ilp_partition *p, const ilpi_split *sp,
+    ilp_split_format fmt, char **out, ilp_error *err)
+{
+	ilpi_buf b;
+
+	*out = NULL;
 	ilpi_buf_init(&b);
 	switch (fmt) {
 	case ILP_SPLIT_JSON:
-		render_json(&b, g, p, &s);
+		render_json(&b, g, p, sp);
 		break;
 	case ILP_SPLIT_TEXT:
-		render_text(&b, g, p, &s);
+		render_text(&b, g, p, sp);
 		break;
 	case ILP_SPLIT_DOT:
-		render_dot(&b, g, p, &s);
+		render_dot(&b, g, p, sp);
 		break;
 	default:
-		ilpi_split_free(&s);
 		ilpi_err(err, ILP_ERR_INPUT, "%s: unknown split format %d", g->path, (int)fmt);
 		return -1;
 	}
-	ilpi_split_free(&s);
 	if ((*out = ilpi_buf_take(&b)) == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
