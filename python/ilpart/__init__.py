@@ -13,8 +13,8 @@ import importlib
 _EXPORTS = {
     "export_graph": "export", "prepare_joint": "export", "reference_saved": "export",
     "partition_fn": "bridge", "capture": "bridge", "backend": "bridge",
-    "nop_compiler": "bridge", "solve": "bridge", "split_modules": "bridge",
-    "find_binary": "bridge", "saved_bytes": "graphfile", "IlpartError": "bridge",
+    "nop_compiler": "bridge", "solve": "runner", "split_modules": "bridge",
+    "find_binary": "runner", "saved_bytes": "graphfile", "IlpartError": "runner",
     "dumps": "graphfile", "write_json": "graphfile", "read_json": "graphfile",
 }
 

@@ -6,91 +6,16 @@ backward modules from ilpart's saved set with PyTorch's own extraction
 its saved values): whatever the backward needs and is not saved is recomputed there.
 """
 
-import json
 import operator
 import os
-import shutil
-import subprocess
-import tempfile
 
 import torch
 
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
-from .graphfile import dumps, saved_bytes, write_json  # noqa: F401 (re-exported)
+from .graphfile import write_json
+from .runner import IlpartError, solve
 
-__all__ = ["find_binary", "solve", "partition_fn", "capture", "backend", "nop_compiler",
-           "saved_bytes", "split_modules", "dumps", "write_json", "IlpartError"]
-
-
-class IlpartError(RuntimeError):
-    """`ilpart` failed; .status is its exit status (2 input, 3 conflict, 4 no solution)."""
-
-    def __init__(self, msg, status=None):
-        super().__init__(msg)
-        self.status = status
-
-
-def find_binary():
-    """The ilpart executable: $ILPART_BIN, else the build tree next to this package
-    (../../build/ilpart), else `ilpart` on PATH."""
-    env = os.environ.get("ILPART_BIN")
-    if env:
-        return env
-    here = os.path.dirname(os.path.abspath(__file__))
-    cand = os.path.normpath(os.path.join(here, "..", "..", "build", "ilpart"))
-    if os.access(cand, os.X_OK):
-        return cand
-    found = shutil.which("ilpart")
-    if found:
-        return found
-    raise IlpartError("ilpart binary not found: set ILPART_BIN or build with ./scripts/setup.sh")
-
-
-def _solve_args(objective, memory_budget, prefer, time_limit, policy, extra):
-    args = ["--objective", objective, "--prefer", prefer]
-    if memory_budget is not None:
-        # A float is PyTorch's activation_memory_budget fraction ("0.0" .. "1.0"); an int
-        # is bytes; a string ("512MiB") goes through as it is.
-        if isinstance(memory_budget, float):
-            memory_budget = repr(memory_budget)
-        args += ["--memory-budget", str(memory_budget)]
-    if time_limit is not None:
-        args += ["--time-limit", str(time_limit)]
-    if policy is not None:
-        args += ["--policy", os.fspath(policy)]
-    args += [str(a) for a in (extra or ())]
-    return args
-
-
-def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_limit=None,
-          policy=None, extra_args=None, binary=None, command="solve"):
-    """Run `ilpart solve` on `graph` (a dict from export_graph, or a path) and return the
-    partition file as a dict. command="mincut" runs ilpart's min-cut heuristic instead (it
-    takes prefer, policy and extra_args; objective, budget and time limit are ILP options)."""
-    binary = binary or find_binary()
-    with tempfile.TemporaryDirectory(prefix="ilpart-") as tmp:
-        if isinstance(graph, dict):
-            gpath = os.path.join(tmp, "graph.json")
-            with open(gpath, "w") as f:
-                json.dump(graph, f)
-        else:
-            gpath = os.fspath(graph)
-        ppath = os.path.join(tmp, "partition.json")
-        argv = [binary, command, gpath, "-o", ppath]
-        if command == "solve":
-            argv += _solve_args(objective, memory_budget, prefer, time_limit, policy, extra_args)
-        else:
-            argv += ["--prefer", prefer]
-            if policy is not None:
-                argv += ["--policy", os.fspath(policy)]
-            argv += [str(a) for a in (extra_args or ())]
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True)
-        if proc.returncode != 0:
-            raise IlpartError("%s failed (exit %d): %s" % (" ".join(argv[:2]), proc.returncode,
-                                                           proc.stderr.strip()), proc.returncode)
-        with open(ppath) as f:
-            return json.load(f)
+__all__ = ["partition_fn", "capture", "backend", "nop_compiler", "split_modules"]
 
 
 def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
