@@ -18,7 +18,6 @@ import json
 import random
 import sys
 
-ITEM = {"bf16": 2, "f32": 4, "i64": 8, "b8": 1}
 
 
 class Graph:

@@ -18,7 +18,6 @@ import argparse
 import json
 import sys
 
-ITEM = {"bf16": 2, "f32": 4, "i64": 8}
 
 
 class Graph:
