@@ -19,7 +19,6 @@ import random
 import sys
 
 
-
 class Graph:
     def __init__(self):
         self.nodes = []
