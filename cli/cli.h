@@ -38,6 +38,15 @@ int cli_parse_number(const char *s, double *out, const char **end);
 /* CLI_BUDGET_HELP: *bytes (and *fraction = -1) or *fraction (and *bytes = -1). */
 int cli_parse_budget(const char *s, int64_t *bytes, double *fraction);
 int cli_parse_device(const char *s, ilp_device *dev);
+
+/* ---- baselines beside the ILP optimum (cli/baselines.c) ---------------------- */
+/* How many: the min-cut, each reference partition of g, save-all. */
+size_t cli_baseline_count(const ilp_graph *g);
+/* Baseline k (0 <= k < cli_baseline_count): its kind ("mincut", "reference",
+ * "save-all"), display name, and partition (caller frees; not yet evaluated or
+ * checked). */
+int cli_baseline(const ilp_graph *g, const ilp_solve_options *so, size_t k, const char **kind,
+    char *name, size_t name_len, ilp_partition **out, ilp_error *err);
 /* cli_fail() for a partition's error: the library says "partition: node ..."; only the
  * command knows the file, so "partition FILE: node ..." is printed. */
 int cli_fail_partition(const char *path, const ilp_error *err);

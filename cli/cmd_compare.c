@@ -16,7 +16,6 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
-#include "solver/mincut.h"
 
 typedef struct row {
 	char name[128];
@@ -116,40 +115,12 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 }
 
 static void
-row_mincut(const ilp_graph *g, const compare_opts *c, row *r)
-{
-	ilpi_mincut_options mo;
-	ilp_error err = { 0 };
-	double t0 = now_s();
-
-	r->kind = "mincut";
-	snprintf(r->name, sizeof r->name, "mincut (torch 2.6)");
-	ilpi_mincut_options_init(&mo);
-	ilpi_mincut_options_from_solve(&mo, &c->so);
-	mo.prefer = ILP_PREFER_PYTORCH; /* the heuristic reads the tags as torch does */
-	mo.check = 0;                   /* the table reports what the checker says */
-	if (ilpi_mincut_run(g, &mo, &r->p, NULL, &err) != 0)
-		snprintf(r->error, sizeof r->error, "%s", err.msg);
-	r->seconds = now_s() - t0;
-}
-
-static void
-row_fixed(const ilp_graph *g, long ref, row *r)
+row_baseline(const ilp_graph *g, const compare_opts *c, size_t k, row *r)
 {
 	ilp_error err = { 0 };
 	double t0 = now_s();
-	int rc;
 
-	if (ref >= 0) {
-		r->kind = "reference";
-		snprintf(r->name, sizeof r->name, "ref:%s", g->ref[ref].name);
-		rc = ilpi_partition_from_ref(g, (size_t)ref, &r->p, &err);
-	} else {
-		r->kind = "save-all";
-		snprintf(r->name, sizeof r->name, "save-all");
-		rc = ilpi_partition_save_all(g, &r->p, &err);
-	}
-	if (rc != 0)
+	if (cli_baseline(g, &c->so, k, &r->kind, r->name, sizeof r->name, &r->p, &err) != 0)
 		snprintf(r->error, sizeof r->error, "%s", err.msg);
 	r->seconds = now_s() - t0;
 }
@@ -333,17 +304,15 @@ cmd_compare(int argc, char **argv)
 		return cli_fail(&err);
 	if ((rc = cli_policy_apply(&c.pol, g)) != CLI_OK)
 		goto out;
-	rows = calloc(g->n_ref + 3, sizeof *rows);
+	rows = calloc(1 + cli_baseline_count(g), sizeof *rows);
 	if (rows == NULL) {
 		fprintf(stderr, "ilpart compare: out of memory\n");
 		rc = CLI_INPUT;
 		goto out;
 	}
 	row_ilp(g, &c, &rows[n++]);
-	row_mincut(g, &c, &rows[n++]);
-	for (size_t k = 0; k < g->n_ref; k++)
-		row_fixed(g, (long)k, &rows[n++]);
-	row_fixed(g, -1, &rows[n++]);
+	for (size_t k = 0; k < cli_baseline_count(g); k++)
+		row_baseline(g, &c, k, &rows[n++]);
 	for (size_t k = 0; k < n; k++)
 		judge(g, &c, &rows[k]);
 	if (rows[0].p != NULL && !rows[0].violation[0])

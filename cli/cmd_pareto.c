@@ -16,7 +16,6 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
-#include "solver/mincut.h"
 
 typedef struct point {
 	const char *kind;       /* "ilp", "mincut", "reference", "save-all" */
@@ -119,45 +118,22 @@ render(const point *pts, size_t n, int json, const ilp_graph *g)
 	return ilpi_buf_take(&b);
 }
 
-/* The min-cut, the references and save-all, evaluated and checked like the sweep. */
+/* The baselines (cli/baselines.c), evaluated and checked like the sweep. */
 static int
 extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_opts *pol,
     point *pts, size_t *n, ilp_error *err)
 {
-	ilpi_mincut_options mo;
-	ilp_check_options co;
+	ilp_check_options co = { pol->prefer };
 	ilp_error cerr;
-	size_t first = *n;
 
-	ilpi_mincut_options_init(&mo);
-	ilpi_mincut_options_from_solve(&mo, so);
-	mo.prefer = ILP_PREFER_PYTORCH;
-	mo.check = 0;
-	pts[*n].kind = "mincut";
-	pts[*n].budget = -1;
-	snprintf(pts[*n].name, sizeof pts[*n].name, "mincut (torch 2.6)");
-	if (ilpi_mincut_run(g, &mo, &pts[*n].p, NULL, err) != 0)
-		return -1;
-	(*n)++;
-	for (size_t k = 0; k < g->n_ref; k++) {
-		pts[*n].kind = "reference";
-		pts[*n].budget = -1;
-		snprintf(pts[*n].name, sizeof pts[*n].name, "ref:%s", g->ref[k].name);
-		if (ilpi_partition_from_ref(g, k, &pts[*n].p, err) != 0)
+	for (size_t k = 0; k < cli_baseline_count(g); k++) {
+		point *pt = &pts[(*n)++];
+
+		pt->budget = -1;
+		if (cli_baseline(g, so, k, &pt->kind, pt->name, sizeof pt->name, &pt->p,
+		    err) != 0 || ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
 			return -1;
-		(*n)++;
-	}
-	pts[*n].kind = "save-all";
-	pts[*n].budget = -1;
-	snprintf(pts[*n].name, sizeof pts[*n].name, "save-all");
-	if (ilpi_partition_save_all(g, &pts[*n].p, err) != 0)
-		return -1;
-	(*n)++;
-	co.prefer = pol->prefer;
-	for (size_t k = first; k < *n; k++) {
-		if (ilp_partition_evaluate(g, pts[k].p, &so->device, err) != 0)
-			return -1;
-		pts[k].violates = ilp_check(g, pts[k].p, &co, &cerr) != 0;
+		pt->violates = ilp_check(g, pt->p, &co, &cerr) != 0;
 	}
 	return 0;
 }
@@ -171,7 +147,7 @@ cmd_pareto(int argc, char **argv)
 	ilp_graph *g = NULL;
 	ilp_error err = { 0 };
 	point *pts = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	long points = 10;
 	int json = 0, rc;
 	int64_t lo, hi;
@@ -222,7 +198,8 @@ cmd_pareto(int argc, char **argv)
 		return cli_fail(&err);
 	if ((rc = cli_policy_apply(&pol, g)) != CLI_OK)
 		goto out;
-	pts = calloc((size_t)points + g->n_ref + 4, sizeof *pts);
+	cap = (size_t)points + cli_baseline_count(g);
+	pts = calloc(cap, sizeof *pts);
 	if (pts == NULL) {
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;
@@ -264,7 +241,7 @@ fail:
 out:
 	free(out);
 	if (pts != NULL)
-		for (size_t k = 0; k < (size_t)points + g->n_ref + 4; k++)
+		for (size_t k = 0; k < cap; k++)
 			ilp_partition_free(pts[k].p);
 	free(pts);
 	ilp_graph_free(g);
