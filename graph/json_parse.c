@@ -51,6 +51,18 @@ position(const char *buf, size_t off, size_t *line, size_t *col)
 	}
 }
 
+/* How much of the text at an error to quote: up to 12 bytes, the rest of its line.
+ * buf need not be NUL-terminated, so never past len. */
+static int
+quote_len(const char *s, size_t left)
+{
+	int n = 0;
+
+	while ((size_t)n < left && n < 12 && s[n] != '\n' && s[n] != '\r')
+		n++;
+	return n;
+}
+
 static void
 parse_error(const char *buf, size_t len, const char *path, ilp_error *err)
 {
@@ -72,8 +84,8 @@ parse_error(const char *buf, size_t len, const char *path, ilp_error *err)
 		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON: unexpected end of file "
 		    "(truncated?)", path, line, col);
 	else
-		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON near '%.12s'", path, line,
-		    col, buf + off);
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid JSON near '%.*s'", path, line,
+		    col, quote_len(buf + off, len - off), buf + off);
 }
 
 cJSON *

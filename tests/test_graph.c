@@ -347,6 +347,72 @@ START_TEST(test_buffer_not_terminated)
 }
 END_TEST
 
+/* Every reader on every prefix of a document and on a few broken ones, each copied into
+ * a buffer of exactly its length: no reader may look past len, even when it quotes the
+ * text near a parse error (ASan turns an overread into a failure here). */
+static int
+read_exact(int which, const ilp_graph *g, const char *s, size_t len, ilp_error *err)
+{
+	char *buf = malloc(len > 0 ? len : 1);
+	ilp_graph *rg = NULL;
+	ilp_policy *pol = NULL;
+	ilp_partition *p = NULL;
+	int rc;
+
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, s, len);
+	if (which == 0)
+		rc = ilp_graph_read_buffer(buf, len, "g", &rg, err);
+	else if (which == 1)
+		rc = ilp_policy_read_buffer(buf, len, "pol", &pol, err);
+	else
+		rc = ilp_partition_read_buffer(g, buf, len, "p", &p, err);
+	free(buf);
+	ilp_graph_free(rg);
+	ilp_policy_free(pol);
+	ilp_partition_free(p);
+	return rc;
+}
+
+START_TEST(test_unterminated_buffers)
+{
+	const char *docs[3] = {
+		HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4},"
+		    " {'name': 'y', 'kind': 'op', 'target': 'aten.sin.default', 'inputs': ['x'],"
+		    " 'bytes': 4}, {'name': 't', 'kind': 'tangent', 'bytes': 4},"
+		    " {'name': 'z', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['t', 'x'],"
+		    " 'bytes': 4}], 'outputs': {'forward': ['y'], 'backward': ['z']}}",
+		"{'format': 'ilpart-policy', 'version': 1, 'regions': 'all',"
+		    " 'default': 'PREFER_RECOMPUTE',"
+		    " 'rules': [{'ops': ['aten.mm.default'], 'policy': 'MUST_SAVE'}]}",
+		"{'format': 'ilpart-partition', 'version': 1, 'saved': ['x'], 'recomputed': []}",
+	};
+	/* Invalid JSON whose error position is within 12 bytes of the end: the message
+	 * quotes the text there (the fuzzer's " `\n\n" overread the buffer by 9 bytes). */
+	const char *broken[] = { " `\n\n", "{\"a\" 1", "[1,]", "{}x", "nul", "\"\\u12" };
+	ilp_graph *g = t_graph(t_q(docs[0]));
+	ilp_error err;
+
+	for (int w = 0; w < 3; w++) {
+		char doc[1024];
+		size_t n;
+
+		snprintf(doc, sizeof doc, "%s", t_q(docs[w]));
+		n = strlen(doc);
+		for (size_t len = 0; len < n; len++)
+			ck_assert_int_eq(read_exact(w, g, doc, len, &err), -1);
+		ck_assert_msg(read_exact(w, g, doc, n, &err) == 0, "%d: %s", w, err.msg);
+		for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+			ck_assert_int_eq(read_exact(w, g, broken[i], strlen(broken[i]), &err), -1);
+			ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+		}
+	}
+	ck_assert_int_eq(read_exact(0, g, " `\n\n", 4, &err), -1);
+	ck_assert_str_eq(err.msg, "g:1:2: invalid JSON near '`'");
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_read_file)
 {
 	char path[] = "/tmp/ilpart-test-graph-XXXXXX";
@@ -1081,6 +1147,7 @@ suite_graph(void)
 	tcase_add_loop_test(tc, test_bad, 0, nbad);
 	tcase_add_test(tc, test_bad_null_err);
 	tcase_add_test(tc, test_bad_long_name);
+	tcase_add_test(tc, test_unterminated_buffers);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tc, 30);
 	return s;
