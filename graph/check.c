@@ -185,6 +185,7 @@ ilp_check(const ilp_graph *g, const ilp_partition *p, const ilp_check_options *o
 {
 	checker c = { g, p, o != NULL ? o->prefer : ILP_PREFER_HARD, err };
 
+	ilpi_err_clear(err);
 	if (p->n != g->n) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: partition has %zu nodes, graph has %zu",
 		    g->path, p->n, g->n);

@@ -9,12 +9,13 @@
 
 #include "graph/fileio.h"
 #include "graph/graph.h"
+#include "graph/grow.h"
 
 int
 ilpi_read_file(const char *path, char **out, size_t *len, ilp_error *err)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL, *p;
+	char *buf = NULL;
 	size_t n = 0, cap = 0;
 
 	if (f == NULL) {
@@ -24,16 +25,12 @@ ilpi_read_file(const char *path, char **out, size_t *len, ilp_error *err)
 	for (;;) {
 		size_t got;
 
-		if (cap - n < 65536) {
-			cap = cap ? cap * 2 : 131072;
-			p = realloc(buf, cap + 1);
-			if (p == NULL) {
-				ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
-				goto fail;
-			}
-			buf = p;
+		/* room to read 64 KiB at a time, and one byte for the NUL */
+		if (ilpi_grow(&buf, &cap, n, 65536 + 1, 1) != 0) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
+			goto fail;
 		}
-		got = fread(buf + n, 1, cap - n, f);
+		got = fread(buf + n, 1, cap - n - 1, f);
 		n += got;
 		if (got == 0)
 			break;
@@ -99,6 +96,7 @@ ilp_write_file_atomic(const char *path, const char *data, size_t len, ilp_error 
 	FILE *f = NULL;
 	int fd, ok;
 
+	ilpi_err_clear(err);
 	if (strcmp(path, "-") == 0) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "<stdout>: write error: %s", strerror(errno));

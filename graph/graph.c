@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/grow.h"
 
 void
 ilpi_err(ilp_error *err, ilp_error_kind kind, const char *fmt, ...)
@@ -25,22 +26,13 @@ ilpi_err(ilp_error *err, ilp_error_kind kind, const char *fmt, ...)
 			*p = ' ';
 }
 
-static int
-grow_array(void **p, size_t *cap, size_t need, size_t elem)
+void
+ilpi_err_clear(ilp_error *err)
 {
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (q == NULL)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
+	if (err != NULL) {
+		err->kind = ILP_ERR_NONE;
+		err->msg[0] = '\0';
+	}
 }
 
 ilp_graph *
@@ -139,7 +131,7 @@ ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *targe
 		    "(nodes #%ld and #%zu)", g->path, name, dup, g->n);
 		return -1;
 	}
-	if (grow_array((void **)&g->node, &g->cap, g->n + 1, sizeof *g->node) != 0)
+	if (ILPI_GROW(g->node, g->cap, g->n, 1) != 0)
 		goto nomem;
 	if ((g->n + 1) * 2 > g->n_slot && index_grow(g) != 0)
 		goto nomem;
@@ -172,7 +164,7 @@ ilpi_graph_add_input(ilp_graph *g, long node, int32_t input)
 {
 	ilpi_node *n = &g->node[node];
 
-	if (grow_array((void **)&g->in, &g->cap_in, g->n_in + 1, sizeof *g->in) != 0)
+	if (ILPI_GROW(g->in, g->cap_in, g->n_in, 1) != 0)
 		return -1;
 	/* Inputs are appended node by node, in node order: keep the CSR contiguous. */
 	if (n->in_count == 0)
@@ -187,8 +179,7 @@ ilpi_graph_set_shape(ilp_graph *g, long node, const int64_t *dims, int ndim)
 {
 	ilpi_node *n = &g->node[node];
 
-	if (grow_array((void **)&g->shape, &g->cap_shape, g->n_shape + (size_t)ndim + 1,
-	    sizeof *g->shape) != 0)
+	if (ILPI_GROW(g->shape, g->cap_shape, g->n_shape, (size_t)ndim + 1) != 0)
 		return -1;
 	n->shape_begin = (uint32_t)g->n_shape;
 	n->ndim = ndim;

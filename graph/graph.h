@@ -150,5 +150,8 @@ int ilpi_tag_parse(const char *s, ilpi_tag *out); /* 0 ok, -1 unknown */
 /* Error record helpers: printf-style, kind set, message truncated to one line. */
 void ilpi_err(ilp_error *err, ilp_error_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* ILP_ERR_NONE and an empty message; `err` may be NULL. Every public function that
+ * takes an `err` calls it first (include/ilpart.h). */
+void ilpi_err_clear(ilp_error *err);
 
 #endif /* ILPART_GRAPH_GRAPH_H */

@@ -524,8 +524,7 @@ ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph *
 	cJSON *root;
 
 	*out = NULL;
-	if (err != NULL)
-		memset(err, 0, sizeof *err);
+	ilpi_err_clear(err);
 	root = ilpi_json_parse(buf, len, r.path, err);
 	if (root == NULL)
 		return -1;
@@ -553,6 +552,7 @@ ilp_graph_read_file(const char *path, ilp_graph **out, ilp_error *err)
 	int rc;
 
 	*out = NULL;
+	ilpi_err_clear(err);
 	if (ilpi_read_file(path, &buf, &len, err) != 0)
 		return -1;
 	rc = ilp_graph_read_buffer(buf, len, path, out, err);

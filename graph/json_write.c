@@ -139,6 +139,7 @@ ilp_graph_to_json(const ilp_graph *g, char **out, ilp_error *err)
 	ilpi_buf b;
 
 	*out = NULL;
+	ilpi_err_clear(err);
 	ilpi_buf_init(&b);
 	ilpi_buf_puts(&b, "{\n  \"format\": \"ilpart-joint-graph\",\n  \"version\": 1");
 	if (g->description != NULL) {

@@ -99,6 +99,7 @@ static const char *const bans_names[] = { "pytorch", "none" };
 int
 ilp_prefer_parse(const char *s, ilp_prefer_mode *out, ilp_error *err)
 {
+	ilpi_err_clear(err);
 	for (int i = 0; i < 3; i++)
 		if (s != NULL && strcmp(s, prefer_names[i]) == 0) {
 			*out = (ilp_prefer_mode)i;
@@ -112,6 +113,7 @@ ilp_prefer_parse(const char *s, ilp_prefer_mode *out, ilp_error *err)
 int
 ilp_bans_parse(const char *s, ilp_bans *out, ilp_error *err)
 {
+	ilpi_err_clear(err);
 	for (int i = 0; i < 2; i++)
 		if (s != NULL && strcmp(s, bans_names[i]) == 0) {
 			*out = (ilp_bans)i;

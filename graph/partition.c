@@ -12,6 +12,7 @@
 
 #include "graph/fileio.h"
 #include "graph/graph.h"
+#include "graph/grow.h"
 #include "graph/json_parse.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
@@ -57,19 +58,44 @@ ilp_partition_is_recomputed(const ilp_partition *p, size_t node)
 	return node < p->n && ilpi_recomputed(p, node);
 }
 
+size_t
+ilp_partition_count_saved(const ilp_partition *p)
+{
+	return ilpi_partition_count(p, ILPI_P_SAVED);
+}
+
+size_t
+ilp_partition_count_recomputed(const ilp_partition *p)
+{
+	return ilpi_partition_count(p, ILPI_P_RECOMPUTED);
+}
+
+int64_t
+ilp_partition_saved_bytes(const ilp_partition *p)
+{
+	return p->has_cost ? p->saved_bytes : -1;
+}
+
+double
+ilp_partition_recompute_flops(const ilp_partition *p)
+{
+	return p->has_cost ? p->recompute_flops : -1;
+}
+
+double
+ilp_partition_recompute_time_us(const ilp_partition *p)
+{
+	return p->has_cost ? p->recompute_time_us : -1;
+}
+
 int
 ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain)
 {
-	ilpi_override *o = p->overrides;
+	ilpi_override *o;
 
-	if (p->n_overrides == p->cap_overrides) {
-		size_t cap = p->cap_overrides ? 2 * p->cap_overrides : 16;
-
-		if ((o = realloc(p->overrides, cap * sizeof *o)) == NULL)
-			return -1;
-		p->overrides = o;
-		p->cap_overrides = cap;
-	}
+	if (ILPI_GROW(p->overrides, p->cap_overrides, p->n_overrides, 1) != 0)
+		return -1;
+	o = p->overrides;
 	o[p->n_overrides].node = node;
 	o[p->n_overrides].tag = tag;
 	o[p->n_overrides].gain = gain;
@@ -381,6 +407,7 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
 	cJSON *root;
 
 	*out = NULL;
+	ilpi_err_clear(err);
 	if ((root = ilpi_json_parse(buf, len, r.path, err)) == NULL)
 		return -1;
 	if (!cJSON_IsObject(root)) {
@@ -416,6 +443,7 @@ ilp_partition_read_file(const ilp_graph *g, const char *path, ilp_partition **ou
 	int rc;
 
 	*out = NULL;
+	ilpi_err_clear(err);
 	if (ilpi_read_file(path, &buf, &len, err) != 0)
 		return -1;
 	rc = ilp_partition_read_buffer(g, buf, len, path, out, err);
@@ -493,6 +521,7 @@ ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, il
 	ilpi_buf b;
 
 	*out = NULL;
+	ilpi_err_clear(err);
 	if (p->n != g->n) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: partition has %zu nodes, graph has %zu",
 		    g->path, p->n, g->n);

@@ -325,6 +325,7 @@ ilp_split_render(const ilp_graph *g, const ilp_partition *p, ilp_split_format fm
 	int rc;
 
 	*out = NULL;
+	ilpi_err_clear(err);
 	if (ilpi_lower(g, p, &s, err) != 0)
 		return -1;
 	rc = ilpi_split_render_lowered(g, p, &s, fmt, out, err);

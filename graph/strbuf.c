@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/grow.h"
 #include "graph/strbuf.h"
 
 void
@@ -24,22 +25,13 @@ ilpi_buf_free(ilpi_buf *b)
 static int
 reserve(ilpi_buf *b, size_t extra)
 {
-	size_t cap = b->cap ? b->cap : 256;
-	char *p;
-
 	if (b->failed)
 		return -1;
-	if (b->len + extra + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (p == NULL) {
+	/* extra + 1 for the NUL: extra is a length, never SIZE_MAX */
+	if (ILPI_GROW(b->data, b->cap, b->len, extra + 1) != 0) {
 		b->failed = 1;
 		return -1;
 	}
-	b->data = p;
-	b->cap = cap;
 	return 0;
 }
 

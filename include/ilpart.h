@@ -13,7 +13,9 @@
  *    live as long as it does.
  * Errors: functions return 0 on success and -1 on failure (NULL for constructors) and,
  * when `err` is not NULL, fill it with a one-line message that names the file, the node
- * and the field. The library never prints and never exits.
+ * and the field. Every function that takes `err` first clears it (ILP_ERR_NONE, empty
+ * message), so after a success it holds no stale error. The library never prints and
+ * never exits.
  */
 #ifndef ILPART_ILPART_H
 #define ILPART_ILPART_H
@@ -21,9 +23,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ilpart_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- version --------------------------------------------------------------- */
+
+/* The version of the library loaded at run time ("0.1.0"); compare it with
+ * ILPART_VERSION_STRING, the version of the headers compiled against. */
+const char *ilp_version(void);
 
 /* ---- errors ---------------------------------------------------------------- */
 
@@ -78,6 +88,16 @@ int ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out
     ilp_error *err);
 int ilp_partition_is_saved(const ilp_partition *p, size_t node);
 int ilp_partition_is_recomputed(const ilp_partition *p, size_t node);
+/* Numbers of saved and of recomputed nodes. */
+size_t ilp_partition_count_saved(const ilp_partition *p);
+size_t ilp_partition_count_recomputed(const ilp_partition *p);
+/* The costs ilp_partition_evaluate filled in (the results of ilp_solve and ilp_mincut
+ * come evaluated; a partition file may carry them in its "cost" object): saved bytes
+ * with shared storage counted once, recompute flops, and recompute roofline time in
+ * microseconds on the device it was evaluated for. Each is -1 while `p` has no costs. */
+int64_t ilp_partition_saved_bytes(const ilp_partition *p);
+double ilp_partition_recompute_flops(const ilp_partition *p);
+double ilp_partition_recompute_time_us(const ilp_partition *p);
 
 /* ---- policies -------------------------------------------------------------- */
 
@@ -91,9 +111,6 @@ typedef enum ilp_bans {
 	ILP_BANS_PYTORCH = 0, /* PyTorch's default recomputation bans */
 	ILP_BANS_NONE
 } ilp_bans;
-
-/* Policy files, option parsing and SAC-rule helpers are declared below by policies/. */
-/* @@policies-api@@ */
 
 /* Spellings of the modes: "hard", "pytorch", "soft" and "pytorch", "none". The parsers
  * return 0, or -1 with ILP_ERR_INPUT and a message naming the option and the choices. */
@@ -170,7 +187,9 @@ int ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **ou
 int ilp_mincut(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err);
 /* Fills the cost fields of `p` (saved bytes with shared storage counted once,
- * recompute flops and roofline time) for device `dev`. */
+ * recompute flops and roofline time; read them with ilp_partition_saved_bytes and its
+ * neighbours) for device `dev`, "h100" when NULL. -1 with ILP_ERR_INPUT when `p` was
+ * made for a graph with another node count. */
 int ilp_partition_evaluate(const ilp_graph *g, ilp_partition *p, const ilp_device *dev,
     ilp_error *err);
 
@@ -181,8 +200,9 @@ typedef struct ilp_check_options {
 } ilp_check_options;
 
 /* 0 when `p` is executable on `g` and obeys every hard tag; otherwise -1 with
- * err->kind == ILP_ERR_VIOLATION and the first violation in err->msg. Shares no code
- * with the solvers. `o` may be NULL (defaults). */
+ * err->kind == ILP_ERR_VIOLATION and the first violation in err->msg, or with
+ * ILP_ERR_INPUT when `p` was made for a graph with another node count (nothing is
+ * checked then). Shares no code with the solvers. `o` may be NULL (defaults). */
 int ilp_check(const ilp_graph *g, const ilp_partition *p, const ilp_check_options *o,
     ilp_error *err);
 

@@ -150,6 +150,7 @@ ilp_rules_check(const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans, ilp_e
 	ilpi_rules r;
 	int rc;
 
+	ilpi_err_clear(err);
 	ilpi_rule_options_init(&o);
 	o.prefer = prefer;
 	o.bans = bans;

@@ -18,6 +18,7 @@
 
 #include "graph/fileio.h"
 #include "graph/graph.h"
+#include "graph/grow.h"
 #include "graph/json_parse.h"
 #include "policies/policy_file.h"
 
@@ -112,17 +113,14 @@ add_ops(preader *r, const cJSON *ops, const char *field, uint8_t tag, uint32_t r
 	char f[96];
 	const cJSON *o;
 	size_t k = 0, n;
-	ilpi_pattern *grown;
 
 	if (!cJSON_IsArray(ops))
 		return pfail(r, field, "expected an array of op names or patterns");
 	n = (size_t)cJSON_GetArraySize(ops);
 	if (n == 0)
 		return pfail(r, field, "empty list of ops");
-	grown = realloc(p->pat, (p->n_pat + n) * sizeof *grown);
-	if (grown == NULL)
+	if (ILPI_GROW(p->pat, p->cap_pat, p->n_pat, n) != 0)
 		return nomem(r);
-	p->pat = grown;
 	cJSON_ArrayForEach(o, ops) {
 		snprintf(f, sizeof f, "%s[%zu]", field, k++);
 		if (!cJSON_IsString(o))
@@ -309,8 +307,7 @@ ilp_policy_read_buffer(const char *buf, size_t len, const char *name, ilp_policy
 	cJSON *root;
 
 	*out = NULL;
-	if (err != NULL)
-		memset(err, 0, sizeof *err);
+	ilpi_err_clear(err);
 	if ((root = ilpi_json_parse(buf, len, r.path, err)) == NULL)
 		return -1;
 	r.pol = calloc(1, sizeof *r.pol);
@@ -337,6 +334,7 @@ ilp_policy_read_file(const char *path, ilp_policy **out, ilp_error *err)
 	int rc;
 
 	*out = NULL;
+	ilpi_err_clear(err);
 	if (ilpi_read_file(path, &buf, &len, err) != 0)
 		return -1;
 	rc = ilp_policy_read_buffer(buf, len, path, out, err);
@@ -368,6 +366,7 @@ ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
 {
 	size_t i, covered = 0;
 
+	ilpi_err_clear(err);
 	if (pol == NULL || g == NULL) {
 		ilpi_err(err, ILP_ERR_INPUT, "policy: nothing to apply");
 		return -1;

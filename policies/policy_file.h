@@ -32,7 +32,7 @@ struct ilp_policy {
 	uint8_t default_tag; /* ilpi_tag; ILPI_TAG_NONE with has_default: "untag" */
 	int has_default;     /* 0: unlisted ops keep their tags */
 	ilpi_pattern *pat;   /* in rule order; the first match wins */
-	size_t n_pat;
+	size_t n_pat, cap_pat;
 };
 
 /* Does pattern `pat` cover op `target`? Exact name, an overload packet ("aten.mm"

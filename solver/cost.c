@@ -97,7 +97,9 @@ ilp_partition_evaluate(const ilp_graph *g, ilp_partition *p, const ilp_device *d
 {
 	ilp_device def;
 	double flops = 0, us = 0;
+	int64_t bytes;
 
+	ilpi_err_clear(err);
 	if (p->n != g->n) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: partition has %zu nodes, graph has %zu",
 		    g->path, p->n, g->n);
@@ -112,7 +114,11 @@ ilp_partition_evaluate(const ilp_graph *g, ilp_partition *p, const ilp_device *d
 			flops += ilpi_node_flops(g, i);
 			us += ilpi_node_cost_us(g, i, dev);
 		}
-	p->saved_bytes = ilpi_partition_saved_bytes(g, p);
+	if ((bytes = ilpi_partition_saved_bytes(g, p)) < 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	p->saved_bytes = bytes;
 	p->recompute_flops = flops;
 	p->recompute_time_us = us;
 	p->has_cost = 1;

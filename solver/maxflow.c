@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/grow.h"
 #include "solver/maxflow.h"
 
 struct ilpi_flow {
@@ -81,20 +82,13 @@ ilpi_flow_add(ilpi_flow *f, int32_t u, int32_t v, double cap)
 	    !(cap >= 0))
 		return -1;
 	if (f->m == f->cap_m) {
-		size_t nc = f->cap_m ? 2 * f->cap_m : 256;
-		int32_t *a = realloc(f->eu, nc * sizeof *a);
+		/* three parallel arrays, one capacity: each grows from the same cap_m */
+		size_t cu = f->cap_m, cv = f->cap_m, cc = f->cap_m;
 
-		if (a == NULL)
+		if (ILPI_GROW(f->eu, cu, f->m, 1) != 0 || ILPI_GROW(f->ev, cv, f->m, 1) != 0 ||
+		    ILPI_GROW(f->ecap, cc, f->m, 1) != 0)
 			return -1;
-		f->eu = a;
-		if ((a = realloc(f->ev, nc * sizeof *a)) == NULL)
-			return -1;
-		f->ev = a;
-		double *c = realloc(f->ecap, nc * sizeof *c);
-		if (c == NULL)
-			return -1;
-		f->ecap = c;
-		f->cap_m = nc;
+		f->cap_m = cu < cc ? cu : cc;
 	}
 	f->eu[f->m] = u;
 	f->ev[f->m] = v;

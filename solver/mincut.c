@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/grow.h"
 #include "graph/partition.h"
 #include "policies/rules.h"
 #include "solver/cost.h"
@@ -549,15 +550,9 @@ heap_push(mc *m, int32_t v)
 {
 	size_t k;
 
-	if (m->nheap == m->cap_heap) {
-		int32_t *h = realloc(m->heap, 2 * m->cap_heap * sizeof *h);
-
-		if (h == NULL) {
-			m->oom = 1;
-			return;
-		}
-		m->heap = h;
-		m->cap_heap *= 2;
+	if (ILPI_GROW(m->heap, m->cap_heap, m->nheap, 1) != 0) {
+		m->oom = 1;
+		return;
 	}
 	k = m->nheap++;
 	while (k > 0 && m->heap[(k - 1) / 2] > v) {
@@ -1018,6 +1013,7 @@ ilp_mincut(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 {
 	ilpi_mincut_options mo;
 
+	ilpi_err_clear(err);
 	ilpi_mincut_options_init(&mo);
 	if (o != NULL)
 		ilpi_mincut_options_from_solve(&mo, o);

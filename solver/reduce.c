@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/grow.h"
 #include "policies/rules.h"
 #include "solver/reduce.h"
 
@@ -266,15 +267,8 @@ layout(const ilp_graph *g, const ilpi_rules *r, ilpi_reduced *red, const chain *
 				if (j == (int32_t)it || mark[j] == (int32_t)it)
 					continue;
 				mark[j] = (int32_t)it;
-				if (n_in + 1 > cap_in) {
-					size_t c = cap_in ? cap_in * 2 : 1024;
-					int32_t *p = realloc(red->in, c * sizeof *p);
-
-					if (p == NULL)
-						return -1;
-					red->in = p;
-					cap_in = c;
-				}
+				if (ILPI_GROW(red->in, cap_in, n_in, 1) != 0)
+					return -1;
 				red->in[n_in++] = j;
 			}
 		}

@@ -705,8 +705,7 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 		ilp_solve_options_init(&def);
 		o = &def;
 	}
-	if (err != NULL)
-		err->kind = ILP_ERR_NONE, err->msg[0] = '\0';
+	ilpi_err_clear(err);
 	if (check_options(g, o, err) != 0)
 		return -1;
 	memset(&c, 0, sizeof c);

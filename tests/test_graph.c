@@ -8,12 +8,14 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "graph/graph.h"
+#include "graph/grow.h"
 #include "graph/intern.h"
 #include "tests/suites.h"
 #include "tests/util.h"
@@ -1097,6 +1099,133 @@ START_TEST(test_bad_long_name)
 }
 END_TEST
 
+/* ---- growable arrays, version, error records ---------------------------------- */
+
+START_TEST(test_grow)
+{
+	int32_t *a = NULL;
+	size_t cap = 0, out, max16 = SIZE_MAX / 16;
+
+	for (size_t i = 0; i < 1000; i++) {
+		ck_assert_int_eq(ILPI_GROW(a, cap, i, 1), 0);
+		a[i] = (int32_t)i;
+	}
+	ck_assert_uint_ge(cap, 1000);
+	ck_assert_uint_lt(cap, 2048);
+	for (size_t i = 0; i < 1000; i++)
+		ck_assert_int_eq(a[i], (int32_t)i);
+	/* enough room already: nothing changes */
+	out = cap;
+	ck_assert_int_eq(ILPI_GROW(a, cap, 10, 5), 0);
+	ck_assert_uint_eq(cap, out);
+	free(a);
+	/* used + more, or its size in bytes, past SIZE_MAX */
+	ck_assert_int_eq(ilpi_grow_cap(0, SIZE_MAX, 1, 1, &out), -1);
+	ck_assert_int_eq(ilpi_grow_cap(0, SIZE_MAX - 1, 1, 1, &out), 0);
+	ck_assert_uint_eq(out, SIZE_MAX);
+	ck_assert_int_eq(ilpi_grow_cap(0, max16, 1, 16, &out), -1);
+	ck_assert_int_eq(ilpi_grow_cap(64, 64, SIZE_MAX - 10, 1, &out), -1);
+	/* doubling stops at the largest size that fits instead of wrapping around */
+	ck_assert_int_eq(ilpi_grow_cap(max16 / 2 + 1, max16 / 2 + 1, 1, 16, &out), 0);
+	ck_assert_uint_eq(out, max16);
+	/* a failed grow leaves the array and its capacity alone */
+	a = malloc(4 * sizeof *a);
+	ck_assert_ptr_nonnull(a);
+	cap = 4;
+	a[3] = 7;
+	ck_assert_int_eq(ILPI_GROW(a, cap, 4, SIZE_MAX / 2), -1);
+	ck_assert_uint_eq(cap, 4);
+	ck_assert_int_eq(a[3], 7);
+	free(a);
+}
+END_TEST
+
+START_TEST(test_version)
+{
+	char buf[64];
+
+	ck_assert_str_eq(ilp_version(), ILPART_VERSION_STRING);
+	ck_assert_str_eq(ILPART_VERSION_STRING, PACKAGE_VERSION);
+	snprintf(buf, sizeof buf, "%d.%d.%d", ILPART_VERSION_MAJOR, ILPART_VERSION_MINOR,
+	    ILPART_VERSION_PATCH);
+	ck_assert_str_eq(buf, ILPART_VERSION_STRING);
+	ck_assert_int_eq(ILPART_VERSION_NUMBER, ILPART_VERSION_MAJOR * 10000 +
+	    ILPART_VERSION_MINOR * 100 + ILPART_VERSION_PATCH);
+}
+END_TEST
+
+/* Every public function that takes an error record clears a stale one on success. */
+static ilp_error *
+stale(ilp_error *err)
+{
+	err->kind = ILP_ERR_SYSTEM;
+	snprintf(err->msg, sizeof err->msg, "stale");
+	return err;
+}
+
+static void
+assert_clear(const ilp_error *err, const char *what)
+{
+	ck_assert_msg(err->kind == ILP_ERR_NONE && err->msg[0] == '\0',
+	    "%s left a stale error: %d %s", what, (int)err->kind, err->msg);
+}
+
+#define CLEARS(call) do { \
+	stale(&err); \
+	ck_assert_msg((call) == 0, "%s: %s", #call, err.msg); \
+	assert_clear(&err, #call); \
+} while (0)
+
+START_TEST(test_err_cleared)
+{
+	const char *pol_json = "{\"format\": \"ilpart-policy\", \"version\": 1, "
+	    "\"regions\": \"all\", \"save\": [\"aten.mm\"]}";
+	char dir[] = "/tmp/ilpart-test-XXXXXX", path[64], *json = NULL;
+	ilp_graph *g = NULL, *g2 = NULL;
+	ilp_partition *p = NULL, *q = NULL;
+	ilp_policy *pol = NULL, *pol2 = NULL;
+	ilp_prefer_mode pm;
+	ilp_bans bm;
+	ilp_error err;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/out.json", dir);
+	CLEARS(ilp_graph_read_file(t_srcpath("examples/seed_float8_sac.json"), &g, &err));
+	CLEARS(ilp_graph_to_json(g, &json, &err));
+	CLEARS(ilp_graph_read_buffer(json, strlen(json), "b", &g2, &err));
+	CLEARS(ilp_write_file_atomic(path, json, strlen(json), &err));
+	free(json);
+	CLEARS(ilp_prefer_parse("soft", &pm, &err));
+	CLEARS(ilp_bans_parse("none", &bm, &err));
+	CLEARS(ilp_policy_read_buffer(pol_json, strlen(pol_json), "p", &pol, &err));
+	CLEARS(ilp_write_file_atomic(path, pol_json, strlen(pol_json), &err));
+	CLEARS(ilp_policy_read_file(path, &pol2, &err));
+	CLEARS(ilp_policy_apply(pol, g, &err));
+	CLEARS(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &err));
+	CLEARS(ilp_solve(g, NULL, &p, &err));
+	ilp_partition_free(p);
+	CLEARS(ilp_mincut(g, NULL, &p, &err));
+	CLEARS(ilp_partition_evaluate(g, p, NULL, &err));
+	CLEARS(ilp_check(g, p, NULL, &err));
+	CLEARS(ilp_partition_to_json(g, p, &json, &err));
+	CLEARS(ilp_partition_read_buffer(g, json, strlen(json), "p", &q, &err));
+	ilp_partition_free(q);
+	CLEARS(ilp_write_file_atomic(path, json, strlen(json), &err));
+	free(json);
+	CLEARS(ilp_partition_read_file(g, path, &q, &err));
+	CLEARS(ilp_split_render(g, q, ILP_SPLIT_TEXT, &json, &err));
+	free(json);
+	unlink(path);
+	rmdir(dir);
+	ilp_partition_free(p);
+	ilp_partition_free(q);
+	ilp_policy_free(pol);
+	ilp_policy_free(pol2);
+	ilp_graph_free(g);
+	ilp_graph_free(g2);
+}
+END_TEST
+
 Suite *
 suite_graph(void)
 {
@@ -1133,6 +1262,12 @@ suite_graph(void)
 	tcase_add_test(tc, test_graph_interns_names);
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_builder);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("api");
+	tcase_add_test(tc, test_grow);
+	tcase_add_test(tc, test_version);
+	tcase_add_test(tc, test_err_cleared);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("writer");

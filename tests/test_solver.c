@@ -686,6 +686,41 @@ START_TEST(chain_objectives)
 }
 END_TEST
 
+START_TEST(public_costs)
+{
+	ilp_graph *g = chain("");
+	ilp_solve_options o;
+	ilp_partition *p, *e = ilp_partition_new(g);
+	ilp_error err = { 0 };
+	ilp_device dev;
+
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	p = solve_ok(g, &o);
+	/* least memory saves x and recomputes the relu (chain_objectives) */
+	ck_assert_int_eq(ilp_partition_saved_bytes(p), 1024);
+	ck_assert_uint_eq(ilp_partition_count_saved(p), 1);
+	ck_assert_uint_eq(ilp_partition_count_recomputed(p), 1);
+	ck_assert(ilp_partition_recompute_flops(p) == p->recompute_flops);
+	ck_assert(ilp_partition_recompute_time_us(p) > 0);
+	ck_assert(ilp_partition_recompute_time_us(p) == p->recompute_time_us);
+	/* an empty partition has no costs until it is evaluated */
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(ilp_partition_saved_bytes(e), -1);
+	ck_assert(ilp_partition_recompute_flops(e) == -1);
+	ck_assert(ilp_partition_recompute_time_us(e) == -1);
+	ck_assert_uint_eq(ilp_partition_count_saved(e), 0);
+	ck_assert_uint_eq(ilp_partition_count_recomputed(e), 0);
+	ck_assert_int_eq(ilp_device_lookup("cpu", &dev), 0);
+	ck_assert_int_eq(ilp_partition_evaluate(g, e, &dev, &err), 0);
+	ck_assert_int_eq(ilp_partition_saved_bytes(e), 0);
+	ck_assert(ilp_partition_recompute_flops(e) == 0);
+	ilp_partition_free(e);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(budget_conflict_names_forced_values)
 {
 	ilp_graph *g = chain(", \"recompute\": \"MUST_SAVE\", \"ac_graph_id\": 1");
@@ -818,6 +853,7 @@ suite_solver(void)
 	tcase_add_test(tc, deterministic_bytes);
 	tcase_add_test(tc, writes_lp_and_mps);
 	tcase_add_test(tc, chain_objectives);
+	tcase_add_test(tc, public_costs);
 	tcase_add_test(tc, budget_conflict_names_forced_values);
 	tcase_add_test(tc, rules_conflict_is_reported);
 	tcase_add_test(tc, soft_preference_overridden_with_gain);
