@@ -6,7 +6,7 @@
 
 #include "ilpart.h"
 
-/* Exit statuses, documented in `ilpart --help` and docs/cli.md. */
+/* Exit statuses, documented in `ilpart --help` (cli/main.c) and README.md "Commands". */
 enum {
 	CLI_OK = 0,
 	CLI_VIOLATION = 1, /* check found a violation */

@@ -26,9 +26,10 @@ struct ilp_partition {
 	size_t n;                 /* graph node count */
 	uint8_t *state;           /* ILPI_P_* per node */
 
-	/* What produced it (informational; written under "producer"). Short static or
-	 * malloc'd-by-partition strings: see ilpi_partition_set_producer. */
-	char method[32];          /* "ilp", "mincut", "pytorch", "save-all", "file" */
+	/* What produced it (informational; written under "producer"): copies held in the
+	 * partition, truncated to fit, set by ilpi_partition_set_producer or read from a
+	 * partition file's "producer" object (which may hold any string). */
+	char method[32];          /* "ilp", "mincut", "reference", "save-all"; "file": none */
 	char objective[32];       /* "memory", "runtime", "weighted", "" */
 	char prefer[16];          /* "hard", "pytorch", "soft", "" */
 	char status[32];          /* "optimal", "feasible", "time-limit", "heuristic", "" */

@@ -1,4 +1,4 @@
-/* main.c - runs every unit suite; exit status is the number of failures (capped). */
+/* main.c - runs every unit suite; exits non-zero when any test failed. */
 #include "config.h"
 
 #include <stdlib.h>
