@@ -27,6 +27,9 @@ static void
 explain(const ilp_graph *g, const ilp_partition *p, const ilpi_mincut_info *info)
 {
 	printf("# min-cut value %.17g\n", info->cut_value);
+	if (info->budget_step != NULL)
+		printf("# memory budget: %s (knapsack over %zu banned nodes, %zu bans lifted)\n",
+		    info->budget_step, info->knapsack_items, info->knapsack_released);
 	printf("%-32s %-9s %12s %22s  %-8s %s\n", "node", "class", "dist_from_bw", "weight",
 	    "decision", "ban");
 	for (size_t i = 0; i < g->n; i++) {
@@ -81,6 +84,15 @@ cmd_mincut(int argc, char **argv)
 			if (cli_parse_device(dev, &o.device) != 0)
 				return cli_usage("mincut", "--device: expected " CLI_DEVICE_HELP
 				    ", not '%s'", dev);
+		} else if (strcmp(a, "--memory-budget") == 0 && i + 1 < argc) {
+			int64_t bytes;
+			double f;
+
+			if (cli_parse_budget(argv[++i], &bytes, &f) != 0 || bytes >= 0)
+				return cli_usage("mincut", "--memory-budget: expected a fraction "
+				    "in [0, 1] written with a decimal point (torch's "
+				    "activation_memory_budget), not '%s'", argv[i]);
+			o.activation_memory_budget = f;
 		} else if (strcmp(a, "--explain") == 0) {
 			do_explain = 1;
 		} else if (strcmp(a, "--no-check") == 0) {

@@ -25,8 +25,8 @@ static const struct {
 	    "0.0 = least feasible saved bytes, 1.0 = saved bytes of the runtime optimum.\n"
 	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n" },
 	{ "mincut", cmd_mincut, "PyTorch 2.6's min-cut heuristic",
-	    "GRAPH [-o PARTITION] [--config NAME=VALUE]... [--device D] [--explain]\n"
-	    "    [--no-check] " SAC_OPTS,
+	    "GRAPH [-o PARTITION] [--memory-budget F] [--config NAME=VALUE]... [--device D]\n"
+	    "    [--explain] [--no-check] " SAC_OPTS,
 	    "  --prefer    how PREFER_* tags bind (default pytorch: PREFER_RECOMPUTE binds,\n"
 	    "              PREFER_SAVE does not; hard: both bind; soft: neither)\n"
 	    "  --bans none clears the five ban_recompute_* switches\n"
@@ -34,7 +34,11 @@ static const struct {
 	    "              ban_recompute_long_fusible_chains, ban_recompute_materialized_backward,\n"
 	    "              ban_recompute_not_in_allowlist, ban_recompute_reductions,\n"
 	    "              recompute_views, aggressive_recomputation, max_dist_from_bw,\n"
-	    "              unsafe_allow_optimization_of_collectives\n"
+	    "              unsafe_allow_optimization_of_collectives,\n"
+	    "              activation_memory_budget, activation_memory_budget_solver\n"
+	    "              (dp, greedy, ilp), activation_memory_budget_runtime_estimator\n"
+	    "              (flops, testing)\n"
+	    "  --memory-budget F  = --config activation_memory_budget=F: torch's budget path\n"
 	    "  --explain   print each node's weight, ban and decision instead of the partition\n"
 	    "  --no-check  print the partition even when ilpart's checker rejects it\n"
 	    "docs/mincut.md.\n" },

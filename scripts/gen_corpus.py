@@ -6,7 +6,8 @@
 
 The small and medium graphs (real CPU models, float32, run once) go to tests/data/corpus/
 and are committed; each records PyTorch's own min-cut saved set as reference
-"pytorch-X.Y-mincut", which the min-cut parity test compares against. --large writes GPT-2
+"pytorch-X.Y-mincut", and at activation_memory_budget 0.1, 0.3 and 0.5 as
+"pytorch-X.Y-mincut-budget-F", which the min-cut parity test compares against. --large writes GPT-2
 sized transformer stacks (d=768, 12 heads, seq 1024, batch 8, no checkpointing) to
 bench/corpus/transformer-<N>l.json for the benchmarks; they are traced on the "meta" device
 (no memory, no compute) and are not committed (generate them on demand). --only NAME,...
@@ -88,6 +89,9 @@ def small_set():
     }
 
 
+BUDGETS = (0.1, 0.3, 0.5)
+
+
 def export_small(out, only, reference):
     os.makedirs(out, exist_ok=True)
     for name, (desc, build) in small_set().items():
@@ -96,7 +100,7 @@ def export_small(out, only, reference):
         t = time.time()
         model, inputs = build()
         torch._dynamo.reset()
-        graphs = ilpart.capture(model, *inputs, reference=reference,
+        graphs = ilpart.capture(model, *inputs, reference=reference, budgets=BUDGETS,
                                 description="%s; exported by scripts/gen_corpus.py from "
                                 "torch %s (CPU, float32)" % (desc, torch_version()))
         if len(graphs) != 1:

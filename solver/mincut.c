@@ -23,6 +23,7 @@
 #include "graph/partition.h"
 #include "policies/rules.h"
 #include "solver/cost.h"
+#include "solver/knapsack.h"
 #include "solver/maxflow.h"
 #include "solver/mincut.h"
 
@@ -72,6 +73,9 @@ ilpi_mincut_options_init(ilpi_mincut_options *o)
 	o->max_dist_from_bw = 1000;
 	o->unsafe_allow_optimization_of_collectives = 0;
 	o->check = 1;
+	o->activation_memory_budget = 1.0;
+	o->activation_memory_budget_solver = ILPI_KNAPSACK_DP;
+	o->activation_memory_budget_runtime_estimator = ILPI_MC_EST_FLOPS;
 	ilp_device_lookup("h100", &o->device);
 }
 
@@ -120,6 +124,32 @@ ilpi_mincut_options_set(ilpi_mincut_options *o, const char *name, const char *va
 		    &o->unsafe_allow_optimization_of_collectives },
 	};
 
+	if (strcmp(name, "activation_memory_budget") == 0) {
+		char *end;
+		double v = strtod(value, &end);
+
+		if (*value == '\0' || *end != '\0' || !(v >= 0 && v <= 1))
+			return -1;
+		o->activation_memory_budget = v;
+		return 0;
+	}
+	if (strcmp(name, "activation_memory_budget_solver") == 0) {
+		int s = ilpi_knapsack_solver_parse(value);
+
+		if (s < 0)
+			return -1;
+		o->activation_memory_budget_solver = s;
+		return 0;
+	}
+	if (strcmp(name, "activation_memory_budget_runtime_estimator") == 0) {
+		if (strcmp(value, "flops") == 0)
+			o->activation_memory_budget_runtime_estimator = ILPI_MC_EST_FLOPS;
+		else if (strcmp(value, "testing") == 0)
+			o->activation_memory_budget_runtime_estimator = ILPI_MC_EST_TESTING;
+		else
+			return -1;
+		return 0;
+	}
 	if (strcmp(name, "max_dist_from_bw") == 0) {
 		char *end;
 		long v = strtol(value, &end, 10);
@@ -195,6 +225,7 @@ typedef struct mc {
 	int32_t *stack;
 	int oom;            /* a heap push failed */
 	int far, chain, mat, allow, red;
+	const uint8_t *dont_ban; /* torch's dont_ban set (budget path), or NULL */
 } mc;
 
 static void
@@ -489,6 +520,8 @@ ban_if_allowed(mc *m, size_t i, ilpi_mc_ban why)
 {
 	if ((m->ot[i] & OT_VIEW) || m->rc[i])
 		return 0;
+	if (m->dont_ban != NULL && m->dont_ban[i] && why != ILPI_MC_UNSAFE)
+		return 0;
 	if (!m->ban[i])
 		m->ban[i] = (uint8_t)why;
 	return 1;
@@ -537,8 +570,11 @@ main_loop(mc *m)
 			ban_if_allowed(m, i, ILPI_MC_PRIMAL);
 		if (fw(m, i) && (why = should_ban(m, i)) != ILPI_MC_FREE)
 			ban_if_allowed(m, i, why);
+		/* Under a memory budget torch's rules alone decide on random ops: one they
+		 * let be recomputed replays its RNG state (docs/mincut.md, "Memory budget"). */
 		if (n->kind == ILPI_OP && !m->ban[i] &&
-		    (((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized) ||
+		    (((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized &&
+		    !(m->o->activation_memory_budget < 1)) ||
 		    (n->flags & ILPI_F_EFFECTFUL)))
 			ban_if_allowed(m, i, ILPI_MC_UNSAFE);
 		m->weight[i] = node_weight(m, i);
@@ -933,29 +969,55 @@ ilpi_mincut_info_free(ilpi_mincut_info *info)
 	memset(info, 0, sizeof *info);
 }
 
-int
-ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition **out,
-    ilpi_mincut_info *info, ilp_error *err)
+void
+ilpi_mincut_switches(const ilpi_mincut_options *o, ilpi_mc_switches *sw)
 {
-	ilp_partition *p = NULL;
-	ilp_check_options co;
-	uint8_t *saved = NULL;
+	sw->far = o->ban_recompute_used_far_apart && !o->aggressive_recomputation;
+	sw->chain = o->ban_recompute_long_fusible_chains && !o->aggressive_recomputation;
+	sw->mat = o->ban_recompute_materialized_backward && !o->aggressive_recomputation;
+	sw->allow = o->ban_recompute_not_in_allowlist && !o->aggressive_recomputation;
+	sw->red = o->ban_recompute_reductions;
+}
+
+double
+ilpi_mincut_size_of(const ilp_graph *g, size_t i)
+{
+	const ilpi_node *n = &g->node[i];
+	double sum = 0;
+
+	if (!(n->flags & ILPI_F_TUPLE))
+		return (double)n->bytes;
+	if (n->bytes_written >= 0) /* the exporter writes every tensor of the tuple */
+		return n->bytes_written;
+	for (uint32_t k = 0; k < n->use_count; k++) {
+		const ilpi_node *u = &g->node[ilpi_users(g, n)[k]];
+
+		if (u->flags & ILPI_F_GETITEM)
+			sum += (double)u->bytes;
+	}
+	return sum;
+}
+
+int
+ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_switches *sw,
+    const uint8_t *dont_ban, uint8_t *saved, uint8_t *banned, ilpi_mincut_info *info,
+    ilp_error *err)
+{
 	double value = 0;
 	mc m;
 	int rc = -1;
 
-	*out = NULL;
 	if (info != NULL)
 		memset(info, 0, sizeof *info);
-	if (mc_alloc(&m, g) != 0 || (saved = calloc(g->n + 1, 1)) == NULL ||
-	    (p = ilp_partition_new(g)) == NULL)
+	if (mc_alloc(&m, g) != 0)
 		goto nomem;
 	m.o = o;
-	m.far = o->ban_recompute_used_far_apart && !o->aggressive_recomputation;
-	m.chain = o->ban_recompute_long_fusible_chains && !o->aggressive_recomputation;
-	m.mat = o->ban_recompute_materialized_backward && !o->aggressive_recomputation;
-	m.allow = o->ban_recompute_not_in_allowlist && !o->aggressive_recomputation;
-	m.red = o->ban_recompute_reductions;
+	m.far = sw->far;
+	m.chain = sw->chain;
+	m.mat = sw->mat;
+	m.allow = sw->allow;
+	m.red = sw->red;
+	m.dont_ban = dont_ban;
 	mark_live(g, m.live);
 	classify_ops(&m);
 	read_tags(&m);
@@ -968,18 +1030,58 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 	if (m.oom)
 		goto nomem;
 	if (cut(g, m.live, m.weight, m.ban, m.in_sink, m.out_sink, saved, &value, err) != 0)
+		goto out;
+	if (banned != NULL)
+		for (size_t i = 0; i < g->n; i++)
+			banned[i] = m.ban[i] != ILPI_MC_FREE && m.ban[i] != ILPI_MC_UNSAFE;
+	if (info != NULL && fill_info(&m, info, value) != 0)
+		goto nomem;
+	rc = 0;
+	goto out;
+nomem:
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: min-cut: out of memory", g->path);
+out:
+	if (rc != 0 && info != NULL)
+		ilpi_mincut_info_free(info);
+	mc_free(&m);
+	return rc;
+}
+
+int
+ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition **out,
+    ilpi_mincut_info *info, ilp_error *err)
+{
+	ilp_partition *p = NULL;
+	ilp_check_options co;
+	ilpi_mc_switches sw;
+	ilpi_mincut_info own;
+	uint8_t *saved = NULL;
+	int rc = -1;
+
+	*out = NULL;
+	if (info == NULL)
+		info = &own; /* for the cut value */
+	memset(info, 0, sizeof *info);
+	if ((saved = calloc(g->n + 1, 1)) == NULL || (p = ilp_partition_new(g)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: min-cut: out of memory", g->path);
 		goto fail;
+	}
+	ilpi_mincut_switches(o, &sw);
+	if (o->activation_memory_budget < 1) {
+		if (ilpi_mincut_budget(g, o, saved, info, err) != 0)
+			goto fail;
+	} else if (ilpi_mincut_cut(g, o, &sw, NULL, saved, NULL, info, err) != 0) {
+		goto fail;
+	}
 	for (size_t i = 0; i < g->n; i++)
 		if (saved[i])
 			p->state[i] |= ILPI_P_SAVED;
 	if (ilpi_partition_complete(g, p, 1, err) != 0)
 		goto fail;
 	ilpi_partition_set_producer(p, "mincut", "", ilp_prefer_name(o->prefer), "heuristic");
-	p->objective_value = value;
+	p->objective_value = info->cut_value;
 	if (ilp_partition_evaluate(g, p, &o->device, err) != 0)
 		goto fail;
-	if (info != NULL && fill_info(&m, info, value) != 0)
-		goto nomem;
 	if (o->check) {
 		co.prefer = o->prefer;
 		if (ilp_check(g, p, &co, err) != 0) {
@@ -995,15 +1097,11 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 	*out = p;
 	p = NULL;
 	rc = 0;
-	goto fail;
-nomem:
-	ilpi_err(err, ILP_ERR_SYSTEM, "%s: min-cut: out of memory", g->path);
 fail:
-	if (rc != 0 && info != NULL)
+	if (rc != 0 || info == &own)
 		ilpi_mincut_info_free(info);
 	ilp_partition_free(p);
 	free(saved);
-	mc_free(&m);
 	return rc;
 }
 

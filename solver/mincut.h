@@ -25,8 +25,24 @@ typedef struct ilpi_mincut_options {
 	long max_dist_from_bw;
 	int unsafe_allow_optimization_of_collectives;
 	int check;                        /* run ilp_check on the result (default 1) */
+	/* the memory-budget path (solver/mincut_budget.c, docs/mincut.md "Memory budget") */
+	double activation_memory_budget;  /* 1: off; 0 <= F < 1: choose_saved_values_set */
+	int activation_memory_budget_solver;            /* ilpi_knapsack_solver */
+	int activation_memory_budget_runtime_estimator; /* ilpi_mc_estimator */
 	ilp_device device;                /* for the cost fields of the result */
 } ilpi_mincut_options;
+
+/* activation_memory_budget_runtime_estimator: "flops" (torch's FlopCounterMode count,
+ * at least 1) or "testing" (1 per node); torch's "profile" needs a GPU. */
+typedef enum ilpi_mc_estimator {
+	ILPI_MC_EST_FLOPS = 0,
+	ILPI_MC_EST_TESTING
+} ilpi_mc_estimator;
+
+/* The five ban switches of one solve_min_cut call (torch's MinCutOptions). */
+typedef struct ilpi_mc_switches {
+	int far, chain, mat, allow, red;
+} ilpi_mc_switches;
 
 /* Why a node may not be recomputed (source -> node_in edge of infinite capacity). */
 typedef enum ilpi_mc_ban {
@@ -54,6 +70,9 @@ typedef struct ilpi_mincut_info {
 	uint8_t *must_recompute;   /* node_in -> sink (backward node or recompute tag) */
 	int64_t *dist_from_bw;
 	double cut_value;          /* max-flow value */
+	const char *budget_step;   /* budget path: which cut torch's choose_saved_values_set
+	                            * returned ("knapsack", ...); NULL without a budget */
+	size_t knapsack_items, knapsack_released; /* banned nodes offered, bans lifted */
 } ilpi_mincut_info;
 
 /* torch 2.6 defaults, prefer mode "pytorch", check on, device "h100". */
@@ -75,6 +94,27 @@ const char *ilpi_mc_ban_text(ilpi_mc_ban b);
 int ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition **out,
     ilpi_mincut_info *info, ilp_error *err);
 void ilpi_mincut_info_free(ilpi_mincut_info *info);
+
+/* One call of torch's solve_min_cut with switches sw and dont_ban (NULL: none; nonzero
+ * entries are never banned, as torch's dont_ban set). saved gets the raw cut (before
+ * the backward drops what it never reads), banned (may be NULL) torch's banned_nodes;
+ * info (may be NULL) is filled. g->n + 1 entries each. */
+int ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o,
+    const ilpi_mc_switches *sw, const uint8_t *dont_ban, uint8_t *saved, uint8_t *banned,
+    ilpi_mincut_info *info, ilp_error *err);
+/* The switches of o (aggressive_recomputation applied). */
+void ilpi_mincut_switches(const ilpi_mincut_options *o, ilpi_mc_switches *sw);
+/* torch's _size_of(node): bytes; a tuple counts all its tensors. */
+double ilpi_mincut_size_of(const ilp_graph *g, size_t i);
+/* choose_saved_values_set with o->activation_memory_budget < 1 (solver/mincut_budget.c):
+ * the raw saved set in saved; info (may be NULL) describes the final cut. */
+int ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *saved,
+    ilpi_mincut_info *info, ilp_error *err);
+/* PyTorch's normalisation of a budget fraction: the bytes torch's mem ratio compares F
+ * against, min_bytes + F * (max_bytes - min_bytes), with min_bytes the inputs' bytes and
+ * max_bytes the bytes of the saved set at budget 1 (o's switches). */
+int ilpi_mincut_budget_bounds(const ilp_graph *g, const ilpi_mincut_options *o,
+    double *min_bytes, double *max_bytes, ilp_error *err);
 
 /* The pure minimum cut on a given weight vector (for exact cross-checks): no tags,
  * no heuristics. weight[i] >= 0 (INFINITY allowed) for every non-backward node;

@@ -10,6 +10,7 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
+#include "solver/knapsack.h"
 #include "solver/maxflow.h"
 #include "solver/mincut.h"
 #include "tests/suites.h"
@@ -721,7 +722,10 @@ END_TEST
 /* Parity on the corpus of real torch 2.6 joint graphs (tests/data/corpus, exported
  * with PyTorch's own saved set as reference "pytorch-2.6-mincut"): ilpart's saved set
  * must equal PyTorch's, graph by graph. */
-START_TEST(parity_corpus)
+/* ilpart's min-cut against PyTorch's saved set recorded as reference `ref` in every
+ * corpus graph, at torch's activation_memory_budget `budget`; reports graph by graph. */
+static void
+corpus_parity(const char *ref_name, double budget)
 {
 	char dir[4096];
 	DIR *d;
@@ -746,7 +750,7 @@ START_TEST(parity_corpus)
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
 		for (size_t k = 0; k < g->n_ref; k++)
-			if (strcmp(g->ref[k].name, "pytorch-2.6-mincut") == 0)
+			if (strcmp(g->ref[k].name, ref_name) == 0)
 				ref = (long)k;
 		if (ref < 0) {
 			ilp_graph_free(g);
@@ -755,6 +759,7 @@ START_TEST(parity_corpus)
 		graphs++;
 		ilpi_mincut_options_init(&o);
 		o.check = 0;
+		o.activation_memory_budget = budget;
 		ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s: %s",
 		    e->d_name, err.msg);
 		want = calloc(g->n + 1, 1);
@@ -764,18 +769,123 @@ START_TEST(parity_corpus)
 			if ((want[i] != 0) != (ilpi_saved(p, i) != 0))
 				len += (size_t)snprintf(diff + len, sizeof diff - len, " %s%s",
 				    want[i] ? "-" : "+", g->node[i].name);
-		fprintf(stderr, "mincut parity %-28s %s%s\n", e->d_name,
+		fprintf(stderr, "mincut parity %-5g %-28s %s%s\n", budget, e->d_name,
 		    diff[0] ? "DIFFERS (+ilpart only, -torch only):" : "equal", diff);
 		equal += diff[0] == '\0';
-		ck_assert_int_eq(ilp_check(g, p, &(ilp_check_options){ ILP_PREFER_PYTORCH },
-		    &err), 0);
+		if (budget >= 1)
+			ck_assert_int_eq(ilp_check(g, p,
+			    &(ilp_check_options){ ILP_PREFER_PYTORCH }, &err), 0);
 		free(want);
 		ilp_partition_free(p);
 		ilp_graph_free(g);
 	}
 	closedir(d);
 	ck_assert_int_gt(graphs, 0);
-	ck_assert_msg(equal == graphs, "parity on %d of %d corpus graphs", equal, graphs);
+	ck_assert_msg(equal == graphs, "%s: parity on %d of %d corpus graphs", ref_name,
+	    equal, graphs);
+}
+
+START_TEST(parity_corpus)
+{
+	corpus_parity("pytorch-2.6-mincut", 1.0);
+}
+END_TEST
+
+/* torch's memory-budget path (knapsack over banned nodes), docs/mincut.md */
+START_TEST(parity_corpus_budget)
+{
+	static const double f[] = { 0.1, 0.3, 0.5 };
+	char name[64];
+
+	snprintf(name, sizeof name, "pytorch-2.6-mincut-budget-%g", f[_i]);
+	corpus_parity(name, f[_i]);
+}
+END_TEST
+
+/* ---- knapsack (torch's budget path) ---------------------------------------------- */
+
+/* The best runtime kept within max over all subsets (memory on the 1e-4 grid, so the
+ * DP's quantisation is exact). */
+static double
+knap_brute(const double *mem, const double *rt, size_t n, double max)
+{
+	double best = 0;
+
+	for (unsigned s = 0; s < (1u << n); s++) {
+		double m = 0, r = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (s & (1u << i)) {
+				m += mem[i];
+				r += rt[i];
+			}
+		if (m <= max + 1e-12 && r > best)
+			best = r;
+	}
+	return best;
+}
+
+START_TEST(knapsack_optimal)
+{
+	ilp_error err = { 0 };
+
+	for (int trial = 0; trial < 200; trial++) {
+		size_t n = 1 + (size_t)(trial % 10);
+		double mem[10], rt[10], max, best, got[2];
+		uint8_t save[10];
+
+		for (size_t i = 0; i < n; i++) {
+			mem[i] = (double)(rnd() % 400) / 1000;   /* 0 .. 0.399 */
+			rt[i] = (double)(1 + rnd() % 64);         /* exact in float32 */
+		}
+		max = (double)(rnd() % 1000) / 1000;
+		best = knap_brute(mem, rt, n, max);
+		for (int solver = 0; solver < 2; solver++) {
+			double m = 0;
+
+			if (solver == 0)
+				ck_assert_int_eq(ilpi_knapsack_dp(mem, rt, n, max, save, &err), 0);
+			else
+				ck_assert_int_eq(ilpi_knapsack_ilp(mem, rt, n, max, save, &err), 0);
+			got[solver] = 0;
+			for (size_t i = 0; i < n; i++)
+				if (save[i]) {
+					m += mem[i];
+					got[solver] += rt[i];
+				}
+			ck_assert_msg(m <= max + 1e-9, "trial %d solver %d over budget", trial,
+			    solver);
+			ck_assert_msg(got[solver] == best, "trial %d solver %d: %g, best %g", trial,
+			    solver, got[solver], best);
+		}
+	}
+}
+END_TEST
+
+START_TEST(knapsack_torch_arithmetic)
+{
+	/* greedy: by runtime/memory, stable on ties; 3 (ratio 10) then 0 and 2 (ratio 5,
+	 * kept in index order), 1 no longer fits */
+	const double mem[] = { 0.2, 0.5, 0.2, 0.1 }, rt[] = { 1, 1, 1, 1 };
+	const double mem2[] = { 0.2, 0.5, 0.2, 0.1 }, rt2[] = { 1, 4, 1, 1 };
+	/* dp quantises round(m * 10000) half to even, as Python does: 0.00025 -> 2 fits in
+	 * 0.0002 -> 2; 0.00045 -> 4 fits in 0.00035 -> 4, not in 0.00034 -> 3 */
+	const double qm[] = { 0.00025, 0.00045 }, qr[] = { 1, 1 };
+	uint8_t save[4];
+	ilp_error err = { 0 };
+
+	ilpi_knapsack_greedy(mem, rt, 4, 0.5, save);
+	ck_assert(save[3] && save[0] && save[2] && !save[1]);
+	ilpi_knapsack_greedy(mem2, rt2, 4, 0.5, save);
+	ck_assert(save[3] && save[0] && !save[1] && save[2]);
+	ck_assert_int_eq(ilpi_knapsack_dp(qm, qr, 1, 0.0002, save, &err), 0);
+	ck_assert(save[0]);
+	ck_assert_int_eq(ilpi_knapsack_dp(qm + 1, qr, 1, 0.00035, save, &err), 0);
+	ck_assert(save[0]);
+	ck_assert_int_eq(ilpi_knapsack_dp(qm + 1, qr, 1, 0.00034, save, &err), 0);
+	ck_assert(!save[0]);
+	ck_assert_int_eq(ilpi_knapsack_solver_parse("greedy"), ILPI_KNAPSACK_GREEDY);
+	ck_assert_int_eq(ilpi_knapsack_solver_parse("scipy"), -1);
 }
 END_TEST
 
@@ -972,10 +1082,13 @@ suite_mincut(void)
 	tcase_add_test(tc, mc_unbounded);
 	tcase_add_test(tc, mc_seed_float8);
 	tcase_add_test(tc, complete_walks_back);
+	tcase_add_test(tc, knapsack_optimal);
+	tcase_add_test(tc, knapsack_torch_arithmetic);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parity");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, parity_corpus);
+	tcase_add_loop_test(tc, parity_corpus_budget, 0, 3);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cross-check");
 	tcase_set_timeout(tc, 60);

@@ -152,13 +152,14 @@ class _Captured(Exception):
     """Raised by capture(execute=False) to stop compilation once the graph is exported."""
 
 
-def _capturing_partition(store, reference, execute):
+def _capturing_partition(store, reference, execute, budgets=()):
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         jm = prepare_joint(joint_module)
         store.append(export_graph(jm, num_fwd_outputs, reference=reference,
-                                  joint_inputs=joint_inputs, prepare=False))
+                                  joint_inputs=joint_inputs, prepare=False,
+                                  budgets=budgets))
         if not execute:
             raise _Captured()
         return min_cut_rematerialization_partition(jm, joint_inputs,
@@ -177,7 +178,7 @@ def _has_captured(exc):
 
 
 def capture(model_or_fn, *example_inputs, path=None, reference=True, description=None,
-            execute=True, **example_kwargs):
+            execute=True, budgets=(), **example_kwargs):
     """Compile `model_or_fn` once on the example inputs, export every joint graph AOTAutograd
     makes (with PyTorch's own min-cut partition as reference), and return them as a list of
     dicts. With `path`, also write them: the first to `path`, further ones (graph breaks)
@@ -185,11 +186,13 @@ def capture(model_or_fn, *example_inputs, path=None, reference=True, description
 
     execute=True runs the compiled forward once (with PyTorch's partition). execute=False
     stops right after the first joint graph is exported, so a model on the "meta" device
-    (no memory, no compute) can be captured at full size."""
+    (no memory, no compute) can be captured at full size. budgets=[0.1, 0.3, 0.5] also
+    records PyTorch's partition at each activation_memory_budget as reference
+    "pytorch-X.Y-mincut-budget-F"."""
     import torch._dynamo
 
     graphs = []
-    be = backend(partition=_capturing_partition(graphs, reference, execute))
+    be = backend(partition=_capturing_partition(graphs, reference, execute, tuple(budgets)))
     for _attempt in range(2):
         compiled = torch.compile(model_or_fn, backend=be)
         try:

@@ -11,7 +11,8 @@ import torch
 import torch.fx as fx
 import torch.utils._pytree as pytree
 
-__all__ = ["export_graph", "prepare_joint", "reference_saved", "torch_version_tag"]
+__all__ = ["export_graph", "prepare_joint", "reference_name", "reference_saved",
+           "torch_version_tag"]
 
 _DTYPES = {
     torch.float64: "f64", torch.float32: "f32", torch.float16: "f16",
@@ -252,15 +253,31 @@ def has_recomputable_rng_ops(joint_module):
     return bool(getattr(fconfig, "functionalize_rng_ops", False)) or f(joint_module)
 
 
-def reference_saved(joint_module, num_fwd_outputs, joint_inputs=None):
+def reference_name(budget=None):
+    """The name of PyTorch's partition as a reference: "pytorch-2.6-mincut", or with a
+    memory budget F (torch._functorch.config.activation_memory_budget)
+    "pytorch-2.6-mincut-budget-F" (F as Python prints it, e.g. 0.3)."""
+    name = "pytorch-%s-mincut" % torch_version_tag()
+    return name if budget is None else "%s-budget-%r" % (name, float(budget))
+
+
+def reference_saved(joint_module, num_fwd_outputs, joint_inputs=None, budget=None):
     """PyTorch's own min-cut partition of a deepcopy of `joint_module`: the list of joint
     node names it saves for the backward (graph order). The RNG states PyTorch adds when
-    it functionalises random ops are not joint nodes and are left out."""
+    it functionalises random ops are not joint nodes and are left out. budget: run it
+    with torch._functorch.config.activation_memory_budget = budget (default: as
+    configured)."""
+    import contextlib
+
+    from torch._functorch import config as fconfig
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
     jm = copy.deepcopy(joint_module)
-    _fw, bw = min_cut_rematerialization_partition(jm, joint_inputs,
-                                                  num_fwd_outputs=num_fwd_outputs)
+    ctx = (fconfig.patch(activation_memory_budget=float(budget)) if budget is not None
+           else contextlib.nullcontext())
+    with ctx:
+        _fw, bw = min_cut_rematerialization_partition(jm, joint_inputs,
+                                                      num_fwd_outputs=num_fwd_outputs)
     order = {n.name: i for i, n in enumerate(joint_module.graph.nodes)}
     names = set()
     for n in bw.graph.find_nodes(op="placeholder"):
@@ -272,13 +289,15 @@ def reference_saved(joint_module, num_fwd_outputs, joint_inputs=None):
 
 
 def export_graph(joint_module, num_fwd_outputs, reference=False, joint_inputs=None,
-                 description=None, rng_functionalized=None, prepare=True):
+                 description=None, rng_functionalized=None, prepare=True, budgets=()):
     """The joint graph of `joint_module` as a dict in docs/format.md's schema.
 
     num_fwd_outputs: how many of the graph's outputs are forward outputs (the rest are
     gradients), as aot_autograd passes it to a partition_fn.
     reference: also run PyTorch's min_cut_rematerialization_partition on a copy and record
-    its saved set as reference "pytorch-X.Y-mincut".
+    its saved set as reference "pytorch-X.Y-mincut" (at budget 1, torch's default).
+    budgets: with reference, also PyTorch's partition at each activation_memory_budget F,
+    as reference "pytorch-X.Y-mincut-budget-F".
     rng_functionalized: the value of the file's "rng_functionalized" flag; default: true
     when PyTorch would functionalise RNG state (random ops tagged for recomputation).
     prepare: apply prepare_joint() first (DCE and CSE, as PyTorch's partitioner does), in
@@ -359,8 +378,11 @@ def export_graph(joint_module, num_fwd_outputs, reference=False, joint_inputs=No
     }
     if reference:
         doc["reference"] = [{
-            "name": "pytorch-%s-mincut" % torch_version_tag(),
-            "saved": reference_saved(joint_module, num_fwd_outputs, joint_inputs),
-        }]
+            "name": reference_name(),
+            "saved": reference_saved(joint_module, num_fwd_outputs, joint_inputs, budget=1.0),
+        }] + [{
+            "name": reference_name(f),
+            "saved": reference_saved(joint_module, num_fwd_outputs, joint_inputs, budget=f),
+        } for f in budgets]
     doc["meta"] = {"torch": torch.__version__, "num_fwd_outputs": int(num_fwd_outputs)}
     return doc
