@@ -50,6 +50,8 @@ int cli_baseline(const ilp_graph *g, const ilp_solve_options *so, size_t k, cons
 /* cli_fail() for a partition's error: the library says "partition: node ..."; only the
  * command knows the file, so "partition FILE: node ..." is printed. */
 int cli_fail_partition(const char *path, const ilp_error *err);
+/* "backward, at NODE": where the peak is (a static buffer, cli/peak.c). */
+const char *cli_peak_where(const ilp_graph *g, const ilp_peak *pk);
 
 /* ---- SAC options shared by solve, mincut, check, compare (cli/policy_opts.c) ---- */
 typedef struct cli_policy_opts {

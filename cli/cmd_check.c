@@ -18,6 +18,7 @@ cmd_check(int argc, char **argv)
 	ilp_error err = { 0 };
 	ilp_graph *g = NULL;
 	ilp_partition *p = NULL;
+	ilp_peak pk;
 	int nfiles = 0, rc;
 
 	cli_policy_opts_init(&po);
@@ -53,9 +54,14 @@ cmd_check(int argc, char **argv)
 		rc = cli_fail_partition(files[1], &err);
 		goto out;
 	}
-	printf("ok: %zu saved (%lld bytes), %zu recomputed\n",
+	printf("ok: %zu saved (%lld bytes), %zu recomputed",
 	    ilpi_partition_count(p, ILPI_P_SAVED), (long long)ilpi_partition_saved_bytes(g, p),
 	    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
+	/* The peak needs the lowering, which checks in the partition's own mode. */
+	if (ilp_partition_peak(g, p, &pk, &err) == 0)
+		printf("; peak %lld bytes (%s)\n", (long long)pk.peak_bytes, cli_peak_where(g, &pk));
+	else
+		printf("; peak -\n");
 	rc = CLI_OK;
 out:
 	ilp_partition_free(p);

@@ -24,6 +24,8 @@ typedef struct row {
 	char error[1024];          /* why p is NULL */
 	char violation[1024];      /* ilp_check's first violation, "" when clean */
 	double seconds;
+	ilp_peak peak;             /* simulated; peak.phase == ILP_PHASE_NONE when unknown */
+	int has_peak;
 } row;
 
 typedef struct compare_opts {
@@ -143,6 +145,18 @@ judge(const ilp_graph *g, const compare_opts *c, row *r)
 	co.prefer = c->pol.prefer;
 	if (ilp_check(g, r->p, &co, &err) != 0)
 		snprintf(r->violation, sizeof r->violation, "%s", err.msg);
+	/* Lowering checks in the partition's own mode: a row that is not executable
+	 * has no peak. */
+	r->has_peak = ilp_partition_peak(g, r->p, &r->peak, &err) == 0;
+}
+
+static void
+fmt_peak(char *buf, size_t size, const row *r)
+{
+	if (r->has_peak)
+		snprintf(buf, size, "%lld", (long long)r->peak.peak_bytes);
+	else
+		snprintf(buf, size, "-");
 }
 
 static void
@@ -174,12 +188,12 @@ print_table(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n
 	printf("graph %s: %zu nodes; check mode %s, bans %s, device %s\n", g->path, g->n,
 	    ilp_prefer_name(c->pol.prefer), ilp_bans_name(c->pol.bans),
 	    c->device);
-	printf("%-*s %14s %16s %14s %7s %7s %-9s %9s %8s  %s\n", w, "partition", "saved_bytes",
-	    "recompute_flops", "recompute_us", "#saved", "#recomp", "SAC", "solve_s", "gap",
+	printf("%-*s %14s %14s %16s %14s %7s %7s %-9s %9s %8s  %s\n", w, "partition",
+	    "saved_bytes", "peak_bytes", "recompute_flops", "recompute_us", "#saved", "#recomp", "SAC", "solve_s", "gap",
 	    "vs_optimum");
 	for (size_t k = 0; k < n; k++) {
 		const row *r = &rows[k];
-		char t[32], gap[32], dist[64];
+		char t[32], gap[32], dist[64], pk[32];
 
 		if (r->p == NULL) {
 			printf("%-*s failed: %s\n", w, r->name, r->error);
@@ -194,8 +208,10 @@ print_table(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n
 		else
 			snprintf(gap, sizeof gap, "-");
 		fmt_distance(dist, sizeof dist, r, opt);
-		printf("%-*s %14lld %16.6g %14.6g %7zu %7zu %-9s %9s %8s  %s\n", w, r->name,
-		    (long long)r->p->saved_bytes, r->p->recompute_flops, r->p->recompute_time_us,
+		fmt_peak(pk, sizeof pk, r);
+		printf("%-*s %14lld %14s %16.6g %14.6g %7zu %7zu %-9s %9s %8s  %s\n", w, r->name,
+		    (long long)r->p->saved_bytes, pk, r->p->recompute_flops,
+		    r->p->recompute_time_us,
 		    ilpi_partition_count(r->p, ILPI_P_SAVED),
 		    ilpi_partition_count(r->p, ILPI_P_RECOMPUTED),
 		    r->violation[0] ? "VIOLATION" : "ok", t, gap, dist);
@@ -244,8 +260,19 @@ to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, in
 		}
 		ilpi_buf_puts(&b, ", \"status\": ");
 		ilpi_buf_json_str(&b, r->p->status);
-		ilpi_buf_printf(&b, ", \"saved_bytes\": %lld, \"recompute_flops\": ",
-		    (long long)r->p->saved_bytes);
+		ilpi_buf_printf(&b, ", \"saved_bytes\": %lld", (long long)r->p->saved_bytes);
+		if (r->has_peak) {
+			ilpi_buf_printf(&b, ", \"peak_bytes\": %lld, \"peak_phase\": \"%s\", "
+			    "\"peak_at\": ", (long long)r->peak.peak_bytes,
+			    ilp_phase_name(r->peak.phase));
+			if (r->peak.node >= 0)
+				ilpi_buf_json_str(&b, g->node[r->peak.node].name);
+			else
+				ilpi_buf_puts(&b, "null");
+		} else {
+			ilpi_buf_puts(&b, ", \"peak_bytes\": null");
+		}
+		ilpi_buf_puts(&b, ", \"recompute_flops\": ");
 		ilpi_buf_json_num(&b, r->p->recompute_flops);
 		ilpi_buf_puts(&b, ", \"recompute_time_us\": ");
 		ilpi_buf_json_num(&b, r->p->recompute_time_us);

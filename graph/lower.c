@@ -121,7 +121,14 @@ lower_backward(const ilp_graph *g, const ilp_partition *p, ilpi_split *s, uint8_
 int
 ilpi_lower(const ilp_graph *g, const ilp_partition *p, ilpi_split *s, ilp_error *err)
 {
-	ilp_check_options co = { ilpi_partition_prefer(p) };
+	return ilpi_lower_mode(g, p, ilpi_partition_prefer(p), s, err);
+}
+
+int
+ilpi_lower_mode(const ilp_graph *g, const ilp_partition *p, ilp_prefer_mode mode,
+    ilpi_split *s, ilp_error *err)
+{
+	ilp_check_options co = { mode };
 	uint8_t *need = NULL;
 
 	memset(s, 0, sizeof *s);

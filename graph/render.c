@@ -11,6 +11,7 @@
 
 #include "graph/graph.h"
 #include "graph/lower.h"
+#include "graph/memsim.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
 
@@ -46,8 +47,10 @@ put_type(ilpi_buf *b, const ilp_graph *g, const ilpi_node *n)
 
 static void
 text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_side *s,
-    int bw)
+    int bw, const ilp_peak *pk)
 {
+	ilp_phase here = bw ? ILP_PHASE_BACKWARD : ILP_PHASE_FORWARD;
+
 	ilpi_buf_printf(b, "def %s(self", bw ? "backward" : "forward");
 	for (size_t k = 0; k < s->n_in; k++) {
 		const ilpi_node *n = &g->node[s->in[k]];
@@ -80,6 +83,8 @@ text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_si
 		}
 		if (bw && ilpi_recomputed(p, (size_t)s->op[k]))
 			ilpi_buf_puts(b, "  # recomputed");
+		if (pk->phase == here && pk->node == s->op[k])
+			ilpi_buf_printf(b, "  # peak: %lld bytes live", (long long)pk->peak_bytes);
 		ilpi_buf_puts(b, "\n");
 	}
 	ilpi_buf_puts(b, "    return (");
@@ -92,9 +97,19 @@ text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_si
 static void
 render_text(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_split *s)
 {
-	text_side(b, g, p, &s->fw, 0);
+	ilpi_memsim m;
+	ilp_error err;
+
+	/* The peak is marked on the op that runs when it is reached (docs/partition.md
+	 * "Peak memory"). */
+	if (ilpi_memsim_run(g, p, s, &m, &err) != 0) {
+		b->failed = 1;
+		return;
+	}
+	text_side(b, g, p, &s->fw, 0, &m.peak);
 	ilpi_buf_puts(b, "\n");
-	text_side(b, g, p, &s->bw, 1);
+	text_side(b, g, p, &s->bw, 1, &m.peak);
+	ilpi_memsim_free(&m);
 }
 
 /* ---- json ------------------------------------------------------------------- */

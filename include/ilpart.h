@@ -218,6 +218,32 @@ typedef enum ilp_split_format {
 int ilp_split_render(const ilp_graph *g, const ilp_partition *p, ilp_split_format fmt,
     char **out, ilp_error *err);
 
+/* ---- peak memory (graph/memsim.c, docs/partition.md "Peak memory") ------------ */
+
+typedef enum ilp_phase {
+	ILP_PHASE_NONE = 0,  /* nothing is ever allocated */
+	ILP_PHASE_FORWARD,
+	ILP_PHASE_BACKWARD
+} ilp_phase;
+
+/* Bytes the split graphs allocate, run as PyTorch 2.6 runs them. Primals and tangents
+ * are the caller's and are not counted (input_bytes says how much they are). */
+typedef struct ilp_peak {
+	int64_t peak_bytes;    /* high-water mark over the forward and the backward */
+	long node;             /* op running at the peak (graph index), -1 when none */
+	ilp_phase phase;       /* where that op runs */
+	int64_t forward_peak, backward_peak;
+	int64_t held_bytes;    /* live between the two: saved values and forward outputs */
+	int64_t input_bytes;   /* primals and tangents */
+} ilp_peak;
+
+/* Lowers `p` and simulates both sides. The lowering checks `p` in soft mode: it must be
+ * executable and obey the MUST_* tags (-1 with ILP_ERR_VIOLATION otherwise); broken
+ * preferences do not change memory. */
+int ilp_partition_peak(const ilp_graph *g, const ilp_partition *p, ilp_peak *out,
+    ilp_error *err);
+const char *ilp_phase_name(ilp_phase ph); /* "forward", "backward", "none" */
+
 #ifdef __cplusplus
 }
 #endif

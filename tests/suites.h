@@ -9,5 +9,6 @@ Suite *suite_check(void);
 Suite *suite_policies(void);
 Suite *suite_solver(void);
 Suite *suite_mincut(void);
+Suite *suite_memsim(void);
 
 #endif /* ILPART_TESTS_SUITES_H */

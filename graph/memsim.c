@@ -1,0 +1,427 @@
+/*
+ * memsim.c - peak memory of a partition: the forward and the backward graphs run in
+ * the order PyTorch 2.6 runs them, every value freed after its last use, and the
+ * high-water mark of the bytes they allocate (docs/partition.md "Peak memory").
+ *
+ * Shares nothing with the solvers: it is the truth the peak objective is checked
+ * against. Storage is counted per root (views share their base's bytes); primals and
+ * tangents are the caller's and are not counted.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "graph/lower.h"
+#include "graph/memsim.h"
+#include "graph/partition.h"
+
+#define ABSENT INT32_MIN
+#define HELD INT32_MAX
+
+void
+ilpi_memsim_free(ilpi_memsim *m)
+{
+	if (m == NULL)
+		return;
+	free(m->fw_order);
+	free(m->fw_live);
+	free(m->bw_order);
+	free(m->bw_live);
+	memset(m, 0, sizeof *m);
+}
+
+/* ---- the backward's order (torch 2.6 reordering_to_mimic_autograd_engine) ---- */
+
+typedef struct placer {
+	const ilp_graph *g;
+	const int32_t *op;    /* bw->op */
+	int32_t *pos;       /* node -> position in bw->op, -1 when not a backward op */
+	uint8_t *state;     /* 1 placed, 2 collected in the current closure */
+	int32_t *stack, *batch;
+	int32_t *order;
+	size_t n_order;
+} placer;
+
+static int
+cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Places `x` after every not yet placed op it needs, those in graph order. */
+static void
+place(placer *pl, int32_t x)
+{
+	size_t sp = 0, nb = 0;
+
+	if (pl->pos[x] < 0 || pl->state[x] != 0)
+		return;
+	pl->stack[sp++] = x;
+	while (sp > 0) {
+		int32_t y = pl->stack[--sp];
+		const ilpi_node *n = &pl->g->node[y];
+		const int32_t *in = ilpi_inputs(pl->g, n);
+
+		if (pl->state[y] != 0)
+			continue;
+		pl->state[y] = 2;
+		pl->batch[nb++] = pl->pos[y];
+		for (uint32_t k = 0; k < n->in_count; k++)
+			if (pl->pos[in[k]] >= 0 && pl->state[in[k]] == 0)
+				pl->stack[sp++] = in[k];
+	}
+	qsort(pl->batch, nb, sizeof *pl->batch, cmp_i32);
+	for (size_t k = 0; k < nb; k++) {
+		pl->order[pl->n_order++] = pl->batch[k];
+		pl->state[pl->op[pl->batch[k]]] = 1;
+	}
+}
+
+int
+ilpi_autograd_order(const ilp_graph *g, const ilpi_side *bw, int32_t *order)
+{
+	placer pl = { g, bw->op, NULL, NULL, NULL, NULL, order, 0 };
+	size_t first = bw->n_op, edges = 0;
+	int rc = -1;
+
+	pl.pos = malloc((g->n + 1) * sizeof *pl.pos);
+	pl.state = calloc(g->n + 1, 1);
+	pl.batch = malloc((bw->n_op + 1) * sizeof *pl.batch);
+	for (size_t k = 0; k < bw->n_op; k++)
+		edges += g->node[bw->op[k]].in_count;
+	pl.stack = malloc((edges + bw->n_op + 1) * sizeof *pl.stack);
+	if (pl.pos == NULL || pl.state == NULL || pl.batch == NULL || pl.stack == NULL)
+		goto out;
+	for (size_t i = 0; i < g->n; i++)
+		pl.pos[i] = -1;
+	for (size_t k = 0; k < bw->n_op; k++)
+		pl.pos[bw->op[k]] = (int32_t)k;
+	/* The first backward op is the first user of a tangent. */
+	for (size_t k = 0; k < bw->n_op && first == bw->n_op; k++) {
+		const ilpi_node *n = &g->node[bw->op[k]];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		for (uint32_t j = 0; j < n->in_count; j++)
+			if (g->node[in[j]].kind == ILPI_TANGENT)
+				first = k;
+	}
+	if (first == bw->n_op) {
+		/* No op uses a tangent: torch leaves the graph as it is. */
+		memcpy(order, bw->op, bw->n_op * sizeof *order);
+		rc = 0;
+		goto out;
+	}
+	/* Positions first, then the op node ids. */
+	for (size_t k = first; k < bw->n_op; k++)
+		place(&pl, bw->op[k]);
+	for (size_t k = 0; k < bw->n_out; k++)
+		if (bw->out[k] != ILPI_NONE)
+			place(&pl, bw->out[k]);
+	for (size_t k = 0; k < pl.n_order; k++)
+		order[k] = bw->op[order[k]];
+	/* Whatever the gradients do not need was dead code: torch drops it as well. */
+	rc = pl.n_order == bw->n_op ? 0 : -1;
+	if (rc != 0) {
+		memcpy(order, bw->op, bw->n_op * sizeof *order);
+		rc = 0;
+	}
+out:
+	free(pl.pos);
+	free(pl.state);
+	free(pl.batch);
+	free(pl.stack);
+	return rc;
+}
+
+/* ---- one side ---------------------------------------------------------------- */
+
+/* Storage is tracked by key: a value live at a side's start keeps its root's storage
+ * (key = root); an op computed on the side makes fresh storage (key = n + op, so a
+ * recomputed copy is not the forward's), and a view takes its base's key. */
+typedef struct side_run {
+	const ilp_graph *g;
+	int32_t *prod;      /* node -> step it is produced; -1 live at the start; ABSENT */
+	int32_t *die;       /* node -> last step it is needed; -1 before the first; HELD */
+	int32_t *key;       /* node -> storage key */
+	int32_t *st, *en;   /* key -> first and last step it is live (2n entries) */
+	int32_t *present;   /* values of this side */
+	size_t n_present;
+	int64_t *alloc;     /* per step: bytes allocated */
+	int64_t *release;   /* per step: bytes freed after it */
+} side_run;
+
+/* Storage whose bytes the graphs allocate: ops that are not tuples. Primals and
+ * tangents (and their views) belong to the caller. */
+static int64_t
+key_bytes(const ilp_graph *g, int32_t key)
+{
+	const ilpi_node *r = &g->node[(size_t)key % g->n];
+
+	return r->kind == ILPI_OP && !(r->flags & ILPI_F_TUPLE) ? r->bytes : 0;
+}
+
+static void
+add_value(side_run *r, int32_t v, int32_t prod, int32_t key)
+{
+	if (r->prod[v] != ABSENT)
+		return;
+	r->prod[v] = prod;
+	r->die[v] = prod;
+	r->key[v] = key;
+	r->present[r->n_present++] = v;
+}
+
+/* The key of op v computed at a side's step: its base's when it is a view of a value
+ * of this side, else fresh. */
+static int32_t
+op_key(const side_run *r, int32_t v)
+{
+	const ilpi_node *n = &r->g->node[v];
+
+	if (n->view_of != ILPI_NONE && r->prod[n->view_of] != ABSENT)
+		return r->key[n->view_of];
+	if (n->view_of != ILPI_NONE && r->prod[n->storage] != ABSENT)
+		return r->key[n->storage];
+	return (int32_t)r->g->n + v;
+}
+
+/* Runs `ops` after `initial` (live at the start); `held` values are never freed on this
+ * side. Fills live[t] (bytes live while step t runs: inputs and fresh outputs); returns
+ * the bytes live at the start and at the end. */
+static void
+run_side(side_run *r, const int32_t *initial, size_t n_initial, const int32_t *held,
+    size_t n_held, const int32_t *ops, size_t n_ops, int64_t *live, int64_t *start_live,
+    int64_t *end_live)
+{
+	const ilp_graph *g = r->g;
+	int64_t cur = 0, at_start = 0;
+
+	r->n_present = 0;
+	for (size_t k = 0; k < n_initial; k++)
+		add_value(r, initial[k], -1, g->node[initial[k]].storage);
+	for (size_t t = 0; t < n_ops; t++) {
+		const ilpi_node *n = &g->node[ops[t]];
+		const int32_t *in = ilpi_inputs(g, n);
+		int32_t prod = (int32_t)t;
+
+		/* A tuple op allocates its elements; getitem only names one. */
+		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1 &&
+		    (g->node[in[0]].flags & ILPI_F_TUPLE) && r->prod[in[0]] >= 0)
+			prod = r->prod[in[0]];
+		add_value(r, ops[t], prod, op_key(r, ops[t]));
+		r->die[ops[t]] = (int32_t)t;
+		for (uint32_t k = 0; k < n->in_count; k++)
+			if (r->prod[in[k]] != ABSENT && r->die[in[k]] < (int32_t)t)
+				r->die[in[k]] = (int32_t)t;
+	}
+	for (size_t k = 0; k < n_held; k++)
+		if (r->prod[held[k]] != ABSENT)
+			r->die[held[k]] = HELD;
+	for (size_t k = 0; k < r->n_present; k++) {
+		int32_t v = r->present[k], s = r->key[v];
+
+		if (r->st[s] == ABSENT || r->prod[v] < r->st[s])
+			r->st[s] = r->prod[v];
+		if (r->en[s] == ABSENT || r->die[v] > r->en[s])
+			r->en[s] = r->die[v];
+	}
+	memset(r->alloc, 0, (n_ops + 1) * sizeof *r->alloc);
+	memset(r->release, 0, (n_ops + 1) * sizeof *r->release);
+	for (size_t k = 0; k < r->n_present; k++) {
+		int32_t s = r->key[r->present[k]];
+		int64_t b = key_bytes(g, s);
+
+		if (r->st[s] == ABSENT)
+			continue; /* already accounted */
+		if (r->st[s] < 0) {
+			at_start += b;
+			cur += b;
+		} else {
+			r->alloc[r->st[s]] += b;
+		}
+		if (r->en[s] < 0)
+			cur -= b;
+		else if (r->en[s] != HELD)
+			r->release[r->en[s]] += b;
+		r->st[s] = ABSENT;
+		r->en[s] = ABSENT;
+	}
+	for (size_t t = 0; t < n_ops; t++) {
+		cur += r->alloc[t];
+		live[t] = cur;
+		cur -= r->release[t];
+	}
+	for (size_t k = 0; k < r->n_present; k++) {
+		r->prod[r->present[k]] = ABSENT;
+		r->die[r->present[k]] = ABSENT;
+	}
+	*start_live = at_start;
+	*end_live = cur;
+}
+
+static void
+argmax(const int64_t *live, size_t n, const int32_t *order, int64_t *best, long *node)
+{
+	*best = 0;
+	*node = -1;
+	for (size_t t = 0; t < n; t++)
+		if (live[t] > *best) {
+			*best = live[t];
+			*node = order[t];
+		}
+}
+
+int
+ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
+    ilpi_memsim *m, ilp_error *err)
+{
+	side_run r = { g, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL };
+	size_t steps = (s->fw.n_op > s->bw.n_op ? s->fw.n_op : s->bw.n_op) + 1;
+	int32_t *held = NULL, *initial = NULL;
+	size_t n_held = 0, n_initial = 0;
+	int64_t start, end, bw_start, outputs = 0;
+	uint8_t *mark = NULL;
+	long fw_node, bw_node;
+	int rc = -1;
+
+	(void)p;
+	memset(m, 0, sizeof *m);
+	r.prod = malloc((g->n + 1) * sizeof *r.prod);
+	r.die = malloc((g->n + 1) * sizeof *r.die);
+	r.key = malloc((g->n + 1) * sizeof *r.key);
+	r.st = malloc((2 * g->n + 1) * sizeof *r.st);
+	r.en = malloc((2 * g->n + 1) * sizeof *r.en);
+	r.present = malloc((g->n + 1) * sizeof *r.present);
+	r.alloc = malloc(steps * sizeof *r.alloc);
+	r.release = malloc(steps * sizeof *r.release);
+	held = malloc((s->fw.n_out + s->bw.n_out + s->bw.n_in + 1) * sizeof *held);
+	initial = malloc((s->bw.n_in + 1) * sizeof *initial);
+	mark = malloc(g->n + 1);
+	m->fw_order = malloc((s->fw.n_op + 1) * sizeof *m->fw_order);
+	m->fw_live = malloc((s->fw.n_op + 1) * sizeof *m->fw_live);
+	m->bw_order = malloc((s->bw.n_op + 1) * sizeof *m->bw_order);
+	m->bw_live = malloc((s->bw.n_op + 1) * sizeof *m->bw_live);
+	if (r.prod == NULL || r.die == NULL || r.key == NULL || r.st == NULL || r.en == NULL ||
+	    r.present == NULL || r.alloc == NULL || r.release == NULL || held == NULL ||
+	    initial == NULL || mark == NULL || m->fw_order == NULL || m->fw_live == NULL ||
+	    m->bw_order == NULL || m->bw_live == NULL ||
+	    ilpi_autograd_order(g, &s->bw, m->bw_order) != 0)
+		goto out;
+	for (size_t i = 0; i < g->n; i++)
+		r.prod[i] = r.die[i] = ABSENT;
+	for (size_t i = 0; i < 2 * g->n; i++)
+		r.st[i] = r.en[i] = ABSENT;
+	m->n_fw = s->fw.n_op;
+	m->n_bw = s->bw.n_op;
+	memcpy(m->fw_order, s->fw.op, s->fw.n_op * sizeof *m->fw_order);
+
+	/* Forward: its outputs (user outputs, then the saved values) live to its end. */
+	for (size_t k = 0; k < s->fw.n_out; k++)
+		held[n_held++] = s->fw.out[k];
+	run_side(&r, s->fw.in, s->fw.n_in, held, n_held, m->fw_order, m->n_fw, m->fw_live,
+	    &start, &end);
+	m->peak.held_bytes = end;
+
+	/* Backward: starts with the saved values; the caller holds the forward's user
+	 * outputs and the gradients to its end. An output that is not saved is a constant
+	 * (a recomputed copy of it is fresh storage); a saved value sharing an output's
+	 * storage is never freed. */
+	n_held = 0;
+	memset(mark, 0, g->n + 1);
+	for (size_t k = 0; k < g->n_fw_out; k++)
+		mark[g->node[g->fw_out[k]].storage] = 1;
+	for (size_t k = 0; k < s->bw.n_in; k++) {
+		int32_t v = s->bw.in[k], root = g->node[v].storage;
+
+		initial[n_initial++] = v;
+		if (mark[root] != 0) {
+			held[n_held++] = v;
+			mark[root] = 2;
+		}
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (mark[i] == 1)
+			outputs += key_bytes(g, (int32_t)i);
+	for (size_t k = 0; k < s->bw.n_out; k++)
+		if (s->bw.out[k] != ILPI_NONE)
+			held[n_held++] = s->bw.out[k];
+	run_side(&r, initial, n_initial, held, n_held, m->bw_order, m->n_bw, m->bw_live,
+	    &bw_start, &end);
+	bw_start += outputs;
+	for (size_t t = 0; t < m->n_bw; t++)
+		m->bw_live[t] += outputs;
+
+	argmax(m->fw_live, m->n_fw, m->fw_order, &m->peak.forward_peak, &fw_node);
+	argmax(m->bw_live, m->n_bw, m->bw_order, &m->peak.backward_peak, &bw_node);
+	if (bw_start > m->peak.backward_peak)
+		m->peak.backward_peak = bw_start;
+	m->peak.peak_bytes = m->peak.forward_peak;
+	m->peak.node = fw_node;
+	m->peak.phase = fw_node >= 0 ? ILP_PHASE_FORWARD : ILP_PHASE_NONE;
+	if (m->peak.backward_peak > m->peak.peak_bytes) {
+		m->peak.peak_bytes = m->peak.backward_peak;
+		m->peak.node = bw_node;
+		m->peak.phase = ILP_PHASE_BACKWARD;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].kind != ILPI_OP)
+			m->peak.input_bytes += g->node[i].bytes;
+	rc = 0;
+out:
+	if (rc != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		ilpi_memsim_free(m);
+	}
+	free(r.prod);
+	free(r.die);
+	free(r.key);
+	free(r.st);
+	free(r.en);
+	free(r.present);
+	free(r.alloc);
+	free(r.release);
+	free(held);
+	free(initial);
+	free(mark);
+	return rc;
+}
+
+int
+ilp_partition_peak(const ilp_graph *g, const ilp_partition *p, ilp_peak *out,
+    ilp_error *err)
+{
+	ilpi_split s;
+	ilpi_memsim m;
+
+	memset(out, 0, sizeof *out);
+	out->node = -1;
+	/* Memory does not depend on preferences: a partition that breaks one still runs. */
+	if (ilpi_lower_mode(g, p, ILP_PREFER_SOFT, &s, err) != 0)
+		return -1;
+	if (ilpi_memsim_run(g, p, &s, &m, err) != 0) {
+		ilpi_split_free(&s);
+		return -1;
+	}
+	*out = m.peak;
+	ilpi_memsim_free(&m);
+	ilpi_split_free(&s);
+	return 0;
+}
+
+const char *
+ilp_phase_name(ilp_phase ph)
+{
+	switch (ph) {
+	case ILP_PHASE_FORWARD:
+		return "forward";
+	case ILP_PHASE_BACKWARD:
+		return "backward";
+	default:
+		return "none";
+	}
+}
