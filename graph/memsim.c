@@ -398,6 +398,7 @@ ilp_partition_peak(const ilp_graph *g, const ilp_partition *p, ilp_peak *out,
 	ilpi_split s;
 	ilpi_memsim m;
 
+	ilpi_err_clear(err);
 	memset(out, 0, sizeof *out);
 	out->node = -1;
 	/* Memory does not depend on preferences: a partition that breaks one still runs. */
