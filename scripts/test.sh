@@ -1,6 +1,7 @@
 #!/bin/sh
-# test.sh - set everything up and run every test: the C suites, the golden CLI tests and
-# the bad-input corpus under ASan+UBSan with -Werror (`make check`), then the PyTorch
+# test.sh - set everything up and run every test: the C suites, the golden CLI tests, the
+# bad-input corpus and the fuzz corpora under ASan+UBSan with -Werror (`make check`), the
+# fuzz targets for a short time when clang is there (scripts/fuzz.sh), then the PyTorch
 # tests inside the cached Debian trixie chroot. Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,9 +40,19 @@ if [ -f "$unit" ]; then
 		failed=$((failed + $2 + $3))
 	fi
 fi
-for log in build-check/tests/*.sh.log; do
+for log in build-check/tests/*.sh.log build-check/tests/fuzz/*.sh.log; do
 	[ -f "$log" ] && tail -1 "$log" && count "$log"
 done
+
+if command -v clang >/dev/null 2>&1; then
+	fz=${ILPART_FUZZ_SECONDS:-15}
+	echo "== fuzz targets (libFuzzer, clang), $fz s each from the committed corpus =="
+	if ! ./scripts/fuzz.sh "$fz" graph policy partition >build-check/fuzz.out 2>&1; then
+		status=1
+	fi
+	grep -vE '^setup: ' build-check/fuzz.out
+	count build-check/fuzz.out
+fi
 
 echo "== install: libilpart, ilpart.h and ilpart.pc used from C =="
 if ./scripts/setup.sh build && tests/install.sh build >build-check/install.out 2>&1; then :; else

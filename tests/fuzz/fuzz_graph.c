@@ -1,0 +1,58 @@
+/* fuzz_graph.c - the graph reader and writer: any input is read (from an unterminated
+ * buffer); a graph that reads is written as canonical JSON, read back, and written
+ * again, and the two writes must be byte-identical. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fuzz/fuzz.h"
+
+static char *
+write_graph(const ilp_graph *g, const char *what)
+{
+	char *json = NULL;
+	ilp_error err;
+
+	if (ilp_graph_to_json(g, &json, &err) != 0)
+		fz_fail("%s: ilp_graph_to_json failed: %s", what, err.msg);
+	return json;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = fz_exact(data, size);
+	char *j1, *j2, *copy;
+	ilp_graph *g = NULL, *g2 = NULL;
+	ilp_error err;
+	size_t n1;
+	int rc = ilp_graph_read_buffer(buf, size, "in", &g, &err);
+
+	free(buf);
+	if (rc != 0) {
+		FZ_ASSERT(g == NULL, "failed read left a graph");
+		FZ_ASSERT(err.kind == ILP_ERR_INPUT || err.kind == ILP_ERR_SYSTEM,
+		    "read failed with kind %d: %s", err.kind, err.msg);
+		FZ_ASSERT(strchr(err.msg, '\n') == NULL, "multi-line message: %s", err.msg);
+		return 0;
+	}
+	for (size_t i = 0; i < ilp_graph_node_count(g); i++)
+		FZ_ASSERT(ilp_graph_find(g, ilp_graph_node_name(g, i)) == (long)i,
+		    "node %zu is not found by its name", i);
+	j1 = write_graph(g, "first write");
+	n1 = strlen(j1);
+	copy = fz_exact((const uint8_t *)j1, n1);
+	if (ilp_graph_read_buffer(copy, n1, "written", &g2, &err) != 0)
+		fz_fail("the writer's output does not read back: %s\n%s", err.msg, j1);
+	free(copy);
+	FZ_ASSERT(ilp_graph_node_count(g2) == ilp_graph_node_count(g), "node count changed");
+	j2 = write_graph(g2, "second write");
+	if (strcmp(j1, j2) != 0)
+		fz_fail("round trip differs:\n--- first\n%s\n--- second\n%s", j1, j2);
+	free(j1);
+	free(j2);
+	ilp_graph_free(g);
+	ilp_graph_free(g2);
+	return 0;
+}
