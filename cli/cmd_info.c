@@ -28,6 +28,7 @@ cmd_info(int argc, char **argv)
 	    g->counts[ILPI_UNCLAIMED], g->counts[ILPI_DEAD]);
 	printf("boundary: %zu values, %lld bytes if all saved\n", boundary,
 	    (long long)boundary_bytes);
+	printf("fingerprint: %s\n", ilp_graph_fingerprint(g));
 	ilp_graph_free(g);
 	return CLI_OK;
 }

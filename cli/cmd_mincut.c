@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "graph/fileio.h"
 #include "graph/graph.h"
+#include "graph/partition.h"
 #include "solver/mincut.h"
 
 static int
@@ -48,6 +49,19 @@ explain(const ilp_graph *g, const ilp_partition *p, const ilpi_mincut_info *info
 		    ilpi_class_name((ilpi_class)n->cls), (long long)info->dist_from_bw[i], w,
 		    dec, ilpi_mc_ban_text((ilpi_mc_ban)info->ban[i]));
 	}
+}
+
+/* What the partition file records as the options that produced it. */
+static void
+record(ilp_partition *p, const ilp_graph *g, const ilpi_mincut_options *o, ilp_bans bans)
+{
+	ilp_solve_options so;
+
+	ilp_solve_options_init(&so);
+	so.prefer = o->prefer;
+	so.bans = bans;
+	so.device = o->device;
+	ilpi_partition_record(p, g, &so);
 }
 
 int
@@ -129,6 +143,7 @@ cmd_mincut(int argc, char **argv)
 		rc = CLI_OK;
 		goto out;
 	}
+	record(p, g, &o, pol.bans);
 	if (ilp_partition_to_json(g, p, &json, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -64,7 +64,13 @@ static const struct {
 	    "recompute time. Rows of kind mincut, reference and save-all place the other\n"
 	    "partitions on the same axes. Plot: python3 -m ilpart.plot FILE -o out.png\n" },
 	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH",
-	    "Prints node counts per class and the boundary the partition must cover.\n" },
+	    "Prints node counts per class, the boundary the partition must cover, and the\n"
+	    "graph's fingerprint (independent of node names and order; docs/format.md).\n" },
+	{ "remap", cmd_remap, "carry a partition onto the same graph under other names",
+	    "FROM_GRAPH PARTITION GRAPH [-o OUT] " SAC_OPTS,
+	    "PARTITION was made for FROM_GRAPH; GRAPH has the same fingerprint (ilpart info)\n"
+	    "but other node names or another order. The result is checked on GRAPH (with\n"
+	    "--policy applied, in the partition's --prefer mode unless given).\n" },
 };
 
 int

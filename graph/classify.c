@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/fingerprint.h"
 #include "graph/graph.h"
 
 /* Iterative DFS for a cycle through forward references; names up to 8 of its nodes.
@@ -270,5 +271,11 @@ ilpi_graph_finish(ilp_graph *g, ilp_error *err)
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
 	}
-	return classify(g, err);
+	if (classify(g, err) != 0)
+		return -1;
+	if (ilpi_graph_compute_fingerprint(g) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	return 0;
 }

@@ -106,6 +106,13 @@ struct ilp_graph {
 	int32_t *slot;
 	size_t n_slot;
 	size_t counts[4];     /* nodes per ilpi_class */
+
+	/* Fingerprint of the graph as read or built (graph/fingerprint.c), computed by
+	 * ilpi_graph_finish; policies retag the graph but leave it alone. */
+	char fingerprint[65];
+	/* The policy file last applied by ilp_policy_apply (recorded in partitions). */
+	char *policy_name;
+	char policy_sha256[65];
 };
 
 /* ---- builder (used by the reader and by tests) ---------------------------- */

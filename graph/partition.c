@@ -33,6 +33,11 @@ ilp_partition_new(const ilp_graph *g)
 	p->gap = -1;
 	p->objective_value = -1;
 	p->budget_bytes = -1;
+	p->opt.alpha = -1;
+	p->opt.budget_bytes = -1;
+	p->opt.budget_fraction = -1;
+	p->opt.time_limit = -1;
+	p->opt.gap = -1;
 	return p;
 }
 
@@ -88,6 +93,12 @@ ilp_partition_recompute_time_us(const ilp_partition *p)
 	return p->has_cost ? p->recompute_time_us : -1;
 }
 
+const char *
+ilp_partition_fingerprint(const ilp_partition *p)
+{
+	return p->graph_fp;
+}
+
 int
 ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain)
 {
@@ -118,6 +129,48 @@ ilpi_partition_set_producer(ilp_partition *p, const char *method, const char *ob
 	set_field(p->objective, sizeof p->objective, objective);
 	set_field(p->prefer, sizeof p->prefer, prefer);
 	set_field(p->status, sizeof p->status, status);
+}
+
+static void
+device_text(const ilp_device *d, char *out, size_t size)
+{
+	static const char *const names[] = { "h100", "a100", "cpu" };
+	ilp_device known;
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (ilp_device_lookup(names[i], &known) == 0 &&
+		    known.peak_flops == d->peak_flops && known.bandwidth == d->bandwidth) {
+			snprintf(out, size, "%s", names[i]);
+			return;
+		}
+	snprintf(out, size, "%.17g:%.17g", d->peak_flops, d->bandwidth);
+}
+
+void
+ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_options *o)
+{
+	ilpi_run_options *r = &p->opt;
+	static const char *const objectives[] = { "memory", "runtime", "weighted" };
+
+	memcpy(p->graph_fp, g->fingerprint, sizeof p->graph_fp);
+	r->known = 1;
+	if (strcmp(p->method, "ilp") == 0) {
+		if ((unsigned)o->objective < 3)
+			set_field(r->objective, sizeof r->objective, objectives[o->objective]);
+		r->alpha = o->objective == ILP_OBJ_WEIGHTED ? o->alpha : -1;
+		r->budget_bytes = o->budget_bytes;
+		r->budget_fraction = o->budget_bytes >= 0 ? -1 : o->budget_fraction;
+		r->time_limit = o->time_limit > 0 ? o->time_limit : -1;
+		r->gap = o->gap > 0 ? o->gap : -1;
+	}
+	set_field(r->prefer, sizeof r->prefer, ilp_prefer_name(o->prefer));
+	set_field(r->bans, sizeof r->bans, ilp_bans_name(o->bans));
+	device_text(&o->device, r->device, sizeof r->device);
+	if (g->policy_name != NULL) {
+		set_field(r->policy_name, sizeof r->policy_name, g->policy_name);
+		memcpy(r->policy_sha256, g->policy_sha256, sizeof r->policy_sha256);
+	}
+	set_field(r->version, sizeof r->version, PACKAGE_VERSION);
 }
 
 int64_t
@@ -320,6 +373,83 @@ read_producer(reader *r, const cJSON *root)
 }
 
 static int
+is_hex64(const char *s)
+{
+	size_t i = 0;
+
+	while (i < 64 && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		i++;
+	return i == 64 && s[64] == '\0';
+}
+
+/* "graph": {"fingerprint": HEX, "nodes": N}. A partition made for another graph is
+ * refused before any name is looked up: its names would mislead. */
+static int
+read_graph(reader *r, const cJSON *root)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "graph");
+	const cJSON *fp;
+
+	if (o == NULL)
+		return 0;
+	if (!cJSON_IsObject(o))
+		return bad(r, "graph", "expected an object");
+	fp = cJSON_GetObjectItemCaseSensitive(o, "fingerprint");
+	if (fp == NULL)
+		return 0;
+	if (!cJSON_IsString(fp) || !is_hex64(fp->valuestring))
+		return bad(r, "graph.fingerprint", "expected 64 lowercase hex digits");
+	if (strcmp(fp->valuestring, r->g->fingerprint) != 0) {
+		ilpi_err(r->err, ILP_ERR_INPUT, "%s: partition made for another graph (fingerprint %.16s, "
+		    "%s has %.16s); map it with `ilpart remap` if only node names differ",
+		    r->path, fp->valuestring, r->g->path, r->g->fingerprint);
+		return -1;
+	}
+	memcpy(r->p->graph_fp, fp->valuestring, sizeof r->p->graph_fp);
+	return 0;
+}
+
+/* "options": informational, kept so that remapping and rewriting preserve it. */
+static int
+read_options(reader *r, const cJSON *root)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "options");
+	const cJSON *pol;
+	ilpi_run_options *x = &r->p->opt;
+	double d = -1;
+
+	if (o == NULL)
+		return 0;
+	if (!cJSON_IsObject(o))
+		return bad(r, "options", "expected an object");
+	x->known = 1;
+	if (get_string(r, o, "objective", "options.objective", x->objective,
+	    sizeof x->objective) < 0 ||
+	    get_number(r, o, "alpha", "options.alpha", &x->alpha) < 0 ||
+	    get_int64(r, o, "memory_budget_bytes", "options.memory_budget_bytes",
+	    &x->budget_bytes) < 0 ||
+	    get_number(r, o, "memory_budget_fraction", "options.memory_budget_fraction",
+	    &x->budget_fraction) < 0 ||
+	    get_string(r, o, "prefer", "options.prefer", x->prefer, sizeof x->prefer) < 0 ||
+	    get_string(r, o, "bans", "options.bans", x->bans, sizeof x->bans) < 0 ||
+	    get_string(r, o, "device", "options.device", x->device, sizeof x->device) < 0 ||
+	    get_number(r, o, "time_limit", "options.time_limit", &x->time_limit) < 0 ||
+	    get_number(r, o, "gap", "options.gap", &d) < 0 ||
+	    get_string(r, o, "ilpart", "options.ilpart", x->version, sizeof x->version) < 0)
+		return -1;
+	x->gap = d;
+	pol = cJSON_GetObjectItemCaseSensitive(o, "policy");
+	if (pol != NULL && (!cJSON_IsObject(pol) ||
+	    get_string(r, pol, "name", "options.policy.name", x->policy_name,
+	    sizeof x->policy_name) < 0 ||
+	    get_string(r, pol, "sha256", "options.policy.sha256", x->policy_sha256,
+	    sizeof x->policy_sha256) < 0))
+		return pol != NULL && !cJSON_IsObject(pol) ?
+		    bad(r, "options.policy", "expected an object") : -1;
+	return 0;
+}
+
+static int
 read_cost(reader *r, const cJSON *root)
 {
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "cost");
@@ -418,7 +548,8 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", r.path);
 		goto fail;
 	}
-	if (read_header(&r, root) != 0 || read_producer(&r, root) != 0 ||
+	if (read_header(&r, root) != 0 || read_graph(&r, root) != 0 ||
+	    read_producer(&r, root) != 0 || read_options(&r, root) != 0 ||
 	    read_list(&r, root, "saved", ILPI_P_SAVED, 1) != 0 ||
 	    read_list(&r, root, "recomputed", ILPI_P_RECOMPUTED, 0) != 0 ||
 	    read_cost(&r, root) != 0 || read_overrides(&r, root) != 0)
@@ -504,6 +635,82 @@ write_producer(ilpi_buf *b, const ilp_partition *p)
 	ilpi_buf_puts(b, "}");
 }
 
+/* Options are what a user typed: 0.3, not 0.29999999999999999. */
+static void
+short_num(ilpi_buf *b, double v)
+{
+	char t[40];
+
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(t, sizeof t, "%.*g", prec, v);
+		if (strtod(t, NULL) == v)
+			break;
+	}
+	ilpi_buf_puts(b, t);
+}
+
+static void
+write_provenance(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p)
+{
+	const ilpi_run_options *o = &p->opt;
+	const struct {
+		const char *key, *val;
+	} s[] = {
+		{ "prefer", o->prefer }, { "bans", o->bans }, { "device", o->device },
+	};
+
+	if (p->graph_fp[0] != '\0')
+		ilpi_buf_printf(b, ",\n  \"graph\": {\"fingerprint\": \"%s\", \"nodes\": %zu}",
+		    p->graph_fp, g->n);
+	if (!o->known)
+		return;
+	ilpi_buf_puts(b, ",\n  \"options\": {");
+	if (o->objective[0] != '\0') {
+		ilpi_buf_puts(b, "\"objective\": ");
+		ilpi_buf_json_str(b, o->objective);
+		ilpi_buf_puts(b, ", ");
+	}
+	if (o->alpha >= 0) {
+		ilpi_buf_puts(b, "\"alpha\": ");
+		short_num(b, o->alpha);
+		ilpi_buf_puts(b, ", ");
+	}
+	if (o->budget_bytes >= 0)
+		ilpi_buf_printf(b, "\"memory_budget_bytes\": %lld, ", (long long)o->budget_bytes);
+	else if (o->budget_fraction >= 0) {
+		ilpi_buf_puts(b, "\"memory_budget_fraction\": ");
+		short_num(b, o->budget_fraction);
+		ilpi_buf_puts(b, ", ");
+	}
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+		if (s[i].val[0] == '\0')
+			continue;
+		ilpi_buf_printf(b, "\"%s\": ", s[i].key);
+		ilpi_buf_json_str(b, s[i].val);
+		ilpi_buf_puts(b, ", ");
+	}
+	if (o->policy_sha256[0] != '\0') {
+		ilpi_buf_puts(b, "\"policy\": {\"name\": ");
+		ilpi_buf_json_str(b, o->policy_name);
+		ilpi_buf_puts(b, ", \"sha256\": ");
+		ilpi_buf_json_str(b, o->policy_sha256);
+		ilpi_buf_puts(b, "}, ");
+	}
+	if (o->time_limit > 0) {
+		ilpi_buf_puts(b, "\"time_limit\": ");
+		short_num(b, o->time_limit);
+		ilpi_buf_puts(b, ", ");
+	}
+	if (o->gap > 0) {
+		ilpi_buf_puts(b, "\"gap\": ");
+		short_num(b, o->gap);
+		ilpi_buf_puts(b, ", ");
+	}
+	ilpi_buf_puts(b, "\"ilpart\": ");
+	ilpi_buf_json_str(b, o->version[0] != '\0' ? o->version : "unknown");
+	ilpi_buf_puts(b, "}");
+}
+
 static int
 cmp_override(const void *a, const void *b)
 {
@@ -530,6 +737,7 @@ ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, il
 	ilpi_buf_init(&b);
 	ilpi_buf_puts(&b, "{\n  \"format\": \"ilpart-partition\",\n  \"version\": 1");
 	write_producer(&b, p);
+	write_provenance(&b, g, p);
 	write_list(&b, g, p, "saved", ILPI_P_SAVED);
 	write_list(&b, g, p, "recomputed", ILPI_P_RECOMPUTED);
 	if (p->has_cost) {

@@ -22,6 +22,24 @@ typedef struct ilpi_override {
 	double gain;        /* objective units gained by overriding */
 } ilpi_override;
 
+/* The request that produced a partition, written under "options" (docs/partition.md).
+ * Strings are "" and numbers negative when absent. */
+typedef struct ilpi_run_options {
+	int known;                /* 0: nothing recorded (older files, hand-written ones) */
+	char objective[16];       /* ILP only */
+	double alpha;             /* weighted objective only */
+	int64_t budget_bytes;     /* --memory-budget in bytes ... */
+	double budget_fraction;   /* ... or as a fraction */
+	char prefer[16];
+	char bans[16];
+	char device[96];          /* a profile name or FLOPS:BYTES_PER_S */
+	char policy_name[256];
+	char policy_sha256[65];
+	double time_limit;
+	double gap;
+	char version[32];         /* ilpart's */
+} ilpi_run_options;
+
 struct ilp_partition {
 	size_t n;                 /* graph node count */
 	uint8_t *state;           /* ILPI_P_* per node */
@@ -45,6 +63,10 @@ struct ilp_partition {
 
 	ilpi_override *overrides;
 	size_t n_overrides, cap_overrides;
+
+	/* The graph it was made for ("" when the file does not say) and the request. */
+	char graph_fp[65];
+	ilpi_run_options opt;
 };
 
 static inline int ilpi_saved(const ilp_partition *p, size_t i)
@@ -61,6 +83,9 @@ int ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, dou
  * field unchanged. */
 void ilpi_partition_set_producer(ilp_partition *p, const char *method, const char *objective,
     const char *prefer, const char *status);
+/* Records in p what it was made for: g's fingerprint and policy, and the options
+ * (`o`; objective, budget, time limit and gap only when p->method is "ilp"). */
+void ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_options *o);
 /* Bytes of the saved values, each storage counted once (views share their base's). */
 int64_t ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p);
 /* Marks recomputed what the backward then needs and cannot get otherwise: every op that

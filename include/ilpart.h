@@ -99,6 +99,24 @@ int64_t ilp_partition_saved_bytes(const ilp_partition *p);
 double ilp_partition_recompute_flops(const ilp_partition *p);
 double ilp_partition_recompute_time_us(const ilp_partition *p);
 
+/* ---- fingerprints ----------------------------------------------------------- */
+
+/* The graph's canonical fingerprint, 64 lowercase hex digits (SHA-256; docs/format.md
+ * "Fingerprint"): structure, ops, shapes, dtypes, costs, SAC tags and regions, outputs,
+ * independent of node names and of the order of the file. It is the fingerprint of the
+ * graph as read or built; ilp_policy_apply does not change it. Lives as long as g. */
+const char *ilp_graph_fingerprint(const ilp_graph *g);
+/* The fingerprint of the graph `p` was made for, "" when its file does not say (files
+ * from before fingerprints). Reading a partition file that names another graph's
+ * fingerprint fails with ILP_ERR_INPUT. */
+const char *ilp_partition_fingerprint(const ilp_partition *p);
+/* `p`, made for `from`, carried onto `to`: the same graph (same fingerprint) under other
+ * node names or in another file order. The correspondence is proven node by node
+ * (labels, inputs in order, views, outputs) first. Call it on the graphs as read, or
+ * after applying the same policy to both. -1 with ILP_ERR_INPUT when they differ. */
+int ilp_partition_remap(const ilp_graph *from, const ilp_partition *p, const ilp_graph *to,
+    ilp_partition **out, ilp_error *err);
+
 /* ---- policies -------------------------------------------------------------- */
 
 typedef enum ilp_prefer_mode {

@@ -20,6 +20,7 @@
 #include "graph/graph.h"
 #include "graph/grow.h"
 #include "graph/json_parse.h"
+#include "graph/sha256.h"
 #include "policies/policy_file.h"
 
 /* ---- matching --------------------------------------------------------------------- */
@@ -322,6 +323,7 @@ ilp_policy_read_buffer(const char *buf, size_t len, const char *name, ilp_policy
 		return -1;
 	}
 	cJSON_Delete(root);
+	ilpi_sha256_buf(buf, len, r.pol->sha256);
 	*out = r.pol;
 	return 0;
 }
@@ -358,6 +360,22 @@ in_scope(const ilp_policy *pol, const ilpi_node *n)
 				return 1;
 		return 0;
 	}
+	return 0;
+}
+
+/* Partitions made for g record which policy tagged it: file name (without its
+ * directory: the same policy may live anywhere) and content hash. */
+static int
+record_policy(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
+{
+	const char *base = strrchr(pol->path, '/');
+
+	free(g->policy_name);
+	if ((g->policy_name = strdup(base != NULL ? base + 1 : pol->path)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", pol->path);
+		return -1;
+	}
+	memcpy(g->policy_sha256, pol->sha256, sizeof g->policy_sha256);
 	return 0;
 }
 
@@ -405,5 +423,5 @@ ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
 		    "the listed regions");
 		return -1;
 	}
-	return 0;
+	return record_policy(pol, g, err);
 }

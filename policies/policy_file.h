@@ -33,6 +33,7 @@ struct ilp_policy {
 	int has_default;     /* 0: unlisted ops keep their tags */
 	ilpi_pattern *pat;   /* in rule order; the first match wins */
 	size_t n_pat, cap_pat;
+	char sha256[65];     /* of the file's bytes, recorded in partitions */
 };
 
 /* Does pattern `pat` cover op `target`? Exact name, an overload packet ("aten.mm"

@@ -1110,10 +1110,18 @@ ilp_mincut(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err)
 {
 	ilpi_mincut_options mo;
+	ilp_solve_options def;
 
 	ilpi_err_clear(err);
 	ilpi_mincut_options_init(&mo);
-	if (o != NULL)
-		ilpi_mincut_options_from_solve(&mo, o);
-	return ilpi_mincut_run(g, &mo, out, NULL, err);
+	if (o == NULL) {
+		ilp_solve_options_init(&def);
+		def.prefer = mo.prefer;
+		o = &def;
+	}
+	ilpi_mincut_options_from_solve(&mo, o);
+	if (ilpi_mincut_run(g, &mo, out, NULL, err) != 0)
+		return -1;
+	ilpi_partition_record(*out, g, o);
+	return 0;
 }

@@ -598,6 +598,7 @@ make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
 		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 	ilpi_partition_set_producer(p, "ilp", objective_name(c->o->objective),
 	    ilp_prefer_name(c->o->prefer), c->status);
+	ilpi_partition_record(p, g, c->o);
 	p->gap = c->gap;
 	p->budget_bytes = c->budget;
 	if (ilp_partition_evaluate(g, p, &c->o->device, err) != 0 ||

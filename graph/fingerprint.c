@@ -1,0 +1,488 @@
+/*
+ * fingerprint.c - canonical graph fingerprints and the canonical node order
+ * (docs/format.md "Fingerprint").
+ *
+ * Node names and the order of the file are arbitrary (PyTorch numbers nodes per
+ * process), so nothing here reads them. Each node gets a 128-bit colour:
+ *
+ *   label   what the node is: kind, target, dtype, shape, bytes, flags, getitem index,
+ *           costs, SAC tag, and its region as a rank among the graph's region ids
+ *           (ids are counters; only their order and equality mean anything);
+ *   down    label + the down colours of its inputs in argument order (+ its view base):
+ *           the whole cone of ancestors, computed in topological order;
+ *   up      down + the multiset of (up colour of a user, argument position) pairs, view
+ *           users, and positions in outputs.forward / outputs.backward, in reverse order.
+ *
+ * Then colour refinement (Weisfeiler-Leman with ordered inputs) runs until the number
+ * of distinct colours stops growing. The fingerprint is SHA-256 over the sorted
+ * multiset of final colours, the colours of the output lists and the graph flags: a
+ * function of the graph up to isomorphism, so renaming nodes or reordering the file
+ * keeps it, while changing a label or an edge changes the colours.
+ *
+ * The canonical order sorts nodes by final colour. Colours that stay tied after
+ * refinement belong (in every graph this project sees) to interchangeable nodes; the
+ * order breaks such ties by individualising one node and refining again, and
+ * ilpi_graph_match() proves the resulting correspondence an isomorphism before a
+ * partition is carried across it.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/fingerprint.h"
+#include "graph/sha256.h"
+
+typedef struct h128 {
+	uint64_t a, b;
+} h128;
+
+/* ---- 2 x 64-bit hashing: two differently seeded chains of the murmur3 finalizer ---- */
+
+static uint64_t
+fmix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static void
+h_init(h128 *h, uint64_t domain)
+{
+	h->a = fmix64(0x243f6a8885a308d3ULL ^ domain);
+	h->b = fmix64(0x13198a2e03707344ULL + domain);
+}
+
+static void
+h_word(h128 *h, uint64_t w)
+{
+	h->a = fmix64(h->a ^ w) + 0x9e3779b97f4a7c15ULL;
+	h->b = fmix64(h->b + (w ^ 0xa4093822299f31d0ULL)) ^ (h->a >> 29);
+}
+
+static void
+h_col(h128 *h, h128 c)
+{
+	h_word(h, c.a);
+	h_word(h, c.b);
+}
+
+static void
+h_str(h128 *h, const char *s)
+{
+	size_t len = s != NULL ? strlen(s) : 0;
+
+	h_word(h, s != NULL ? len : UINT64_MAX);
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = 0;
+
+		for (size_t j = 0; j < 8 && i + j < len; j++)
+			w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+		h_word(h, w);
+	}
+}
+
+static void
+h_num(h128 *h, double d)
+{
+	uint64_t w;
+
+	if (d == 0)
+		d = 0; /* -0.0 */
+	memcpy(&w, &d, sizeof w);
+	h_word(h, w);
+}
+
+static int
+cmp_h128(const void *x, const void *y)
+{
+	const h128 *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return 0;
+}
+
+static int
+h_eq(h128 x, h128 y)
+{
+	return x.a == y.a && x.b == y.b;
+}
+
+/* ---- the colouring ------------------------------------------------------------ */
+
+enum { K_VIEW = 0xffffffffu };  /* argument position of a view user */
+enum { U_FW = -1, U_BW = -2 };  /* pseudo users: output lists */
+
+typedef struct fp {
+	const ilp_graph *g;
+	size_t n;
+	h128 *col, *next, *sorted, *scratch;
+	int32_t *region;        /* dense rank of ac_graph_id, -1 outside regions */
+	uint32_t *rbeg;         /* reverse edges of node i: [rbeg[i], rbeg[i + 1]) */
+	int32_t *ru;            /* user index, or U_FW / U_BW */
+	uint32_t *rk;           /* argument position, K_VIEW, or output position */
+} fp;
+
+static void
+fp_free(fp *f)
+{
+	free(f->col);
+	free(f->next);
+	free(f->sorted);
+	free(f->scratch);
+	free(f->region);
+	free(f->rbeg);
+	free(f->ru);
+	free(f->rk);
+}
+
+static int
+cmp_i32(const void *x, const void *y)
+{
+	int32_t p = *(const int32_t *)x, q = *(const int32_t *)y;
+
+	return (p > q) - (p < q);
+}
+
+/* Region ids as dense ranks: only their order and equality reach the colours. */
+static int
+rank_regions(fp *f)
+{
+	const ilp_graph *g = f->g;
+	int32_t *ids = malloc((f->n + 1) * sizeof *ids);
+	size_t m = 0, u = 0;
+
+	if (ids == NULL)
+		return -1;
+	for (size_t i = 0; i < f->n; i++)
+		if (g->node[i].ac_graph_id != ILPI_NONE)
+			ids[m++] = g->node[i].ac_graph_id;
+	qsort(ids, m, sizeof *ids, cmp_i32);
+	for (size_t i = 0; i < m; i++)
+		if (u == 0 || ids[u - 1] != ids[i])
+			ids[u++] = ids[i];
+	for (size_t i = 0; i < f->n; i++) {
+		int32_t id = g->node[i].ac_graph_id;
+		const int32_t *hit;
+
+		f->region[i] = -1;
+		if (id != ILPI_NONE && (hit = bsearch(&id, ids, u, sizeof *ids, cmp_i32)) != NULL)
+			f->region[i] = (int32_t)(hit - ids);
+	}
+	free(ids);
+	return 0;
+}
+
+/* Reverse edges (users with argument positions, view users, output positions), CSR. */
+static int
+build_reverse(fp *f)
+{
+	const ilp_graph *g = f->g;
+	size_t total = g->n_in + g->n_fw_out + g->n_bw_out + f->n, *fill;
+
+	f->rbeg = calloc(f->n + 2, sizeof *f->rbeg);
+	f->ru = malloc((total + 1) * sizeof *f->ru);
+	f->rk = malloc((total + 1) * sizeof *f->rk);
+	fill = calloc(f->n + 1, sizeof *fill);
+	if (f->rbeg == NULL || f->ru == NULL || f->rk == NULL || fill == NULL) {
+		free(fill);
+		return -1;
+	}
+#define EACH_EDGE(ADD) \
+	for (size_t u = 0; u < f->n; u++) { \
+		const ilpi_node *nu = &g->node[u]; \
+		for (uint32_t k = 0; k < nu->in_count; k++) \
+			ADD(g->in[nu->in_begin + k], (int32_t)u, k); \
+		if (nu->view_of != ILPI_NONE) \
+			ADD(nu->view_of, (int32_t)u, K_VIEW); \
+	} \
+	for (size_t j = 0; j < g->n_fw_out; j++) \
+		ADD(g->fw_out[j], U_FW, (uint32_t)j); \
+	for (size_t j = 0; j < g->n_bw_out; j++) \
+		if (g->bw_out[j] != ILPI_NONE) \
+			ADD(g->bw_out[j], U_BW, (uint32_t)j);
+#define COUNT(t, u, k) (f->rbeg[(t) + 1]++)
+#define PLACE(t, u, k) do { size_t at = f->rbeg[t] + fill[t]++; \
+	f->ru[at] = (u); f->rk[at] = (k); } while (0)
+	EACH_EDGE(COUNT)
+	for (size_t i = 0; i < f->n; i++)
+		f->rbeg[i + 1] += f->rbeg[i];
+	EACH_EDGE(PLACE)
+#undef PLACE
+#undef COUNT
+#undef EACH_EDGE
+	free(fill);
+	return 0;
+}
+
+static h128
+label(const fp *f, size_t i)
+{
+	const ilpi_node *n = &f->g->node[i];
+	h128 h;
+
+	h_init(&h, 1);
+	h_word(&h, n->kind);
+	h_str(&h, n->target);
+	h_str(&h, n->dtype);
+	h_word(&h, (uint64_t)(int64_t)n->ndim);
+	for (int d = 0; d < n->ndim; d++)
+		h_word(&h, (uint64_t)f->g->shape[n->shape_begin + (uint32_t)d]);
+	h_word(&h, (uint64_t)n->bytes);
+	h_word(&h, n->flags & (ILPI_F_TUPLE | ILPI_F_RANDOM | ILPI_F_EFFECTFUL |
+	    ILPI_F_COLLECTIVE));
+	h_word(&h, (uint64_t)(int64_t)n->index);
+	h_num(&h, n->flops);
+	h_num(&h, n->bytes_read);
+	h_num(&h, n->bytes_written);
+	h_num(&h, n->time_us);
+	h_word(&h, n->tag);
+	h_word(&h, (uint64_t)(int64_t)f->region[i]);
+	return h;
+}
+
+/* Absorbs the colours of i's inputs in argument order, then its view base. */
+static void
+absorb_inputs(const fp *f, h128 *h, const h128 *c, size_t i)
+{
+	const ilpi_node *n = &f->g->node[i];
+
+	h_word(h, n->in_count);
+	for (uint32_t k = 0; k < n->in_count; k++)
+		h_col(h, c[f->g->in[n->in_begin + k]]);
+	if (n->view_of != ILPI_NONE)
+		h_col(h, c[n->view_of]);
+	else
+		h_word(h, 0x5eed);
+}
+
+/* Absorbs the sorted multiset of (user colour, position) over i's reverse edges. */
+static void
+absorb_users(fp *f, h128 *h, const h128 *c, size_t i)
+{
+	size_t m = 0;
+
+	for (uint32_t e = f->rbeg[i]; e < f->rbeg[i + 1]; e++) {
+		h128 x;
+
+		h_init(&x, 2);
+		if (f->ru[e] >= 0)
+			h_col(&x, c[f->ru[e]]);
+		else
+			h_word(&x, (uint64_t)(int64_t)f->ru[e]);
+		h_word(&x, f->rk[e]);
+		f->scratch[m++] = x;
+	}
+	qsort(f->scratch, m, sizeof *f->scratch, cmp_h128);
+	h_word(h, m);
+	for (size_t k = 0; k < m; k++)
+		h_col(h, f->scratch[k]);
+}
+
+static size_t
+distinct(fp *f, const h128 *c)
+{
+	size_t d = 0;
+
+	memcpy(f->sorted, c, f->n * sizeof *c);
+	qsort(f->sorted, f->n, sizeof *f->sorted, cmp_h128);
+	for (size_t i = 0; i < f->n; i++)
+		if (i == 0 || !h_eq(f->sorted[i - 1], f->sorted[i]))
+			d++;
+	return d;
+}
+
+/* Rounds of refinement until the number of colour classes stops growing. */
+static void
+refine(fp *f)
+{
+	size_t classes = distinct(f, f->col);
+
+	for (;;) {
+		size_t now;
+		h128 *t;
+
+		for (size_t i = 0; i < f->n; i++) {
+			h128 h;
+
+			h_init(&h, 4);
+			h_col(&h, f->col[i]);
+			absorb_inputs(f, &h, f->col, i);
+			absorb_users(f, &h, f->col, i);
+			f->next[i] = h;
+		}
+		now = distinct(f, f->next);
+		t = f->col, f->col = f->next, f->next = t;
+		if (now <= classes)
+			return;
+		classes = now;
+	}
+}
+
+static int
+colour(fp *f, const ilp_graph *g)
+{
+	size_t maxdeg = 1;
+
+	memset(f, 0, sizeof *f);
+	f->g = g;
+	f->n = g->n;
+	f->col = malloc((f->n + 1) * sizeof *f->col);
+	f->next = malloc((f->n + 1) * sizeof *f->next);
+	f->sorted = malloc((f->n + 1) * sizeof *f->sorted);
+	f->region = malloc((f->n + 1) * sizeof *f->region);
+	if (f->col == NULL || f->next == NULL || f->sorted == NULL || f->region == NULL ||
+	    rank_regions(f) != 0 || build_reverse(f) != 0)
+		return -1;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->rbeg[i + 1] - f->rbeg[i] > maxdeg)
+			maxdeg = f->rbeg[i + 1] - f->rbeg[i];
+	if ((f->scratch = malloc(maxdeg * sizeof *f->scratch)) == NULL)
+		return -1;
+	/* down, in topological order: inputs come first */
+	for (size_t i = 0; i < f->n; i++) {
+		h128 h = label(f, i);
+
+		absorb_inputs(f, &h, f->next, i);
+		f->next[i] = h;
+	}
+	/* up, in reverse order: users come later; next[] still holds down */
+	for (size_t i = f->n; i-- > 0;) {
+		h128 h;
+
+		h_init(&h, 3);
+		h_col(&h, f->next[i]);
+		absorb_users(f, &h, f->col, i);
+		f->col[i] = h;
+	}
+	refine(f);
+	return 0;
+}
+
+/* Little-endian, so the hashed bytes do not depend on the machine. */
+static void
+put64(ilpi_sha256 *s, uint64_t w)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(w >> (8 * i));
+	ilpi_sha256_update(s, b, 8);
+}
+
+int
+ilpi_graph_compute_fingerprint(ilp_graph *g)
+{
+	static const char magic[] = "ilpart-graph-fingerprint 1";
+	ilpi_sha256 s;
+	fp f;
+	int rc = -1;
+
+	if (colour(&f, g) != 0)
+		goto out;
+	ilpi_sha256_init(&s);
+	ilpi_sha256_update(&s, magic, sizeof magic);
+#define PUT(x) put64(&s, (x))
+#define PUTC(c) do { PUT((c).a); PUT((c).b); } while (0)
+	PUT((uint64_t)g->rng_functionalized);
+	PUT(g->n);
+	PUT(g->n_fw_out);
+	PUT(g->n_bw_out);
+	distinct(&f, f.col);
+	for (size_t i = 0; i < f.n; i++)
+		PUTC(f.sorted[i]);
+	for (size_t j = 0; j < g->n_fw_out; j++)
+		PUTC(f.col[g->fw_out[j]]);
+	for (size_t j = 0; j < g->n_bw_out; j++) {
+		if (g->bw_out[j] == ILPI_NONE) {
+			PUT(0);
+			PUT(0);
+		} else {
+			PUTC(f.col[g->bw_out[j]]);
+		}
+	}
+#undef PUTC
+#undef PUT
+	ilpi_sha256_hex(&s, g->fingerprint);
+	rc = 0;
+out:
+	fp_free(&f);
+	return rc;
+}
+
+const char *
+ilp_graph_fingerprint(const ilp_graph *g)
+{
+	return g->fingerprint;
+}
+
+/* ---- canonical order ----------------------------------------------------------- */
+
+typedef struct ranked {
+	h128 c;
+	int32_t i;
+} ranked;
+
+static int
+cmp_ranked(const void *x, const void *y)
+{
+	const ranked *p = x, *q = y;
+	int c = cmp_h128(&p->c, &q->c);
+
+	return c != 0 ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+static int
+isolated(const fp *f, int32_t i)
+{
+	return f->g->node[i].in_count == 0 && f->g->node[i].view_of == ILPI_NONE &&
+	    f->rbeg[i] == f->rbeg[i + 1];
+}
+
+int
+ilpi_graph_canonical_order(const ilp_graph *g, int32_t *order)
+{
+	ranked *r = NULL;
+	fp f;
+	int rc = -1;
+
+	if (colour(&f, g) != 0 || (r = malloc((f.n + 1) * sizeof *r)) == NULL)
+		goto out;
+	for (;;) {
+		size_t run = 0, end;
+
+		for (size_t i = 0; i < f.n; i++) {
+			r[i].c = f.col[i];
+			r[i].i = (int32_t)i;
+		}
+		qsort(r, f.n, sizeof *r, cmp_ranked);
+		while (run + 1 < f.n && !h_eq(r[run].c, r[run + 1].c))
+			run++;
+		if (run + 1 >= f.n)
+			break;
+		/* The first tied class: individualise its first member (all of them when
+		 * they touch nothing, as unused placeholders do) and refine again. */
+		for (end = run + 1; end < f.n && h_eq(r[end].c, r[run].c); end++)
+			;
+		for (size_t k = run; k < end; k++) {
+			h_word(&f.col[r[k].i], 0x1d1d0000u + (k - run));
+			if (!isolated(&f, r[k].i))
+				break;
+		}
+		refine(&f);
+	}
+	for (size_t i = 0; i < f.n; i++)
+		order[i] = r[i].i;
+	rc = 0;
+out:
+	free(r);
+	fp_free(&f);
+	return rc;
+}
