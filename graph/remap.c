@@ -165,6 +165,7 @@ ilp_partition_remap(const ilp_graph *from, const ilp_partition *p, const ilp_gra
 	ilp_partition *q = NULL;
 	int32_t *map = NULL;
 
+	ilpi_err_clear(err);
 	*out = NULL;
 	if (p->n != from->n) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: the partition has %zu nodes, the graph %zu",
