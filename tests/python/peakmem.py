@@ -1,0 +1,79 @@
+"""Measuring the peak memory of split forward/backward graphs on CPU, the way the memory
+simulator (graph/memsim.c, docs/partition.md "Peak memory") models it: run the forward,
+hand the saved values to the backward, run it with its arguments stolen (as AOTAutograd
+does), and take the high-water mark of the bytes the CPU allocator handed out meanwhile,
+from the profiler's memory events. Inputs (primals, tangents) are allocated before the
+measurement starts, so, as in the simulator, they are not counted."""
+
+import re
+
+import torch
+
+
+def make_inputs(jm):
+    """Real tensors for the joint module's placeholders: (primals, tangents)."""
+    prim, tang = [], []
+    g = torch.Generator().manual_seed(0)
+    for n in jm.graph.find_nodes(op="placeholder"):
+        v = n.meta.get("val")
+        if v.dtype.is_floating_point:
+            t = torch.randn(v.shape, dtype=v.dtype, generator=g)
+        else:
+            t = torch.zeros(v.shape, dtype=v.dtype)
+        (tang if "tangents" in n.name else prim).append(t)
+    return prim, tang
+
+
+def boxed(gm):
+    """gm's generated code taking one list of arguments and clearing it, so that a value
+    is freed after its last use (what compiled backward functions do with
+    steal_args=True)."""
+    src = gm.code
+    m = re.search(r"def forward\(self, ([^)]*)\):\n", src)
+    params = m.group(1).strip()
+    if ":" in params:
+        raise RuntimeError("annotated placeholders: %s" % params)
+    head = "def forward(self, args):\n    %s, = args\n    args.clear()\n" % params
+    src = src[:m.start()] + head + src[m.end():]
+    scope = dict(gm.forward.__globals__)
+    exec(compile(src, "<boxed %s>" % type(gm).__name__, "exec"), scope)
+    return scope["forward"].__get__(gm)
+
+
+def _peak(prof):
+    """High-water mark of the running sum of the allocator's memory events (the chrome
+    trace has them one by one, with their sizes; frees of blocks allocated before the
+    profile started are not reported)."""
+    import json
+    import os
+    import tempfile
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            trace = json.load(f)
+    finally:
+        os.unlink(path)
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    mem = sorted((e for e in events if e.get("name") == "[memory]"),
+                 key=lambda e: (e["ts"], e["args"].get("Ev Idx", 0)))
+    cur = peak = 0
+    for e in mem:
+        cur += e["args"]["Bytes"]
+        peak = max(peak, cur)
+    return peak
+
+
+def measure(fw, bw, n_user_outputs, primals, tangents):
+    """Peak bytes allocated while fw then bw run; returns (peak, forward outputs, grads)."""
+    run_bw = boxed(bw)
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        outs = list(fw(*primals))
+        user = outs[:n_user_outputs]
+        args = outs[n_user_outputs:] + list(tangents)
+        del outs
+        grads = run_bw(args)
+        del args
+    return _peak(prof), user, grads
