@@ -40,6 +40,21 @@ int cli_parse_number(const char *s, double *out, const char **end);
 int cli_parse_budget(const char *s, int64_t *bytes, double *fraction);
 int cli_parse_device(const char *s, ilp_device *dev);
 
+/* ---- the option scanner every command uses (cli/options.c) ---------------------- */
+/* argv[*i] is option `name`, as "NAME VALUE" or "NAME=VALUE": 1 with *v the value and
+ * *i advanced past it, or 1 with *v = NULL after printing "NAME needs a value" (the
+ * caller returns CLI_INPUT). Any other argument: 0. */
+int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **v);
+/* An argument that is no known option: the next of `max` operands (files[(*n)++]), or
+ * the usage error for an unknown option or one operand too many. CLI_OK or CLI_INPUT. */
+int cli_operand(const char *cmd, const char *arg, const char **files, int max, int *n);
+/* Values of --device, --time-limit and --memory-budget into their fields, with the one
+ * usage message each has in every command. NULL `v` (cli_opt's missing value) and bad
+ * values: CLI_INPUT. */
+int cli_opt_device(const char *cmd, const char *v, ilp_device *dev);
+int cli_opt_seconds(const char *cmd, const char *v, double *seconds);
+int cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fraction);
+
 /* ---- baselines beside the ILP optimum (cli/baselines.c) ---------------------- */
 /* How many: the min-cut, each reference partition of g, save-all. */
 size_t cli_baseline_count(const ilp_graph *g);

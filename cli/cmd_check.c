@@ -29,13 +29,8 @@ cmd_check(int argc, char **argv)
 			return CLI_INPUT;
 		if (pr > 0)
 			continue;
-		if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return cli_usage("check", "unknown option '%s'", argv[i]);
-		} else if (nfiles < 2) {
-			files[nfiles++] = argv[i];
-		} else {
-			return cli_usage("check", "unexpected argument '%s'", argv[i]);
-		}
+		if (cli_operand("check", argv[i], files, 2, &nfiles) != CLI_OK)
+			return CLI_INPUT;
 	}
 	if (nfiles != 2)
 		return cli_usage("check", "expected GRAPH and PARTITION");

@@ -47,41 +47,33 @@ now_s(void)
 static int
 parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char **graph)
 {
+	int n_graph = 0;
+
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v;
 		int k = cli_policy_arg(&c->pol, cmd, argc, argv, &i);
 
 		if (k < 0)
 			return CLI_INPUT;
 		if (k > 0)
 			continue;
-		if (strcmp(a, "--memory-budget") == 0 && i + 1 < argc) {
-			if (cli_parse_budget(argv[++i], &c->so.budget_bytes,
-			    &c->so.budget_fraction) != 0)
-				return cli_usage(cmd, "--memory-budget: expected " CLI_BUDGET_HELP
-				    ", not '%s'", argv[i]);
-		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
-			c->device = argv[++i];
-			if (cli_parse_device(c->device, &c->so.device) != 0)
-				return cli_usage(cmd, "--device: expected " CLI_DEVICE_HELP
-				    ", not '%s'", c->device);
-		} else if (strcmp(a, "--time-limit") == 0 && i + 1 < argc) {
-			char *end;
-
-			c->so.time_limit = strtod(argv[++i], &end);
-			if (*end != '\0' || !(c->so.time_limit > 0))
-				return cli_usage(cmd, "--time-limit: bad number of seconds '%s'",
-				    argv[i]);
+		if (cli_opt(cmd, argc, argv, &i, "--memory-budget", &v)) {
+			if (cli_opt_budget(cmd, v, &c->so.budget_bytes, &c->so.budget_fraction) !=
+			    CLI_OK)
+				return CLI_INPUT;
+		} else if (cli_opt(cmd, argc, argv, &i, "--device", &v)) {
+			if (cli_opt_device(cmd, v, &c->so.device) != CLI_OK)
+				return CLI_INPUT;
+			c->device = v;
+		} else if (cli_opt(cmd, argc, argv, &i, "--time-limit", &v)) {
+			if (cli_opt_seconds(cmd, v, &c->so.time_limit) != CLI_OK)
+				return CLI_INPUT;
 		} else if (strcmp(a, "--json") == 0) {
 			c->json = 1;
 		} else if (strcmp(a, "--no-times") == 0) {
 			c->no_times = 1;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage(cmd, "unknown or incomplete option '%s'", a);
-		} else if (*graph == NULL) {
-			*graph = a;
-		} else {
-			return cli_usage(cmd, "unexpected argument '%s'", a);
+		} else if (cli_operand(cmd, a, graph, 1, &n_graph) != CLI_OK) {
+			return CLI_INPUT;
 		}
 	}
 	if (*graph == NULL)

@@ -67,7 +67,7 @@ record(ilp_partition *p, const ilp_graph *g, const ilpi_mincut_options *o, ilp_b
 int
 cmd_mincut(int argc, char **argv)
 {
-	const char *graph = NULL, *outpath = "-", *dev = NULL;
+	const char *graph = NULL, *outpath = "-";
 	ilpi_mincut_options o;
 	ilpi_mincut_info info;
 	cli_policy_opts pol;
@@ -75,48 +75,47 @@ cmd_mincut(int argc, char **argv)
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
 	char *json = NULL;
-	int do_explain = 0, rc;
+	int do_explain = 0, n_graph = 0, rc;
 
 	ilpi_mincut_options_init(&o);
 	cli_policy_opts_init(&pol);
 	pol.prefer = ILP_PREFER_PYTORCH; /* torch's own reading of the tags */
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v;
 		int k = cli_policy_arg(&pol, "mincut", argc, argv, &i);
 
 		if (k < 0)
 			return CLI_INPUT;
 		if (k > 0)
 			continue;
-		if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			outpath = argv[++i];
-		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-			if (set_config(&o, argv[++i]) != 0)
-				return cli_usage("mincut", "--config: bad setting '%s'", argv[i]);
-		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
-			dev = argv[++i];
-			if (cli_parse_device(dev, &o.device) != 0)
-				return cli_usage("mincut", "--device: expected " CLI_DEVICE_HELP
-				    ", not '%s'", dev);
-		} else if (strcmp(a, "--memory-budget") == 0 && i + 1 < argc) {
+		if (cli_opt("mincut", argc, argv, &i, "-o", &v)) {
+			if ((outpath = v) == NULL)
+				return CLI_INPUT;
+		} else if (cli_opt("mincut", argc, argv, &i, "--config", &v)) {
+			if (v == NULL)
+				return CLI_INPUT;
+			if (set_config(&o, v) != 0)
+				return cli_usage("mincut", "--config: bad setting '%s'", v);
+		} else if (cli_opt("mincut", argc, argv, &i, "--device", &v)) {
+			if (cli_opt_device("mincut", v, &o.device) != CLI_OK)
+				return CLI_INPUT;
+		} else if (cli_opt("mincut", argc, argv, &i, "--memory-budget", &v)) {
 			int64_t bytes;
 			double f;
 
-			if (cli_parse_budget(argv[++i], &bytes, &f) != 0 || bytes >= 0)
+			if (v == NULL)
+				return CLI_INPUT;
+			if (cli_parse_budget(v, &bytes, &f) != 0 || bytes >= 0)
 				return cli_usage("mincut", "--memory-budget: expected a fraction "
 				    "in [0, 1] written with a decimal point (torch's "
-				    "activation_memory_budget), not '%s'", argv[i]);
+				    "activation_memory_budget), not '%s'", v);
 			o.activation_memory_budget = f;
 		} else if (strcmp(a, "--explain") == 0) {
 			do_explain = 1;
 		} else if (strcmp(a, "--no-check") == 0) {
 			o.check = 0;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage("mincut", "unknown or incomplete option '%s'", a);
-		} else if (graph == NULL) {
-			graph = a;
-		} else {
-			return cli_usage("mincut", "unexpected argument '%s'", a);
+		} else if (cli_operand("mincut", a, &graph, 1, &n_graph) != CLI_OK) {
+			return CLI_INPUT;
 		}
 	}
 	if (graph == NULL)

@@ -149,7 +149,7 @@ cmd_pareto(int argc, char **argv)
 	point *pts = NULL;
 	size_t n = 0, cap = 0;
 	long points = 10;
-	int json = 0, rc;
+	int json = 0, n_graph = 0, rc;
 	int64_t lo, hi;
 	char *out = NULL;
 
@@ -157,7 +157,7 @@ cmd_pareto(int argc, char **argv)
 	ilp_solve_options_init(&so);
 	ilp_device_lookup("h100", &so.device);
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v;
 		int k = cli_policy_arg(&pol, "pareto", argc, argv, &i);
 		char *end;
 
@@ -165,29 +165,25 @@ cmd_pareto(int argc, char **argv)
 			return CLI_INPUT;
 		if (k > 0)
 			continue;
-		if (strcmp(a, "--points") == 0 && i + 1 < argc) {
-			points = strtol(argv[++i], &end, 10);
-			if (*end != '\0' || points < 2 || points > 10000)
-				return cli_usage("pareto", "--points: expected 2..10000, got '%s'",
-				    argv[i]);
-		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			outpath = argv[++i];
+		if (cli_opt("pareto", argc, argv, &i, "--points", &v)) {
+			if (v == NULL)
+				return CLI_INPUT;
+			points = strtol(v, &end, 10);
+			if (end == v || *end != '\0' || points < 2 || points > 10000)
+				return cli_usage("pareto", "--points: expected 2..10000, not '%s'", v);
+		} else if (cli_opt("pareto", argc, argv, &i, "-o", &v)) {
+			if ((outpath = v) == NULL)
+				return CLI_INPUT;
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
-		} else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
-			if (cli_parse_device(argv[++i], &so.device) != 0)
-				return cli_usage("pareto", "--device: expected " CLI_DEVICE_HELP
-				    ", not '%s'", argv[i]);
-		} else if (strcmp(a, "--time-limit") == 0 && i + 1 < argc) {
-			so.time_limit = strtod(argv[++i], &end);
-			if (*end != '\0' || !(so.time_limit > 0))
-				return cli_usage("pareto", "--time-limit: bad number '%s'", argv[i]);
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage("pareto", "unknown or incomplete option '%s'", a);
-		} else if (graph == NULL) {
-			graph = a;
-		} else {
-			return cli_usage("pareto", "unexpected argument '%s'", a);
+		} else if (cli_opt("pareto", argc, argv, &i, "--device", &v)) {
+			if (cli_opt_device("pareto", v, &so.device) != CLI_OK)
+				return CLI_INPUT;
+		} else if (cli_opt("pareto", argc, argv, &i, "--time-limit", &v)) {
+			if (cli_opt_seconds("pareto", v, &so.time_limit) != CLI_OK)
+				return CLI_INPUT;
+		} else if (cli_operand("pareto", a, &graph, 1, &n_graph) != CLI_OK) {
+			return CLI_INPUT;
 		}
 	}
 	if (graph == NULL)

@@ -61,36 +61,20 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 	return rc;
 }
 
-/* Options with a value: the value, advancing *i, or NULL after a usage error. */
-static const char *
-value(int argc, char **argv, int *i, const char *name)
-{
-	size_t len = strlen(name);
-
-	if (strncmp(argv[*i], name, len) == 0 && argv[*i][len] == '=')
-		return argv[*i] + len + 1;
-	if (*i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
-
-static int
-is_opt(const char *arg, const char *name)
-{
-	size_t len = strlen(name);
-
-	return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
-}
+/* The options that take a value; parse_args dispatches on the one it found. */
+static const char *const value_opts[] = { "-o", "--split", "--objective",
+    "--memory-budget", "--alpha", "--device", "--time-limit", "--gap", "--write-lp",
+    "--write-mps" };
 
 static int
 parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
     const char **graph, const char **output, const char **split)
 {
-	int have_objective = 0;
+	int have_objective = 0, n_graph = 0;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL, *end;
-		int pr, missing = 0;
+		const char *a = argv[i], *v = NULL, *name = NULL, *end;
+		int pr;
 
 		if ((pr = cli_policy_arg(po, "solve", argc, argv, &i)) != 0) {
 			if (pr < 0)
@@ -101,21 +85,21 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 			o->verbose = 1;
 			continue;
 		}
-		if (a[0] != '-' || a[1] == '\0') {
-			if (*graph != NULL)
-				return cli_usage("solve", "unexpected argument '%s'", a), -1;
-			*graph = a;
+		for (size_t k = 0; name == NULL && k < sizeof value_opts / sizeof *value_opts; k++)
+			if (cli_opt("solve", argc, argv, &i, value_opts[k], &v))
+				name = value_opts[k];
+		if (name == NULL) {
+			if (cli_operand("solve", a, graph, 1, &n_graph) != CLI_OK)
+				return -1;
 			continue;
 		}
-#define OPT(name) (is_opt(a, name) && ((v = value(argc, argv, &i, name)) != NULL || \
-	(missing = 1, cli_usage("solve", "%s needs a value", name), 0)))
-		if (strcmp(a, "-o") == 0) {
-			if ((v = value(argc, argv, &i, "-o")) == NULL)
-				return cli_usage("solve", "-o needs a file name"), -1;
+		if (v == NULL)
+			return -1;
+		if (strcmp(name, "-o") == 0) {
 			*output = v;
-		} else if (OPT("--split")) {
+		} else if (strcmp(name, "--split") == 0) {
 			*split = v;
-		} else if (OPT("--objective")) {
+		} else if (strcmp(name, "--objective") == 0) {
 			have_objective = 1;
 			if (strcmp(v, "memory") == 0)
 				o->objective = ILP_OBJ_MEMORY;
@@ -126,37 +110,29 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 			else
 				return cli_usage("solve", "--objective: expected memory, runtime or "
 				    "weighted, not '%s'", v), -1;
-		} else if (OPT("--memory-budget")) {
-			if (cli_parse_budget(v, &o->budget_bytes, &o->budget_fraction) != 0)
-				return cli_usage("solve", "--memory-budget: expected "
-				    CLI_BUDGET_HELP ", not '%s'", v), -1;
-		} else if (OPT("--alpha")) {
+		} else if (strcmp(name, "--memory-budget") == 0) {
+			if (cli_opt_budget("solve", v, &o->budget_bytes, &o->budget_fraction) !=
+			    CLI_OK)
+				return -1;
+		} else if (strcmp(name, "--alpha") == 0) {
 			if (cli_parse_number(v, &o->alpha, &end) != 0 || *end != '\0' || o->alpha < 0)
 				return cli_usage("solve", "--alpha: expected a number >= 0, not '%s'",
 				    v), -1;
-		} else if (OPT("--device")) {
-			if (cli_parse_device(v, &o->device) != 0)
-				return cli_usage("solve", "--device: expected " CLI_DEVICE_HELP
-				    ", not '%s'", v), -1;
-		} else if (OPT("--time-limit")) {
-			if (cli_parse_number(v, &o->time_limit, &end) != 0 || *end != '\0' ||
-			    o->time_limit <= 0)
-				return cli_usage("solve", "--time-limit: expected seconds > 0, not "
-				    "'%s'", v), -1;
-		} else if (OPT("--gap")) {
+		} else if (strcmp(name, "--device") == 0) {
+			if (cli_opt_device("solve", v, &o->device) != CLI_OK)
+				return -1;
+		} else if (strcmp(name, "--time-limit") == 0) {
+			if (cli_opt_seconds("solve", v, &o->time_limit) != CLI_OK)
+				return -1;
+		} else if (strcmp(name, "--gap") == 0) {
 			if (cli_parse_number(v, &o->gap, &end) != 0 || *end != '\0' || o->gap < 0)
 				return cli_usage("solve", "--gap: expected a relative gap >= 0, not "
 				    "'%s'", v), -1;
-		} else if (OPT("--write-lp")) {
+		} else if (strcmp(name, "--write-lp") == 0) {
 			o->write_lp = v;
-		} else if (OPT("--write-mps")) {
-			o->write_mps = v;
 		} else {
-			if (!missing)
-				cli_usage("solve", "unknown option '%s'", a);
-			return -1;
+			o->write_mps = v;
 		}
-#undef OPT
 	}
 	if (*graph == NULL)
 		return cli_usage("solve", "expected GRAPH; usage: ilpart solve %s", usage_line),

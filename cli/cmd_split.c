@@ -27,7 +27,7 @@ int
 cmd_split(int argc, char **argv)
 {
 	cli_policy_opts po;
-	const char *files[2] = { NULL, NULL }, *format = "text", *output = "-";
+	const char *files[2] = { NULL, NULL }, *format = "text", *output = "-", *v;
 	ilp_split_format fmt = ILP_SPLIT_TEXT;
 	ilp_error err = { 0 };
 	ilp_graph *g = NULL;
@@ -47,21 +47,14 @@ cmd_split(int argc, char **argv)
 				return cli_usage("split", "only --policy applies to split");
 			continue;
 		}
-		if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-o") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage("split", "%s needs an argument", argv[i]);
-			if (argv[i][1] == 'o')
-				output = argv[++i];
-			else
-				format = argv[++i];
-		} else if (strncmp(argv[i], "--format=", 9) == 0) {
-			format = argv[i] + 9;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return cli_usage("split", "unknown option '%s'", argv[i]);
-		} else if (nfiles < 2) {
-			files[nfiles++] = argv[i];
-		} else {
-			return cli_usage("split", "unexpected argument '%s'", argv[i]);
+		if (cli_opt("split", argc, argv, &i, "--format", &v)) {
+			if ((format = v) == NULL)
+				return CLI_INPUT;
+		} else if (cli_opt("split", argc, argv, &i, "-o", &v)) {
+			if ((output = v) == NULL)
+				return CLI_INPUT;
+		} else if (cli_operand("split", argv[i], files, 2, &nfiles) != CLI_OK) {
+			return CLI_INPUT;
 		}
 	}
 	if (nfiles != 2)

@@ -1,7 +1,9 @@
 /*
- * options.c - option values more than one command reads: numbers, memory budgets and
- * device profiles, so that `--memory-budget 0.3` or `--device 989e12:3.35e12` mean
- * the same to solve, compare, pareto and mincut.
+ * options.c - the command line as every command reads it: one option scanner
+ * ("--name VALUE" or "--name=VALUE"), operands, and the option values more than one
+ * command reads (numbers, memory budgets, device profiles), so that
+ * `--memory-budget 0.3` or `--device 989e12:3.35e12` mean the same to solve, compare,
+ * pareto and mincut, and a mistake gets the same message from each.
  */
 #include "config.h"
 
@@ -74,4 +76,66 @@ cli_parse_device(const char *s, ilp_device *dev)
 	    !(dev->peak_flops > 0) || !(dev->bandwidth > 0))
 		return -1;
 	return 0;
+}
+
+int
+cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **v)
+{
+	const char *a = argv[*i];
+	size_t len = strlen(name);
+
+	if (strncmp(a, name, len) != 0 || (a[len] != '\0' && a[len] != '='))
+		return 0;
+	*v = NULL;
+	if (a[len] == '=')
+		*v = a + len + 1;
+	else if (*i + 1 < argc)
+		*v = argv[++*i];
+	else
+		cli_usage(cmd, "%s needs a value", name);
+	return 1;
+}
+
+int
+cli_operand(const char *cmd, const char *arg, const char **files, int max, int *n)
+{
+	if (arg[0] == '-' && arg[1] != '\0')
+		return cli_usage(cmd, "unknown option '%s'", arg);
+	if (*n >= max)
+		return cli_usage(cmd, "unexpected argument '%s'", arg);
+	files[(*n)++] = arg;
+	return CLI_OK;
+}
+
+int
+cli_opt_device(const char *cmd, const char *v, ilp_device *dev)
+{
+	if (v == NULL)
+		return CLI_INPUT;
+	if (cli_parse_device(v, dev) != 0)
+		return cli_usage(cmd, "--device: expected " CLI_DEVICE_HELP ", not '%s'", v);
+	return CLI_OK;
+}
+
+int
+cli_opt_seconds(const char *cmd, const char *v, double *seconds)
+{
+	const char *end;
+
+	if (v == NULL)
+		return CLI_INPUT;
+	if (cli_parse_number(v, seconds, &end) != 0 || *end != '\0' || !(*seconds > 0))
+		return cli_usage(cmd, "--time-limit: expected seconds > 0, not '%s'", v);
+	return CLI_OK;
+}
+
+int
+cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fraction)
+{
+	if (v == NULL)
+		return CLI_INPUT;
+	if (cli_parse_budget(v, bytes, fraction) != 0)
+		return cli_usage(cmd, "--memory-budget: expected " CLI_BUDGET_HELP ", not '%s'",
+		    v);
+	return CLI_OK;
 }

@@ -19,26 +19,6 @@ cli_policy_opts_init(cli_policy_opts *o)
 	o->bans = ILP_BANS_PYTORCH;
 }
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i]: the value, or NULL when argv[*i] is
- * not this option. *missing is set when the option is there without a value. */
-static const char *
-opt_value(const char *name, int argc, char **argv, int *i, int *missing)
-{
-	size_t len = strlen(name);
-
-	if (strncmp(argv[*i], name, len) != 0)
-		return NULL;
-	if (argv[*i][len] == '=')
-		return argv[*i] + len + 1;
-	if (argv[*i][len] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 int
 cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *i)
 {
@@ -46,15 +26,12 @@ cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *
 	ilp_error err = { 0 };
 
 	for (int k = 0; k < 3; k++) {
-		int missing = 0;
-		const char *v = opt_value(names[k], argc, argv, i, &missing);
+		const char *v;
 
-		if (missing) {
-			cli_usage(cmd, "%s needs an argument", names[k]);
-			return -1;
-		}
-		if (v == NULL)
+		if (!cli_opt(cmd, argc, argv, i, names[k], &v))
 			continue;
+		if (v == NULL)
+			return -1;
 		if (k == 0)
 			o->policy = v;
 		else if ((k == 1 && ilp_prefer_parse(v, &o->prefer, &err) != 0) ||
