@@ -34,11 +34,9 @@ cmd_check(int argc, char **argv)
 	}
 	if (nfiles != 2)
 		return cli_usage("check", "expected GRAPH and PARTITION");
-	if (ilp_graph_read_file(files[0], &g, &err) != 0)
-		return cli_fail(&err);
 	/* The policy retags g before the partition is checked against the tags. */
-	if ((rc = cli_policy_apply(&po, g)) != CLI_OK)
-		goto out;
+	if ((rc = cli_read_graph(files[0], &po, &g)) != CLI_OK)
+		return rc;
 	if (ilp_partition_read_file(g, files[1], &p, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -306,7 +306,6 @@ cmd_compare(int argc, char **argv)
 	compare_opts c;
 	const char *graph = NULL;
 	ilp_graph *g = NULL;
-	ilp_error err = { 0 };
 	row *rows = NULL;
 	size_t n = 0;
 	int64_t opt = -1;
@@ -319,10 +318,8 @@ cmd_compare(int argc, char **argv)
 	ilp_device_lookup(c.device, &c.so.device);
 	if ((rc = parse_args(&c, "compare", argc, argv, &graph)) != CLI_OK)
 		return rc;
-	if (ilp_graph_read_file(graph, &g, &err) != 0)
-		return cli_fail(&err);
-	if ((rc = cli_policy_apply(&c.pol, g)) != CLI_OK)
-		goto out;
+	if ((rc = cli_read_graph(graph, &c.pol, &g)) != CLI_OK)
+		return rc;
 	rows = calloc(1 + cli_baseline_count(g), sizeof *rows);
 	if (rows == NULL) {
 		fprintf(stderr, "ilpart compare: out of memory\n");

@@ -128,10 +128,8 @@ cmd_mincut(int argc, char **argv)
 		o.ban_recompute_not_in_allowlist = 0;
 		o.ban_recompute_reductions = 0;
 	}
-	if (ilp_graph_read_file(graph, &g, &err) != 0)
-		return cli_fail(&err);
-	if ((rc = cli_policy_apply(&pol, g)) != CLI_OK)
-		goto out;
+	if ((rc = cli_read_graph(graph, &pol, &g)) != CLI_OK)
+		return rc;
 	if (ilpi_mincut_run(g, &o, &p, do_explain ? &info : NULL, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

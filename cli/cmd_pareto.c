@@ -190,10 +190,8 @@ cmd_pareto(int argc, char **argv)
 		return cli_usage("pareto", "missing GRAPH");
 	so.prefer = pol.prefer;
 	so.bans = pol.bans;
-	if (ilp_graph_read_file(graph, &g, &err) != 0)
-		return cli_fail(&err);
-	if ((rc = cli_policy_apply(&pol, g)) != CLI_OK)
-		goto out;
+	if ((rc = cli_read_graph(graph, &pol, &g)) != CLI_OK)
+		return rc;
 	cap = (size_t)points + cli_baseline_count(g);
 	pts = calloc(cap, sizeof *pts);
 	if (pts == NULL) {

@@ -164,10 +164,8 @@ cmd_solve(int argc, char **argv)
 	o.log = log_line;
 	if (parse_args(argc, argv, &o, &po, &graph, &output, &split) != 0)
 		return CLI_INPUT;
-	if (ilp_graph_read_file(graph, &g, &err) != 0)
-		return cli_fail(&err);
-	if ((rc = cli_policy_apply(&po, g)) != CLI_OK)
-		goto out;
+	if ((rc = cli_read_graph(graph, &po, &g)) != CLI_OK)
+		return rc;
 	if (ilp_solve(g, &o, &p, &err) != 0 || ilp_partition_to_json(g, p, &json, &err) != 0 ||
 	    ilp_write_file_atomic(output, json, strlen(json), &err) != 0 ||
 	    (split != NULL && write_split(split, g, p, &err) != 0)) {

@@ -62,10 +62,8 @@ cmd_split(int argc, char **argv)
 	if (parse_format(format, &fmt) != 0)
 		return cli_usage("split", "--format: expected json, text or dot, not '%s'",
 		    format);
-	if (ilp_graph_read_file(files[0], &g, &err) != 0)
-		return cli_fail(&err);
-	if ((rc = cli_policy_apply(&po, g)) != CLI_OK)
-		goto out;
+	if ((rc = cli_read_graph(files[0], &po, &g)) != CLI_OK)
+		return rc;
 	if (ilp_partition_read_file(g, files[1], &p, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -1,7 +1,7 @@
 /*
  * policy_opts.c - the SAC options every command that reads tags shares:
  * `--policy FILE`, `--prefer hard|pytorch|soft`, `--bans pytorch|none`
- * (also spelled `--opt=VALUE`).
+ * (also spelled `--opt=VALUE`), and the graph read with the policy applied.
  */
 #include "config.h"
 
@@ -45,8 +45,8 @@ cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *
 	return 0;
 }
 
-int
-cli_policy_apply(const cli_policy_opts *o, ilp_graph *g)
+static int
+policy_apply(const cli_policy_opts *o, ilp_graph *g)
 {
 	ilp_error err = { 0 };
 	ilp_policy *pol = NULL;
@@ -59,4 +59,19 @@ cli_policy_apply(const cli_policy_opts *o, ilp_graph *g)
 	rc = ilp_policy_apply(pol, g, &err);
 	ilp_policy_free(pol);
 	return rc != 0 ? cli_fail(&err) : CLI_OK;
+}
+
+int
+cli_read_graph(const char *path, const cli_policy_opts *o, ilp_graph **out)
+{
+	ilp_error err = { 0 };
+	int rc;
+
+	if (ilp_graph_read_file(path, out, &err) != 0)
+		return cli_fail(&err);
+	if ((rc = policy_apply(o, *out)) != CLI_OK) {
+		ilp_graph_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
