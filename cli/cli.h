@@ -82,6 +82,9 @@ void cli_policy_opts_init(cli_policy_opts *o);
  * records it and advances *i past the value: 1. Not one of these: 0. A missing or
  * unknown value: prints the usage error for `cmd` and returns -1 (exit CLI_INPUT). */
 int cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *i);
+/* Reads o->policy (if any) and applies it to g's tags; CLI_OK or the printed error's
+ * exit status. */
+int cli_policy_apply(const cli_policy_opts *o, ilp_graph *g);
 /* Reads the graph at `path` and applies o->policy (if any) to its tags, before anything
  * solves or checks it: CLI_OK and *out (caller frees), or the printed error's exit
  * status and *out = NULL. */

@@ -31,16 +31,11 @@ cmd_remap(int argc, char **argv)
 			return CLI_INPUT;
 		if (pr > 0)
 			continue;
-		if (strcmp(argv[i], "-o") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage("remap", "-o needs a file name");
-			output = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return cli_usage("remap", "unknown option '%s'", argv[i]);
-		} else if (nfiles < 3) {
-			files[nfiles++] = argv[i];
-		} else {
-			return cli_usage("remap", "unexpected argument '%s'", argv[i]);
+		if (cli_opt("remap", argc, argv, &i, "-o", &output)) {
+			if (output == NULL)
+				return CLI_INPUT;
+		} else if (cli_operand("remap", argv[i], files, 3, &nfiles) != CLI_OK) {
+			return CLI_INPUT;
 		}
 	}
 	if (nfiles != 3)

@@ -45,8 +45,8 @@ cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *
 	return 0;
 }
 
-static int
-policy_apply(const cli_policy_opts *o, ilp_graph *g)
+int
+cli_policy_apply(const cli_policy_opts *o, ilp_graph *g)
 {
 	ilp_error err = { 0 };
 	ilp_policy *pol = NULL;
@@ -69,7 +69,7 @@ cli_read_graph(const char *path, const cli_policy_opts *o, ilp_graph **out)
 
 	if (ilp_graph_read_file(path, out, &err) != 0)
 		return cli_fail(&err);
-	if ((rc = policy_apply(o, *out)) != CLI_OK) {
+	if ((rc = cli_policy_apply(o, *out)) != CLI_OK) {
 		ilp_graph_free(*out);
 		*out = NULL;
 	}
