@@ -1,10 +1,12 @@
 /*
  * check.c - the independent partition checker (docs/partition.md "Checker rules").
  *
- * It re-derives every rule from the node fields alone and shares no code with the
- * solvers (policies/ and solver/ are off limits here), so that a bug in the rules the
- * solvers obey cannot hide itself. Nodes are visited in graph order and the first
- * violation is reported, naming the node and its SAC tag.
+ * It re-derives every rule from the node fields and shares no code with the solvers'
+ * rules (policies/ and solver/ are off limits here), so that a bug in the rules the
+ * solvers obey cannot hide itself. What a node is — its class and liveness
+ * (graph/classify.c), its SAC tag and region (graph/region.c) — has one definition
+ * that the checker and the solvers share. Nodes are visited in graph order and the
+ * first violation is reported, naming the node and its SAC tag.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
+#include "graph/region.h"
 
 typedef struct checker {
 	const ilp_graph *g;
@@ -20,41 +23,10 @@ typedef struct checker {
 	ilp_error *err;
 } checker;
 
-/* MUST_RECOMPUTE, or PREFER_RECOMPUTE when the mode makes it binding (PyTorch's
- * must_recompute()). */
-static int
-recompute_tagged(const checker *c, const ilpi_node *n)
+static ilpi_tag
+tag(const checker *c, size_t i)
 {
-	return n->tag == ILPI_TAG_MUST_RECOMPUTE ||
-	    (n->tag == ILPI_TAG_PREFER_RECOMPUTE && c->mode != ILP_PREFER_SOFT);
-}
-
-static int
-save_tagged(const checker *c, const ilpi_node *n)
-{
-	return n->tag == ILPI_TAG_MUST_SAVE ||
-	    (n->tag == ILPI_TAG_PREFER_SAVE && c->mode == ILP_PREFER_HARD);
-}
-
-/* PyTorch's cleanup_recompute_tags: a recompute-tagged node used by a recompute-tagged
- * node of a later region ends its region and is stashed (MUST_SAVE). Returns that
- * user, or -1. */
-static long
-boundary_user(const checker *c, size_t i)
-{
-	const ilpi_node *n = &c->g->node[i];
-	const int32_t *use = ilpi_users(c->g, n);
-
-	if (!recompute_tagged(c, n) || n->ac_graph_id == ILPI_NONE)
-		return -1;
-	for (uint32_t k = 0; k < n->use_count; k++) {
-		const ilpi_node *u = &c->g->node[use[k]];
-
-		if (recompute_tagged(c, u) && u->ac_graph_id != ILPI_NONE &&
-		    u->ac_graph_id > n->ac_graph_id)
-			return use[k];
-	}
-	return -1;
+	return ilpi_sac_tag(c->g, i);
 }
 
 static int
@@ -78,9 +50,9 @@ violation(const checker *c, size_t i, const char *what)
 {
 	const ilpi_node *n = &c->g->node[i];
 
-	if (n->tag != ILPI_TAG_NONE)
+	if (tag(c, i) != ILPI_TAG_NONE)
 		ilpi_err(c->err, ILP_ERR_VIOLATION, "partition: node '%s' (%s): %s", n->name,
-		    ilpi_tag_name((ilpi_tag)n->tag), what);
+		    ilpi_tag_name(tag(c, i)), what);
 	else
 		ilpi_err(c->err, ILP_ERR_VIOLATION, "partition: node '%s': %s", n->name, what);
 	return -1;
@@ -94,7 +66,7 @@ tag_violation(const checker *c, size_t i, const char *did, const char *doing,
 {
 	char why[200];
 
-	if (c->g->node[i].tag == prefer_tag)
+	if (tag(c, i) == prefer_tag)
 		snprintf(why, sizeof why, "%s, but its tag forbids %s (prefer mode %s)", did,
 		    doing, ilp_prefer_name(c->mode));
 	else
@@ -111,10 +83,13 @@ check_saved(const checker *c, size_t i)
 		return violation(c, i, "saved, but it is a tangent (already a backward input)");
 	if (n->cls == ILPI_BACKWARD)
 		return violation(c, i, "saved, but it is a backward node");
+	if (!ilpi_live(n))
+		return violation(c, i, "saved, but it is dead (needed by no output)");
 	if (n->flags & ILPI_F_TUPLE)
 		return violation(c, i, "saved, but it is a tuple with no storage "
 		    "(save its getitem projections)");
-	if (recompute_tagged(c, n) && boundary_user(c, i) < 0)
+	if (ilpi_tag_binds_recompute(tag(c, i), c->mode) &&
+	    ilpi_region_end(c->g, i, c->mode) < 0)
 		return tag_violation(c, i, "saved", "saving", ILPI_TAG_PREFER_RECOMPUTE);
 	return 0;
 }
@@ -132,6 +107,8 @@ check_recomputed(const checker *c, size_t i)
 		    "recomputed, but it is a tangent (inputs cannot be recomputed)");
 	if (n->cls == ILPI_BACKWARD)
 		return violation(c, i, "recomputed, but it is a backward node");
+	if (!ilpi_live(n))
+		return violation(c, i, "recomputed, but it is dead (needed by no output)");
 	if ((n->flags & ILPI_F_RANDOM) && !c->g->rng_functionalized)
 		return violation(c, i, "recomputed, but it is a random op and the graph's RNG "
 		    "state is not functionalized (rng_functionalized is false)");
@@ -142,12 +119,13 @@ check_recomputed(const checker *c, size_t i)
 	/* PyTorch may recompute a view of a saved value whatever its tag. */
 	if (n->view_of != ILPI_NONE)
 		return 0;
-	if (save_tagged(c, n))
+	if (ilpi_tag_binds_save(tag(c, i), c->mode))
 		return tag_violation(c, i, "recomputed", "recomputing", ILPI_TAG_PREFER_SAVE);
-	if ((u = boundary_user(c, i)) >= 0) {
+	if ((u = ilpi_region_end(c->g, i, c->mode)) >= 0) {
 		snprintf(why, sizeof why, "recomputed, but it ends checkpoint region %d and "
 		    "'%s' of region %d recomputes from it, so it is treated as MUST_SAVE",
-		    (int)n->ac_graph_id, c->g->node[u].name, (int)c->g->node[u].ac_graph_id);
+		    (int)ilpi_sac_region(c->g, i), c->g->node[u].name,
+		    (int)ilpi_sac_region(c->g, (size_t)u));
 		return violation(c, i, why);
 	}
 	return 0;

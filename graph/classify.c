@@ -166,73 +166,78 @@ fail:
 	return -1;
 }
 
+/*
+ * docs/format.md "Classification", PyTorch 2.6's min_cut_rematerialization_partition:
+ * dead-code elimination first (live: an output or an input of a live op; placeholders
+ * stay), then classify_nodes on what is left. Backward is closed under users here,
+ * where PyTorch adds the backward outputs after propagating from the tangents: an op
+ * using a backward output can only run after it, in the backward, in both readings
+ * (torch's min-cut puts that output's node_in on the sink side, so nothing downstream
+ * of it can be cut). The closure gives the invariants every module relies on: the
+ * inputs of a live node are live, and the inputs of a forward or unclaimed node are
+ * forward or unclaimed.
+ */
 static int
 classify(ilp_graph *g, ilp_error *err)
 {
-	uint8_t *fw = calloc(g->n, 1), *need = calloc(g->n, 1);
+	uint8_t *fw = calloc(g->n, 1), *live = calloc(g->n, 1);
 	int rc = -1;
 
-	if (fw == NULL || need == NULL) {
+	if (fw == NULL || live == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		goto out;
 	}
-	/* Backward: tangents and everything downstream of them (forward sweep). */
-	for (size_t i = 0; i < g->n; i++) {
-		ilpi_node *n = &g->node[i];
-
-		n->cls = ILPI_DEAD;
-		n->flags &= (uint16_t)~(ILPI_F_BOUNDARY | ILPI_F_FW_OUTPUT | ILPI_F_BW_OUTPUT);
-		if (n->kind == ILPI_TANGENT) {
-			n->cls = ILPI_BACKWARD;
-			continue;
-		}
-		for (uint32_t k = 0; k < n->in_count; k++)
-			if (g->node[g->in[n->in_begin + k]].cls == ILPI_BACKWARD) {
-				n->cls = ILPI_BACKWARD;
-				break;
-			}
-	}
+	for (size_t i = 0; i < g->n; i++)
+		g->node[i].flags &= (uint16_t)~(ILPI_F_BOUNDARY | ILPI_F_FW_OUTPUT |
+		    ILPI_F_BW_OUTPUT);
 	for (size_t i = 0; i < g->n_fw_out; i++) {
-		fw[g->fw_out[i]] = 1;
+		fw[g->fw_out[i]] = live[g->fw_out[i]] = 1;
 		g->node[g->fw_out[i]].flags |= ILPI_F_FW_OUTPUT;
 	}
 	for (size_t i = 0; i < g->n_bw_out; i++)
 		if (g->bw_out[i] != ILPI_NONE) {
-			need[g->bw_out[i]] = 1;
+			live[g->bw_out[i]] = 1;
 			g->node[g->bw_out[i]].flags |= ILPI_F_BW_OUTPUT;
 		}
-	/* Forward: ancestors of forward outputs; needed: ancestors of any output. */
+	/* Live and forward: ancestors of the outputs and of the forward outputs. */
 	for (size_t i = g->n; i-- > 0;) {
 		const ilpi_node *n = &g->node[i];
 
-		if (fw[i] && n->cls == ILPI_BACKWARD) {
-			ilpi_err(err, ILP_ERR_INPUT,
-			    "%s: node '%s': field 'outputs.forward': a forward output depends on a "
-			    "tangent", g->path, n->name);
-			goto out;
-		}
 		for (uint32_t k = 0; k < n->in_count; k++) {
 			int32_t v = g->in[n->in_begin + k];
 
 			fw[v] |= fw[i];
-			need[v] |= (uint8_t)(need[i] | fw[i]);
+			live[v] |= live[i];
 		}
 	}
+	/* Classes in graph order: inputs are classified before their users. */
 	for (size_t i = 0; i < g->n; i++) {
 		ilpi_node *n = &g->node[i];
+		int on_bw = 0;
 
+		for (uint32_t k = 0; k < n->in_count; k++)
+			on_bw |= g->node[g->in[n->in_begin + k]].cls == ILPI_BACKWARD;
 		if (n->kind == ILPI_PRIMAL)
 			n->cls = ILPI_FORWARD; /* placeholders are always part of the forward */
-		else if (n->cls == ILPI_BACKWARD)
-			continue;
-		else if (fw[i])
-			n->cls = ILPI_FORWARD;
-		else if (need[i] && (n->flags & ILPI_F_BW_OUTPUT) && n->kind == ILPI_OP)
-			n->cls = ILPI_BACKWARD; /* PyTorch adds bw outputs to required_bw_nodes */
-		else if (need[i])
-			n->cls = ILPI_UNCLAIMED;
+		else if (n->kind == ILPI_TANGENT)
+			n->cls = ILPI_BACKWARD;
+		else if (!live[i])
+			n->cls = ILPI_DEAD;
+		else if (on_bw || (!fw[i] && (n->flags & ILPI_F_BW_OUTPUT)))
+			n->cls = ILPI_BACKWARD; /* PyTorch's required_bw_nodes */
+		else
+			n->cls = fw[i] ? ILPI_FORWARD : ILPI_UNCLAIMED;
 	}
-	/* Boundary: non-backward values the backward uses (and primals returned as grads). */
+	/* Only a tangent can make an ancestor of a forward output backward (a backward
+	 * output the forward needs is forward); name the last such node. */
+	for (size_t i = g->n; i-- > 0;)
+		if (fw[i] && g->node[i].cls == ILPI_BACKWARD) {
+			ilpi_err(err, ILP_ERR_INPUT,
+			    "%s: node '%s': field 'outputs.forward': a forward output depends on a "
+			    "tangent", g->path, g->node[i].name);
+			goto out;
+		}
+	/* Boundary: non-backward values the backward uses (and those returned as grads). */
 	for (size_t i = 0; i < g->n; i++) {
 		ilpi_node *n = &g->node[i];
 
@@ -243,7 +248,7 @@ classify(ilp_graph *g, ilp_error *err)
 				if (m->cls != ILPI_BACKWARD)
 					m->flags |= ILPI_F_BOUNDARY;
 			}
-		} else if ((n->flags & ILPI_F_BW_OUTPUT) && n->cls != ILPI_DEAD) {
+		} else if (n->flags & ILPI_F_BW_OUTPUT) {
 			n->flags |= ILPI_F_BOUNDARY;
 		}
 	}
@@ -253,7 +258,7 @@ classify(ilp_graph *g, ilp_error *err)
 	rc = 0;
 out:
 	free(fw);
-	free(need);
+	free(live);
 	return rc;
 }
 

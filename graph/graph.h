@@ -30,12 +30,18 @@ typedef enum ilpi_tag {
 	ILPI_TAG_PREFER_RECOMPUTE
 } ilpi_tag;
 
-/* Classification, docs/format.md "Classification". */
+/*
+ * Classification, docs/format.md "Classification": the one definition of forward,
+ * backward and live that the rules, the reduction, min-cut and the checker share
+ * (graph/classify.c). Invariants: the inputs of a live node are live; the inputs of a
+ * forward or unclaimed node are forward or unclaimed. Primals are always forward,
+ * tangents always backward, so only ops are ever dead.
+ */
 typedef enum ilpi_class {
-	ILPI_DEAD = 0,   /* needed by no output */
-	ILPI_FORWARD,    /* needed by the forward outputs */
-	ILPI_BACKWARD,   /* tangent or depends on one, or a backward output op */
-	ILPI_UNCLAIMED   /* from primals only, needed only by the backward */
+	ILPI_DEAD = 0,   /* an op needed by no output: as if removed (PyTorch's DCE) */
+	ILPI_FORWARD,    /* primal, or needed by the forward outputs */
+	ILPI_BACKWARD,   /* tangent; live op using a backward node; backward output op */
+	ILPI_UNCLAIMED   /* live op from primals only, needed only by the backward */
 } ilpi_class;
 
 enum {
@@ -137,6 +143,17 @@ static inline const int32_t *ilpi_inputs(const ilp_graph *g, const ilpi_node *n)
 static inline const int32_t *ilpi_users(const ilp_graph *g, const ilpi_node *n)
 {
 	return g->use + n->use_begin;
+}
+/* Live: not removed by dead-code elimination. */
+static inline int ilpi_live(const ilpi_node *n)
+{
+	return n->cls != ILPI_DEAD;
+}
+/* What a partition decides about: forward or unclaimed values, the only ones that
+ * may be saved or executed again in the backward. */
+static inline int ilpi_decided(const ilpi_node *n)
+{
+	return n->cls == ILPI_FORWARD || n->cls == ILPI_UNCLAIMED;
 }
 static inline int64_t ilpi_storage_bytes(const ilp_graph *g, const ilpi_node *n)
 {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/region.h"
 #include "policies/rules.h"
 
 void
@@ -68,8 +69,8 @@ ilpi_rules_explain(const ilp_graph *g, const ilpi_rules *r, size_t i, unsigned b
 	    r->why_no_recompute[i]);
 	const ilpi_node *n = &g->node[i];
 
-	if (why == ILPI_WHY_TAG) /* the node's own tag (a getitem's may differ) */
-		snprintf(buf, len, "%s", ilpi_tag_name((ilpi_tag)n->tag));
+	if (why == ILPI_WHY_TAG)
+		snprintf(buf, len, "%s", ilpi_tag_name(ilpi_sac_tag(g, i)));
 	else if (why == ILPI_WHY_GETITEM && n->in_count > 0)
 		snprintf(buf, len, "%s, from its tuple '%s'",
 		    bit == ILPI_R_NO_SAVE ? ilpi_tag_name((ilpi_tag)r->tag[i]) : "not recomputable",
@@ -87,60 +88,19 @@ recompute_tag(unsigned t)
 	return t == ILPI_TAG_MUST_RECOMPUTE || t == ILPI_TAG_PREFER_RECOMPUTE;
 }
 
-static int32_t
-getitem_parent(const ilp_graph *g, const ilpi_node *n)
-{
-	return (n->flags & ILPI_F_GETITEM) && n->in_count == 1 ? g->in[n->in_begin] : ILPI_NONE;
-}
-
-/* A binding recompute tag (PyTorch's must_recompute): PREFER_RECOMPUTE is only a
- * preference in soft mode, so it neither binds nor ends a region there. */
-static int
-binding_recompute(unsigned t, ilp_prefer_mode prefer)
-{
-	return t == ILPI_TAG_MUST_RECOMPUTE ||
-	    (t == ILPI_TAG_PREFER_RECOMPUTE && prefer != ILP_PREFER_SOFT);
-}
-
-/*
- * getitem takes its parent's tag and region; then PyTorch's cleanup_recompute_tags:
- * a value with a binding recompute tag that has a user with a binding recompute tag
- * in a later region (both in regions) becomes MUST_SAVE, judged on the tags before
- * this pass, as PyTorch's single forward sweep does. A tuple made MUST_SAVE passes
- * that on to its getitems.
- */
+/* Each node's tag and region as graph/region.c defines them (a getitem's are its
+ * tuple's); a node that ends its region (PyTorch's cleanup_recompute_tags) becomes
+ * MUST_SAVE. */
 static void
 effective_tags(const ilp_graph *g, ilpi_rules *r, uint8_t *boundary, ilp_prefer_mode prefer)
 {
 	for (size_t i = 0; i < g->n; i++) {
-		const ilpi_node *n = &g->node[i];
-		int32_t p = getitem_parent(g, n);
-
-		r->tag[i] = p != ILPI_NONE ? r->tag[p] : n->tag;
-		r->region[i] = p != ILPI_NONE ? r->region[p] : n->ac_graph_id;
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		const ilpi_node *n = &g->node[i];
-		const int32_t *use = ilpi_users(g, n);
-
-		if (!binding_recompute(r->tag[i], prefer) || r->region[i] == ILPI_NONE)
-			continue;
-		for (uint32_t k = 0; k < n->use_count; k++)
-			if (binding_recompute(r->tag[use[k]], prefer) &&
-			    r->region[use[k]] > r->region[i]) {
-				boundary[i] = 1;
-				break;
-			}
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		int32_t p = getitem_parent(g, &g->node[i]);
-
-		if (p != ILPI_NONE && boundary[p])
-			boundary[i] = 1;
-	}
-	for (size_t i = 0; i < g->n; i++)
+		r->tag[i] = (uint8_t)ilpi_sac_tag(g, i);
+		r->region[i] = ilpi_sac_region(g, i);
+		boundary[i] = ilpi_region_end(g, i, prefer) >= 0;
 		if (boundary[i])
 			r->tag[i] = ILPI_TAG_MUST_SAVE;
+	}
 }
 
 static void
@@ -153,12 +113,16 @@ set_bit(ilpi_rules *r, size_t i, unsigned bit, ilpi_reason why)
 	r->bits[i] |= (uint8_t)bit;
 }
 
-/* The bits SAC tag `tag` gives node i in each --prefer mode. */
+/* The bits of node i's effective tag in each --prefer mode. */
 static void
-tag_bits(ilpi_rules *r, size_t i, unsigned tag, ilp_prefer_mode prefer, int view,
-    ilpi_reason why)
+tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
+    const uint8_t *boundary)
 {
-	switch (tag) {
+	int view = g->node[i].view_of != ILPI_NONE;
+	ilpi_reason why = boundary[i] ? ILPI_WHY_BOUNDARY :
+	    ilpi_getitem_parent(g, i) != ILPI_NONE ? ILPI_WHY_GETITEM : ILPI_WHY_TAG;
+
+	switch (r->tag[i]) {
 	case ILPI_TAG_MUST_SAVE:
 		if (!view) /* a view is met by saving its base storage */
 			set_bit(r, i, ILPI_R_NO_RECOMPUTE, why);
@@ -180,45 +144,6 @@ tag_bits(ilpi_rules *r, size_t i, unsigned tag, ilp_prefer_mode prefer, int view
 		break;
 	default:
 		break;
-	}
-}
-
-/* Does a getitem's own tag (ignoring its parent) end its region? */
-static int
-own_boundary(const ilp_graph *g, size_t i, ilp_prefer_mode prefer)
-{
-	const ilpi_node *n = &g->node[i];
-	const int32_t *use = ilpi_users(g, n);
-
-	if (!binding_recompute(n->tag, prefer) || n->ac_graph_id == ILPI_NONE)
-		return 0;
-	for (uint32_t k = 0; k < n->use_count; k++)
-		if (binding_recompute(g->node[use[k]].tag, prefer) &&
-		    g->node[use[k]].ac_graph_id > n->ac_graph_id)
-			return 1;
-	return 0;
-}
-
-/*
- * The node's effective tag; a getitem's is its parent's. A getitem whose file gives
- * it a different tag of its own obeys that one too, so that neither reading of such a
- * graph (the checker's looks at each node's own tag) can be violated.
- */
-static void
-tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
-    const uint8_t *boundary)
-{
-	const ilpi_node *n = &g->node[i];
-	int getitem = getitem_parent(g, n) != ILPI_NONE;
-	int view = n->view_of != ILPI_NONE;
-
-	tag_bits(r, i, r->tag[i], prefer, view, boundary[i] ? ILPI_WHY_BOUNDARY :
-	    getitem ? ILPI_WHY_GETITEM : ILPI_WHY_TAG);
-	if (getitem && n->tag != ILPI_TAG_NONE && n->tag != r->tag[i]) {
-		int own = own_boundary(g, i, prefer);
-
-		tag_bits(r, i, own ? ILPI_TAG_MUST_SAVE : n->tag, prefer, view,
-		    own ? ILPI_WHY_BOUNDARY : ILPI_WHY_TAG);
 	}
 }
 
@@ -326,8 +251,8 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 	const ilpi_node *n = &g->node[i];
 	ilpi_reason ban;
 
-	if (n->cls == ILPI_BACKWARD)
-		return; /* backward nodes run in the backward; nothing to decide */
+	if (!ilpi_decided(n))
+		return; /* backward nodes run in the backward, dead ones nowhere */
 	if (n->kind == ILPI_PRIMAL) {
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_PRIMAL);
 		return;
@@ -343,8 +268,8 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_EFFECTFUL);
 	if (n->flags & ILPI_F_COLLECTIVE)
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_COLLECTIVE);
-	if (getitem_parent(g, n) != ILPI_NONE &&
-	    (r->bits[getitem_parent(g, n)] & ILPI_R_NO_RECOMPUTE))
+	if (ilpi_getitem_parent(g, i) != ILPI_NONE &&
+	    (r->bits[ilpi_getitem_parent(g, i)] & ILPI_R_NO_RECOMPUTE))
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_GETITEM);
 	/* Bans: forward ops that no recompute tag covers, views exempt (PyTorch's
 	 * ban_recomputation_if_allowed), only where nothing else already forbids it. */

@@ -2,8 +2,9 @@
  * rules.h - what every solver must obey, derived from a graph's SAC tags, the
  * PREFER_* mode and the ban rules (internal; implemented in policies/rules.c).
  *
- * The solvers (ILP and min-cut) read only this; the checker (graph/check.c) re-derives
- * the hard tag rules on its own so that it shares no code with the solvers.
+ * The ILP reads only this; the checker (graph/check.c) re-derives the hard tag rules on
+ * its own so that it shares no rule code with the solvers. Classes, liveness, tags and
+ * regions come from graph/ (classify.c, region.c), one definition for all of them.
  */
 #ifndef ILPART_POLICIES_RULES_H
 #define ILPART_POLICIES_RULES_H

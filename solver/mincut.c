@@ -21,6 +21,7 @@
 #include "graph/graph.h"
 #include "graph/grow.h"
 #include "graph/partition.h"
+#include "graph/region.h"
 #include "policies/rules.h"
 #include "solver/cost.h"
 #include "solver/knapsack.h"
@@ -297,26 +298,12 @@ mc_alloc(mc *m, const ilp_graph *g)
 	return op_classes(m);
 }
 
-/* Marks what some output needs; placeholders always stay (fx DCE keeps them). */
+/* Live as graph/classify.c defines it (torch runs DCE first; placeholders stay). */
 static void
 mark_live(const ilp_graph *g, uint8_t *live)
 {
-	for (size_t i = 0; i < g->n_fw_out; i++)
-		live[g->fw_out[i]] = 1;
-	for (size_t i = 0; i < g->n_bw_out; i++)
-		if (g->bw_out[i] != ILPI_NONE)
-			live[g->bw_out[i]] = 1;
-	for (size_t i = g->n; i-- > 0;) {
-		const ilpi_node *n = &g->node[i];
-		const int32_t *in = ilpi_inputs(g, n);
-
-		if (n->kind != ILPI_OP)
-			live[i] = 1;
-		if (!live[i] || n->kind != ILPI_OP)
-			continue;
-		for (uint32_t k = 0; k < n->in_count; k++)
-			live[in[k]] = 1;
-	}
+	for (size_t i = 0; i < g->n; i++)
+		live[i] = (uint8_t)ilpi_live(&g->node[i]);
 }
 
 static inline int
@@ -344,21 +331,8 @@ fusible(const mc *m, size_t a, size_t b)
 		    !(m)->live[u]) {						\
 		} else
 
-static int
-recompute_tag(const mc *m, const ilpi_node *n)
-{
-	return n->kind == ILPI_OP && (n->tag == ILPI_TAG_MUST_RECOMPUTE ||
-	    (n->tag == ILPI_TAG_PREFER_RECOMPUTE && m->o->prefer != ILP_PREFER_SOFT));
-}
-
-static int
-save_tag(const mc *m, const ilpi_node *n)
-{
-	return n->tag == ILPI_TAG_MUST_SAVE ||
-	    (n->tag == ILPI_TAG_PREFER_SAVE && m->o->prefer == ILP_PREFER_HARD);
-}
-
-/* must_recompute after cleanup_recompute_tags and force_save_collectives. */
+/* must_recompute after cleanup_recompute_tags (graph/region.c) and
+ * force_save_collectives. */
 static void
 read_tags(mc *m)
 {
@@ -366,22 +340,16 @@ read_tags(mc *m)
 
 	for (size_t i = 0; i < m->n; i++) {
 		const ilpi_node *n = &g->node[i];
+		ilpi_tag t = ilpi_sac_tag(g, i);
 
 		if (!m->live[i])
 			continue;
-		m->rc[i] = (uint8_t)recompute_tag(m, n);
-		if (save_tag(m, n))
+		m->rc[i] = (uint8_t)ilpi_tag_binds_recompute(t, m->o->prefer);
+		if (ilpi_tag_binds_save(t, m->o->prefer))
 			m->save[i] = ILPI_MC_MUST_SAVE;
-		if (m->rc[i] && n->ac_graph_id != ILPI_NONE) {
-			FOR_USERS(m, i, u) {
-				const ilpi_node *un = &g->node[u];
-
-				if (recompute_tag(m, un) && un->ac_graph_id != ILPI_NONE &&
-				    un->ac_graph_id > n->ac_graph_id) {
-					m->rc[i] = 0;
-					m->save[i] = ILPI_MC_REGION_END;
-				}
-			}
+		if (m->rc[i] && ilpi_region_end(g, i, m->o->prefer) >= 0) {
+			m->rc[i] = 0;
+			m->save[i] = ILPI_MC_REGION_END;
 		}
 		if (!m->rc[i] && !m->save[i] && n->kind == ILPI_OP &&
 		    !m->o->unsafe_allow_optimization_of_collectives &&

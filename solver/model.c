@@ -579,6 +579,16 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	mip->timed_out = 0;
 	mip->gap_out = -1;
 	mip->bound = -DBL_MAX;
+	if (m->n_cols == 0) {
+		/* Nothing to decide (a backward that needs no forward value): the empty
+		 * solution is optimal, and GLPK's glp_intopt rejects a problem without
+		 * columns. */
+		memset(mip->s, 0, m->red->n_items);
+		memset(mip->r, 0, m->red->n_items);
+		mip->status = GLP_OPT;
+		mip->obj = mip->bound = mip->gap_out = 0;
+		return 0;
+	}
 	/* Byte coefficients reach 1e7 next to 0/1 links: scaling matters. */
 	glp_scale_prob(m->lp, GLP_SF_AUTO);
 	switch (solve_lp(m, mip, mip->time_limit, err)) {

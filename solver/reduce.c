@@ -1,8 +1,11 @@
 /*
  * reduce.c - shrink the joint graph to what the ILP must decide.
  *
- * 1. Candidates: non-backward nodes from which a boundary value is reachable through
- *    non-backward nodes. Nothing else can be saved usefully or recomputed usefully.
+ * 1. Candidates: forward and unclaimed nodes from which a boundary value is reachable
+ *    through forward and unclaimed nodes. Nothing else can be saved usefully or
+ *    recomputed usefully. Every input of a candidate is a candidate: it is forward or
+ *    unclaimed (graph/classify.c's invariant) and has a candidate user, so item_of[]
+ *    is defined for every input the later steps look up.
  * 2. Fixings from the rules (NO_SAVE, NO_RECOMPUTE), primals (never recomputed) and
  *    tuples (nothing to save); a rules conflict is reported here.
  * 3. Free views: saving a zero-cost view whose inputs all share its storage is never
@@ -39,12 +42,6 @@ ilpi_reduced_free(ilpi_reduced *red)
 	memset(red, 0, sizeof *red);
 }
 
-static int
-nonbw(const ilpi_node *n)
-{
-	return n->cls == ILPI_FORWARD || n->cls == ILPI_UNCLAIMED;
-}
-
 /* A boundary value no partition can provide. The rules-level search in
  * policies/conflict.c follows the same NO_SAVE/NO_RECOMPUTE chains, so it names the
  * shortest one; finding none would mean the two disagree. */
@@ -69,14 +66,14 @@ candidates(const ilp_graph *g, const ilpi_rules *r, ilpi_reduced *red, uint8_t *
 		const ilpi_node *n = &g->node[i];
 		const int32_t *us = ilpi_users(g, n);
 
-		if (!nonbw(n))
+		if (!ilpi_decided(n))
 			continue;
 		if (n->flags & ILPI_F_BOUNDARY) {
 			red->boundary[i] = red->cand[i] = 1;
 			red->n_boundary++;
 		}
 		for (uint32_t k = 0; k < n->use_count && !red->cand[i]; k++)
-			red->cand[i] = red->cand[us[k]] && nonbw(&g->node[us[k]]);
+			red->cand[i] = red->cand[us[k]] && ilpi_decided(&g->node[us[k]]);
 		red->n_candidates += red->cand[i];
 	}
 	if ((avail = calloc(g->n, 1)) == NULL) {

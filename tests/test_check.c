@@ -259,6 +259,62 @@ START_TEST(check_prefer_recompute_modes)
 }
 END_TEST
 
+START_TEST(check_dead_nodes)
+{
+	/* issue 9's F2: dead reads the tangent but feeds no output; u feeds only dead. Both
+	 * are dead (PyTorch eliminates them before partitioning): nothing needs u, and
+	 * neither may be saved or recomputed. */
+	ilp_graph *g = G("", P("x") ", " OP("y", "'x'", "") ", " OP("u", "'x'", "") ", "
+	    T("t") ", " OP("dead", "'t', 'u'", "") ", " OP("gx", "'t', 'y'", ""), "'y'",
+	    "'gx'");
+
+	ck_assert_int_eq(g->node[ilp_graph_find(g, "dead")].cls, ILPI_DEAD);
+	ck_assert_int_eq(g->node[ilp_graph_find(g, "u")].cls, ILPI_DEAD);
+	PASSES(g, "y", "", ILP_PREFER_HARD);
+	FAILS(g, "y u", "", ILP_PREFER_HARD,
+	    "partition: node 'u': saved, but it is dead (needed by no output)");
+	FAILS(g, "y dead", "", ILP_PREFER_HARD,
+	    "partition: node 'dead': saved, but it is dead (needed by no output)");
+	FAILS(g, "x", "y u dead", ILP_PREFER_HARD,
+	    "partition: node 'u': recomputed, but it is dead (needed by no output)");
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_getitem_region_is_tuples)
+{
+	/* issue 9's F3: g0's own ac_graph_id (2) is later than its tuple's (1), but a
+	 * getitem is in its tuple's region, so tup ends no region and may be recomputed. */
+	ilp_graph *g = G("", P("x") ", "
+	    "{'name': 'tup', 'kind': 'op', 'target': 'aten.f.default', 'inputs': ['x'], "
+	    "'tuple': true, 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1}, "
+	    "{'name': 'g0', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, "
+	    "'bytes': 16, 'recompute': 'MUST_SAVE', 'ac_graph_id': 2}, "
+	    OP("y", "'g0'", ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1") ", "
+	    T("t") ", " OP("gx", "'t', 'y'", ""), "'y'", "'gx'");
+
+	/* g0 carries tup's tag, PREFER_RECOMPUTE: its own MUST_SAVE is not read */
+	PASSES(g, "x", "tup g0 y", ILP_PREFER_HARD);
+	FAILS(g, "g0", "y", ILP_PREFER_HARD, "partition: node 'g0' (PREFER_RECOMPUTE): saved, "
+	    "but its tag forbids saving (prefer mode hard)");
+	PASSES(g, "g0", "y", ILP_PREFER_SOFT);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(check_tags_bind_ops_only)
+{
+	/* PyTorch tags only call_function nodes: a tag on a primal binds nothing. */
+	ilp_graph *g = G("", "{'name': 'x', 'kind': 'primal', 'bytes': 16, "
+	    "'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 0}, "
+	    OP("y", "'x'", ", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 1") ", "
+	    T("t") ", " OP("gx", "'t', 'y'", ""), "'y'", "'gx'");
+
+	PASSES(g, "x", "y", ILP_PREFER_HARD);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(check_region_boundary)
 {
 	/* a ends region 0 and b of region 1 recomputes from it: a is stashed. */
@@ -583,7 +639,8 @@ START_TEST(split_dead_code_and_unclaimed)
 	    OP("dead", "'g', 'y'", ""), "'y'", "'gx', null");
 	char *s;
 
-	/* dead's input y must be available: the checker covers every backward op. */
+	/* dead is dead (it reads the tangent but feeds no output): it is not run, and its
+	 * input y need not be available; saving y is allowed all the same. */
 	s = render(g, "w y", "u", ILP_SPLIT_TEXT);
 	ck_assert_str_eq(s,
 	    "def forward(self, x, w):\n"
@@ -895,6 +952,9 @@ suite_check(void)
 	tcase_add_test(t, check_prefer_recompute_modes);
 	tcase_add_test(t, check_region_boundary);
 	tcase_add_test(t, check_region_boundary_needs_later_region);
+	tcase_add_test(t, check_getitem_region_is_tuples);
+	tcase_add_test(t, check_tags_bind_ops_only);
+	tcase_add_test(c, check_dead_nodes);
 	tcase_add_test(t, check_random_effectful_collective);
 	tcase_add_test(f, partition_read_and_canonical_write);
 	tcase_add_test(f, partition_derives_recomputed);

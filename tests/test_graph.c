@@ -523,6 +523,84 @@ START_TEST(test_classify_primal_used_by_backward)
 }
 END_TEST
 
+START_TEST(test_classify_dead_backward_op)
+{
+	/* issue 9's F2: an op reading a tangent that no output needs is dead, not
+	 * backward, and so is the forward value only it reads. */
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'], 'bytes': 4},"
+	    "{'name': 'u', 'kind': 'op', 'target': 'aten.neg.default', 'inputs': ['x'], 'bytes': 4},"
+	    "{'name': 't', 'kind': 'tangent', 'bytes': 4},"
+	    "{'name': 'dead_bw', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['t', 'u'],"
+	    " 'bytes': 4},"
+	    "{'name': 'gx', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['t', 'y'],"
+	    " 'bytes': 4}"
+	    "], 'outputs': {'forward': ['y'], 'backward': ['gx']}}");
+
+	ck_assert_int_eq(nd(g, "dead_bw")->cls, ILPI_DEAD);
+	ck_assert_int_eq(nd(g, "u")->cls, ILPI_DEAD);
+	ck_assert(!(nd(g, "u")->flags & ILPI_F_BOUNDARY));
+	ck_assert(nd(g, "y")->flags & ILPI_F_BOUNDARY);
+	ck_assert_int_eq(nd(g, "t")->cls, ILPI_BACKWARD);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_classify_backward_output_closure)
+{
+	/* issue 9's F4: a, computed from primals, is a gradient: backward. b uses it, so
+	 * b can only run after it, in the backward: backward too (not unclaimed), and w,
+	 * which a reads, is the boundary. */
+	ilp_graph *g = gq(HDR "'nodes': ["
+	    "{'name': 'w', 'kind': 'primal', 'bytes': 4},"
+	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'], 'bytes': 4},"
+	    "{'name': 'a', 'kind': 'op', 'target': 'aten.neg.default', 'inputs': ['w'], 'bytes': 4},"
+	    "{'name': 'b', 'kind': 'op', 'target': 'aten.add.Tensor', 'inputs': ['a', 'w'],"
+	    " 'bytes': 4},"
+	    "{'name': 't', 'kind': 'tangent', 'bytes': 4},"
+	    "{'name': 'gx', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['t', 'b'],"
+	    " 'bytes': 4}"
+	    "], 'outputs': {'forward': ['y'], 'backward': ['a', 'gx']}}");
+
+	ck_assert_int_eq(nd(g, "a")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(nd(g, "b")->cls, ILPI_BACKWARD);
+	ck_assert(nd(g, "w")->flags & ILPI_F_BOUNDARY);
+	ck_assert(!(nd(g, "a")->flags & ILPI_F_BOUNDARY));
+	ck_assert_uint_eq(g->counts[ILPI_UNCLAIMED], 0);
+	ilp_graph_free(g);
+}
+END_TEST
+
+static char *random_graph(uint32_t seed, int n);
+
+/* The invariants the modules rely on (graph.h), on random graphs: inputs of a live
+ * node are live; inputs of a forward or unclaimed node are forward or unclaimed. */
+START_TEST(test_classify_invariants)
+{
+	char *json = random_graph(777u + (uint32_t)_i * 104729u, 200);
+	ilp_graph *g = t_graph(json);
+
+	for (size_t v = 0; v < g->n; v++) {
+		const ilpi_node *n = &g->node[v];
+
+		for (uint32_t k = 0; k < n->in_count; k++) {
+			const ilpi_node *m = &g->node[ilpi_inputs(g, n)[k]];
+
+			if (ilpi_live(n))
+				ck_assert_msg(ilpi_live(m), "%s live, input %s dead", n->name, m->name);
+			if (ilpi_decided(n))
+				ck_assert_msg(ilpi_decided(m), "%s %s, input %s %s", n->name,
+				    ilpi_class_name((ilpi_class)n->cls), m->name,
+				    ilpi_class_name((ilpi_class)m->cls));
+		}
+	}
+	ilp_graph_free(g);
+	free(json);
+}
+END_TEST
+
 START_TEST(test_classify_unclaimed_chain)
 {
 	/* Unclaimed: needed by an output, from primals only, not needed by the forward.
@@ -606,8 +684,10 @@ random_graph(uint32_t seed, int n)
 		}
 		len += (size_t)snprintf(s + len, cap - len, "]}");
 	}
+	/* n / 3 comes before the tangent: a gradient computed from primals alone. */
 	snprintf(s + len, cap - len, "], \"outputs\": {\"forward\": [\"n%d\"], "
-	    "\"backward\": [\"n%d\", null, \"n%d\"]}}", n / 2, n - 1, n - 3);
+	    "\"backward\": [\"n%d\", null, \"n%d\", \"n%d\"]}}", n / 2, n - 1, n - 3,
+	    n / 3);
 	return s;
 }
 
@@ -685,28 +765,36 @@ START_TEST(test_classify_random)
 
 	for (size_t v = 0; v < g->n; v++) {
 		const ilpi_node *n = &g->node[v];
-		int on_tangent = 0, fw = 0, need = 0, want;
+		int on_bw = 0, fw = 0, need = 0, want;
 
-		for (size_t t = 0; t < g->n; t++)
-			if (g->node[t].kind == ILPI_TANGENT && depends(g, t, v))
-				on_tangent = 1;
 		for (size_t i = 0; i < g->n_fw_out; i++)
 			fw |= depends(g, v, (size_t)g->fw_out[i]);
 		for (size_t i = 0; i < g->n_bw_out; i++)
 			if (g->bw_out[i] != ILPI_NONE)
 				need |= depends(g, v, (size_t)g->bw_out[i]);
+		/* Downstream of a tangent, or of a backward output the forward does not
+		 * need (on_bw: such a node is an ancestor of v). */
+		for (size_t t = 0; t < g->n; t++) {
+			int fw_t = 0;
+
+			for (size_t i = 0; i < g->n_fw_out; i++)
+				fw_t |= depends(g, t, (size_t)g->fw_out[i]);
+			if ((g->node[t].kind == ILPI_TANGENT || (g->node[t].kind == ILPI_OP &&
+			    (g->node[t].flags & ILPI_F_BW_OUTPUT) && !fw_t)) && depends(g, t, v))
+				on_bw = 1;
+		}
 		if (n->kind == ILPI_PRIMAL)
 			want = ILPI_FORWARD;
-		else if (on_tangent)
+		else if (n->kind == ILPI_TANGENT)
+			want = ILPI_BACKWARD;
+		else if (!fw && !need)
+			want = ILPI_DEAD;
+		else if (on_bw)
 			want = ILPI_BACKWARD;
 		else if (fw)
 			want = ILPI_FORWARD;
-		else if (need && (n->flags & ILPI_F_BW_OUTPUT))
-			want = ILPI_BACKWARD;
-		else if (need)
-			want = ILPI_UNCLAIMED;
 		else
-			want = ILPI_DEAD;
+			want = ILPI_UNCLAIMED;
 		ck_assert_msg(n->cls == want, "node %s: class %s, want %s", n->name,
 		    ilpi_class_name((ilpi_class)n->cls), ilpi_class_name((ilpi_class)want));
 	}
@@ -1252,6 +1340,9 @@ suite_graph(void)
 	tcase_add_test(tc, test_boundary_flags);
 	tcase_add_test(tc, test_classify_primal_used_by_backward);
 	tcase_add_test(tc, test_classify_unclaimed_chain);
+	tcase_add_test(tc, test_classify_dead_backward_op);
+	tcase_add_test(tc, test_classify_backward_output_closure);
+	tcase_add_loop_test(tc, test_classify_invariants, 0, 20);
 	tcase_add_test(tc, test_class_names);
 	tcase_add_loop_test(tc, test_users_csr, 0, 3);
 	tcase_add_loop_test(tc, test_classify_random, 0, 8);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/region.h"
 #include "policies/policy_file.h"
 #include "policies/rules.h"
 #include "tests/suites.h"
@@ -305,11 +306,14 @@ START_TEST(getitem_follows_parent)
 }
 END_TEST
 
-START_TEST(getitem_obeys_parent_and_own_tag)
+START_TEST(getitem_own_tag_and_region_ignored)
 {
-	/* parent MUST_SAVE: the getitem may not be recomputed; its own PREFER_RECOMPUTE
-	 * still forbids saving it, so the backward's need of it is a conflict */
-	ilp_graph *g = G(TUPLE_GRAPH(IN1("MUST_SAVE"), IN1("PREFER_RECOMPUTE")),
+	/* PyTorch creates a getitem under its tuple op's metadata, so the tuple's tag and
+	 * region are the getitem's (graph/region.c); a different tag or ac_graph_id given
+	 * to the getitem itself is not read. parent MUST_SAVE: the getitem may not be
+	 * recomputed but may be saved, so the backward's need of it is no conflict. */
+	ilp_graph *g = G(TUPLE_GRAPH(IN1("MUST_SAVE"),
+	    ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 2"),
 	    "{'forward': ['y'], 'backward': ['gy']}");
 	ilpi_rules r;
 	ilp_error err = { 0 };
@@ -317,19 +321,48 @@ START_TEST(getitem_obeys_parent_and_own_tag)
 	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
 	ck_assert_uint_eq(bits(g, &r, "tup"), ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
 	ck_assert_int_eq(why_ns(g, &r, "tup"), ILPI_WHY_TUPLE);
-	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
+	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE);
 	ck_assert_int_eq(why_nr(g, &r, "gi"), ILPI_WHY_GETITEM);
-	ck_assert_int_eq(why_ns(g, &r, "gi"), ILPI_WHY_TAG);
 	ck_assert_int_eq(r.tag[ix(g, "gi")], ILPI_TAG_MUST_SAVE);
-	ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), -1);
-	ck_assert_msg(strstr(err.msg, "'gi' is needed by the backward ('gy') but may not be "
-	    "saved (PREFER_RECOMPUTE) and may not be recomputed (not recomputable, from its "
-	    "tuple 'tup')") != NULL, "%s", err.msg);
+	ck_assert_int_eq(r.region[ix(g, "gi")], 1);
+	ck_assert_int_eq(ilpi_sac_tag(g, (size_t)ix(g, "gi")), ILPI_TAG_MUST_SAVE);
+	ck_assert_int_eq(ilpi_sac_region(g, (size_t)ix(g, "gi")), 1);
+	ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), 0);
 	ilpi_rules_free(&r);
-	/* soft mode: only a preference against saving it */
 	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
-	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE | ILPI_R_PREFER_RECOMPUTE);
+	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE);
 	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+START_TEST(getitem_later_region_reproducer_f3)
+{
+	/* issue 9's F3: a getitem whose own ac_graph_id (2) is later than its tuple's (1).
+	 * In the tuple's region, nothing ends a region: no node is stashed, and the rules
+	 * agree with the checker (which reads the same definitions). */
+	ilp_graph *g = G(P("x", "[4]") ", "
+	    "{'name': 'tup', 'kind': 'op', 'target': 'aten.native_dropout.default', "
+	    "'inputs': ['x'], 'tuple': true, 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1}, "
+	    "{'name': 'g0', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, "
+	    "'shape': [4], 'dtype': 'f32', 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 2}, "
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['g0'], "
+	    "'shape': [4], 'dtype': 'f32', 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1}, "
+	    T("t", "[4]") ", "
+	    OP("gx", "aten.threshold_backward.default", "['t', 'y']", "[4]", ""),
+	    "{'forward': ['y'], 'backward': ['gx']}");
+	ilpi_rules r;
+	ilp_error err = { 0 };
+
+	for (int mode = ILP_PREFER_HARD; mode <= ILP_PREFER_SOFT; mode++) {
+		for (size_t i = 0; i < g->n; i++)
+			ck_assert_int_lt(ilpi_region_end(g, i, (ilp_prefer_mode)mode), 0);
+		build(g, (ilp_prefer_mode)mode, ILP_BANS_PYTORCH, &r);
+		ck_assert_int_eq(r.region[ix(g, "g0")], 1);
+		ck_assert(!(bits(g, &r, "tup") & ILPI_R_NO_RECOMPUTE));
+		ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), 0);
+		ilpi_rules_free(&r);
+	}
 	ilp_graph_free(g);
 }
 END_TEST
@@ -1100,7 +1133,8 @@ suite_policies(void)
 	tcase_add_test(tags, boundary_needs_later_region_and_recompute_user);
 	tcase_add_test(tags, boundary_of_must_recompute_in_soft_mode);
 	tcase_add_test(tags, getitem_follows_parent);
-	tcase_add_test(tags, getitem_obeys_parent_and_own_tag);
+	tcase_add_test(tags, getitem_own_tag_and_region_ignored);
+	tcase_add_test(tags, getitem_later_region_reproducer_f3);
 	tcase_add_test(tags, tuple_cannot_be_saved_and_getitem_inherits_bans);
 	tcase_add_test(tags, primals_are_never_recomputed);
 	tcase_add_test(tags, random_ops);

@@ -29,6 +29,7 @@
 #include "policies/rules.h"
 #include "solver/cost.h"
 #include "solver/glpk_env.h"
+#include "solver/reduce.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -838,6 +839,113 @@ START_TEST(roofline_costs)
 }
 END_TEST
 
+/* ---- issue 9's reproducers ----------------------------------------------------------- */
+
+static const char *const regress[] = {
+	"E1-nothing-to-save", "F2-dead-backward-op", "F3-getitem-later-region",
+	"F4-bw-output-feeds-unclaimed", "F4b-bw-output-feeds-unclaimed-layout"
+};
+
+static ilp_graph *
+regress_graph(int k)
+{
+	char rel[200];
+	ilp_graph *g = NULL;
+	ilp_error err = { 0 };
+
+	snprintf(rel, sizeof rel, "tests/data/regress/%s.json", regress[k]);
+	ck_assert_msg(ilp_graph_read_file(t_srcpath(rel), &g, &err) == 0, "%s", err.msg);
+	return g;
+}
+
+/* Each ends in a verdict in every mode and objective: an answer the checker accepts
+ * (ilp_solve and ilp_mincut check their own; checked again here) or a conflict. */
+START_TEST(reproducers_end_in_verdict)
+{
+	ilp_graph *g = regress_graph(_i);
+	ilp_objective objs[] = { ILP_OBJ_MEMORY, ILP_OBJ_RUNTIME, ILP_OBJ_WEIGHTED };
+
+	for (int mode = ILP_PREFER_HARD; mode <= ILP_PREFER_SOFT; mode++)
+		for (size_t k = 0; k < sizeof objs / sizeof objs[0]; k++) {
+			ilp_solve_options o;
+			ilp_check_options co = { (ilp_prefer_mode)mode };
+			ilp_partition *p = NULL;
+			ilp_error err = { 0 };
+			int rc;
+
+			ilp_solve_options_init(&o);
+			o.prefer = (ilp_prefer_mode)mode;
+			o.objective = objs[k];
+			o.alpha = 1;
+			rc = ilp_solve(g, &o, &p, &err);
+			ck_assert_msg(rc == 0 || err.kind == ILP_ERR_CONFLICT, "%s solve: %s",
+			    regress[_i], err.msg);
+			ck_assert_msg(p == NULL || ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
+			ilp_partition_free(p);
+			p = NULL;
+			rc = ilp_mincut(g, &o, &p, &err);
+			ck_assert_msg(rc == 0 || err.kind == ILP_ERR_CONFLICT, "%s mincut: %s",
+			    regress[_i], err.msg);
+			ck_assert_msg(p == NULL || ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
+			ilp_partition_free(p);
+		}
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* The reduction's inputs are all items (F4 read item_of[-1]): every input of a
+ * candidate is a candidate with an item. */
+START_TEST(reduced_inputs_have_items)
+{
+	ilp_graph *g = regress_graph(_i);
+	ilpi_rules r;
+	ilpi_reduced red;
+	ilp_error err = { 0 };
+	double *cost = calloc(g->n + 1, sizeof *cost);
+
+	ck_assert_ptr_nonnull(cost);
+	ck_assert_int_eq(ilpi_rules_build(g, NULL, &r, &err), 0);
+	ck_assert_msg(ilpi_reduce(g, &r, cost, 0, &red, &err) == 0, "%s", err.msg);
+	for (size_t v = 0; v < g->n; v++) {
+		const ilpi_node *n = &g->node[v];
+
+		if (!red.cand[v])
+			continue;
+		ck_assert_int_ge(red.item_of[v], 0);
+		for (uint32_t k = 0; k < n->in_count; k++)
+			ck_assert_msg(red.cand[ilpi_inputs(g, n)[k]] &&
+			    red.item_of[ilpi_inputs(g, n)[k]] >= 0, "%s: input %u of %s",
+			    regress[_i], k, n->name);
+	}
+	ilpi_reduced_free(&red);
+	ilpi_rules_free(&r);
+	free(cost);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* E1: the backward needs no forward value: nothing saved, nothing recomputed. */
+START_TEST(nothing_to_save_is_empty)
+{
+	ilp_graph *g = regress_graph(0);
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_solve_options o;
+
+	ilp_solve_options_init(&o);
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ilpi_partition_count(p, ILPI_P_SAVED | ILPI_P_RECOMPUTED), 0);
+	ck_assert_str_eq(p->status, "optimal");
+	ilp_partition_free(p);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_fraction = 0.5;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ilpi_partition_count(p, ILPI_P_SAVED | ILPI_P_RECOMPUTED), 0);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_solver(void)
 {
@@ -860,6 +968,13 @@ suite_solver(void)
 	tcase_add_test(tc, bad_options_rejected);
 	tcase_add_test(tc, device_profiles);
 	tcase_add_test(tc, roofline_costs);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("regress");
+	tcase_add_loop_test(tc, reproducers_end_in_verdict, 0,
+	    (int)(sizeof regress / sizeof regress[0]));
+	tcase_add_loop_test(tc, reduced_inputs_have_items, 0,
+	    (int)(sizeof regress / sizeof regress[0]));
+	tcase_add_test(tc, nothing_to_save_is_empty);
 	suite_add_tcase(s, tc);
 	return s;
 }
