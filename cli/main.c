@@ -66,6 +66,18 @@ static const struct {
 	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH",
 	    "Prints node counts per class, the boundary the partition must cover, and the\n"
 	    "graph's fingerprint (independent of node names and order; docs/format.md).\n" },
+	{ "batch", cmd_batch, "solve the pending graphs of a partition store",
+	    "DIR [--time-limit S] [-j N] [--shard I/N] [--retry] [--force] [--dry-run]\n"
+	    "    [--no-times]",
+	    "Solves every entry of the store DIR (ilpart.backend(store=DIR) records them) that\n"
+	    "has no proven-optimal partition yet, with the options recorded for it, and stores\n"
+	    "the answer unless the stored one is better. One progress line per entry.\n"
+	    "  -j N         N solves in parallel processes\n"
+	    "  --shard I/N  only the entries of shard I (0 <= I < N), for job arrays\n"
+	    "  --retry      also entries that failed before (conflict, bad input)\n"
+	    "  --force      also entries already proven optimal (kept unless bettered)\n"
+	    "  --dry-run    print what would be solved\n"
+	    "docs/python.md \"Partition store\".\n" },
 	{ "remap", cmd_remap, "carry a partition onto the same graph under other names",
 	    "FROM_GRAPH PARTITION GRAPH [-o OUT] " SAC_OPTS,
 	    "PARTITION was made for FROM_GRAPH; GRAPH has the same fingerprint (ilpart info)\n"

@@ -16,6 +16,7 @@ _EXPORTS = {
     "nop_compiler": "bridge", "solve": "runner", "split_modules": "bridge",
     "find_binary": "runner", "saved_bytes": "graphfile", "IlpartError": "runner",
     "dumps": "graphfile", "write_json": "graphfile", "read_json": "graphfile",
+    "Store": "store", "store_solver": "store",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -14,6 +14,7 @@ import torch
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
 from .graphfile import write_json
 from .runner import IlpartError, solve
+from .store import store_solver
 
 __all__ = ["partition_fn", "capture", "backend", "nop_compiler", "split_modules"]
 
@@ -97,7 +98,8 @@ def split_modules(joint_module, saved_names, num_fwd_outputs, functionalize_rng=
 
 def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_limit=None,
                  policy=None, extra_args=None, binary=None, reference=False,
-                 functionalize_rng=None, keep_history=True, method="ilp"):
+                 functionalize_rng=None, keep_history=True, method="ilp", store=None,
+                 on_miss="solve"):
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic).
 
@@ -106,6 +108,9 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     reference: also record PyTorch's own min-cut saved set in the exported graph (slower).
     functionalize_rng: let ilpart recompute random ops by replaying their RNG state; default
     (None) does what PyTorch does: only when random ops are tagged for recomputation.
+    store: a partition store directory (ilpart.store): partitions are looked up there by
+    graph fingerprint and options, misses recorded for `ilpart batch DIR` and answered as
+    on_miss says ("solve" now within time_limit, "mincut", or "error").
     Every call appends {"graph": exported dict, "partition": partition dict, "forward":
     fw_module, "backward": bw_module} to the returned callable's `.history` list (unless
     keep_history is false).
@@ -113,6 +118,7 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     if method not in ("ilp", "mincut"):
         raise ValueError("partition_fn: method must be 'ilp' or 'mincut', not %r" % (method,))
     history = []
+    run = solve if store is None else store_solver(store, on_miss=on_miss, binary=binary)
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         jm = prepare_joint(joint_module)
@@ -121,7 +127,7 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
             rng = has_recomputable_rng_ops(jm)
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
-        part = solve(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
+        part = run(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
                      time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary,
                      command={"ilp": "solve", "mincut": "mincut"}[method])
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
