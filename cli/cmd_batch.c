@@ -76,54 +76,55 @@ path_in(const batch *b, char *out, size_t size, const char *rel)
 /* ---- options ------------------------------------------------------------------- */
 
 static int
+parse_count(const char *v, long lo, long hi, long *out)
+{
+	char *e;
+
+	if (v == NULL || *v == '\0')
+		return -1;
+	*out = strtol(v, &e, 10);
+	return *e != '\0' || *out < lo || *out > hi ? -1 : 0;
+}
+
+static int
 parse_args(int argc, char **argv, batch_opts *o)
 {
+	int n = 0;
+
 	memset(o, 0, sizeof *o);
 	o->jobs = 1;
 	o->shards = 1;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *end;
+		const char *a = argv[i], *v = NULL;
 		char *e;
 
 		if (strcmp(a, "--retry") == 0) {
 			o->retry = 1;
 		} else if (strcmp(a, "--force") == 0) {
 			o->force = o->retry = 1;
-		} else if (strncmp(a, "-j", 2) == 0 && a[2] != '\0') {
-			o->jobs = strtol(a + 2, &e, 10);
-			if (*e != '\0' || o->jobs < 1 || o->jobs > 1024)
-				return cli_usage("batch", "-j: expected 1 to 1024 processes, not '%s'",
-				    a + 2);
 		} else if (strcmp(a, "--dry-run") == 0) {
 			o->dry_run = 1;
 		} else if (strcmp(a, "--no-times") == 0) {
 			o->no_times = 1;
-		} else if ((strcmp(a, "--time-limit") == 0 || strcmp(a, "-j") == 0 ||
-		    strcmp(a, "--shard") == 0) && i + 1 >= argc) {
-			return cli_usage("batch", "%s needs a value", a);
-		} else if (strcmp(a, "--time-limit") == 0) {
-			if (cli_parse_number(argv[++i], &o->time_limit, &end) != 0 || *end != '\0' ||
-			    o->time_limit <= 0)
-				return cli_usage("batch", "--time-limit: expected seconds > 0, not "
-				    "'%s'", argv[i]);
-		} else if (strcmp(a, "-j") == 0) {
-			o->jobs = strtol(argv[++i], &e, 10);
-			if (*argv[i] == '\0' || *e != '\0' || o->jobs < 1 || o->jobs > 1024)
+		} else if (cli_opt("batch", argc, argv, &i, "--time-limit", &v)) {
+			if (cli_opt_seconds("batch", v, &o->time_limit) != CLI_OK)
+				return -1;
+		} else if (strncmp(a, "-j", 2) == 0) {
+			/* -j N, -jN */
+			v = a[2] != '\0' ? a + 2 : i + 1 < argc ? argv[++i] : NULL;
+			if (parse_count(v, 1, 1024, &o->jobs) != 0)
 				return cli_usage("batch", "-j: expected 1 to 1024 processes, not '%s'",
-				    argv[i]);
-		} else if (strcmp(a, "--shard") == 0) {
-			o->shard = strtol(argv[++i], &e, 10);
-			if (e == argv[i] || *e != '/' ||
-			    (o->shards = strtol(e + 1, &e, 10)) < 1 || *e != '\0' ||
+				    v != NULL ? v : "");
+		} else if (cli_opt("batch", argc, argv, &i, "--shard", &v)) {
+			if (v == NULL)
+				return -1;
+			o->shard = strtol(v, &e, 10);
+			if (e == v || *e != '/' || parse_count(e + 1, 1, 1L << 30, &o->shards) != 0 ||
 			    o->shard < 0 || o->shard >= o->shards)
 				return cli_usage("batch", "--shard: expected I/N with 0 <= I < N, not "
-				    "'%s'", argv[i]);
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage("batch", "unknown option '%s'", a);
-		} else if (o->dir == NULL) {
-			o->dir = a;
-		} else {
-			return cli_usage("batch", "unexpected argument '%s'", a);
+				    "'%s'", v);
+		} else if (cli_operand("batch", a, &o->dir, 1, &n) != CLI_OK) {
+			return -1;
 		}
 	}
 	if (o->dir == NULL)
