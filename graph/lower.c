@@ -121,19 +121,21 @@ lower_backward(const ilp_graph *g, const ilp_partition *p, ilpi_split *s, uint8_
 int
 ilpi_lower(const ilp_graph *g, const ilp_partition *p, ilpi_split *s, ilp_error *err)
 {
-	return ilpi_lower_mode(g, p, ilpi_partition_prefer(p), s, err);
-}
-
-int
-ilpi_lower_mode(const ilp_graph *g, const ilp_partition *p, ilp_prefer_mode mode,
-    ilpi_split *s, ilp_error *err)
-{
-	ilp_check_options co = { mode };
-	uint8_t *need = NULL;
+	ilp_check_options co = { ilpi_partition_prefer(p) };
 
 	memset(s, 0, sizeof *s);
 	if (ilp_check(g, p, &co, err) != 0)
 		return -1;
+	return ilpi_lower_unchecked(g, p, s, err);
+}
+
+int
+ilpi_lower_unchecked(const ilp_graph *g, const ilp_partition *p, ilpi_split *s,
+    ilp_error *err)
+{
+	uint8_t *need = NULL;
+
+	memset(s, 0, sizeof *s);
 	need = malloc(g->n + 1);
 	if (need == NULL || side_alloc(&s->fw, g->n, g->n_fw_out + g->n) != 0 ||
 	    side_alloc(&s->bw, g->n, g->n_bw_out) != 0) {

@@ -36,9 +36,10 @@ typedef struct ilpi_split {
  * *s (caller-owned struct, arrays released by ilpi_split_free). A partition that fails
  * the check is refused with ILP_ERR_VIOLATION. */
 int ilpi_lower(const ilp_graph *g, const ilp_partition *p, ilpi_split *s, ilp_error *err);
-/* The same, checked in prefer mode `mode` instead of the partition's own. */
-int ilpi_lower_mode(const ilp_graph *g, const ilp_partition *p, ilp_prefer_mode mode,
-    ilpi_split *s, ilp_error *err);
+/* The same without the checker: the split of any partition, executable or not (the
+ * memory simulator checks executability itself, tags do not matter to it). */
+int ilpi_lower_unchecked(const ilp_graph *g, const ilp_partition *p, ilpi_split *s,
+    ilp_error *err);
 void ilpi_split_free(ilpi_split *s);
 /* ilp_split_render of an already lowered (so already checked) partition: several
  * formats from one lowering. */

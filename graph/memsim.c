@@ -391,6 +391,49 @@ out:
 	return rc;
 }
 
+/* Every input of a backward op, and every gradient, is a backward input or computed
+ * there; the forward never needs a backward value. */
+static int
+executable(const ilp_graph *g, const ilpi_split *s, ilp_error *err)
+{
+	uint8_t *have = calloc(g->n + 1, 1);
+	const char *bad = NULL, *user = NULL;
+
+	if (have == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	for (size_t k = 0; k < s->fw.n_op && bad == NULL; k++)
+		if (g->node[s->fw.op[k]].cls == ILPI_BACKWARD) {
+			bad = g->node[s->fw.op[k]].name;
+			user = "the forward";
+		}
+	for (size_t k = 0; k < s->bw.n_in; k++)
+		have[s->bw.in[k]] = 1;
+	for (size_t k = 0; k < s->bw.n_op && bad == NULL; k++) {
+		const ilpi_node *n = &g->node[s->bw.op[k]];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		for (uint32_t j = 0; j < n->in_count && bad == NULL; j++)
+			if (!have[in[j]]) {
+				bad = g->node[in[j]].name;
+				user = n->name;
+			}
+		have[s->bw.op[k]] = 1;
+	}
+	for (size_t k = 0; k < s->bw.n_out && bad == NULL; k++)
+		if (s->bw.out[k] != ILPI_NONE && !have[s->bw.out[k]]) {
+			bad = g->node[s->bw.out[k]].name;
+			user = "the gradients";
+		}
+	free(have);
+	if (bad == NULL)
+		return 0;
+	ilpi_err(err, ILP_ERR_VIOLATION, "partition: node '%s': needed by %s, but neither "
+	    "saved nor recomputed (not executable)", bad, user);
+	return -1;
+}
+
 int
 ilp_partition_peak(const ilp_graph *g, const ilp_partition *p, ilp_peak *out,
     ilp_error *err)
@@ -401,9 +444,13 @@ ilp_partition_peak(const ilp_graph *g, const ilp_partition *p, ilp_peak *out,
 	ilpi_err_clear(err);
 	memset(out, 0, sizeof *out);
 	out->node = -1;
-	/* Memory does not depend on preferences: a partition that breaks one still runs. */
-	if (ilpi_lower_mode(g, p, ILP_PREFER_SOFT, &s, err) != 0)
+	/* Memory does not depend on tags: a partition that breaks one still runs. */
+	if (ilpi_lower_unchecked(g, p, &s, err) != 0)
 		return -1;
+	if (executable(g, &s, err) != 0) {
+		ilpi_split_free(&s);
+		return -1;
+	}
 	if (ilpi_memsim_run(g, p, &s, &m, err) != 0) {
 		ilpi_split_free(&s);
 		return -1;

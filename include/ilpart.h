@@ -255,9 +255,8 @@ typedef struct ilp_peak {
 	int64_t input_bytes;   /* primals and tangents */
 } ilp_peak;
 
-/* Lowers `p` and simulates both sides. The lowering checks `p` in soft mode: it must be
- * executable and obey the MUST_* tags (-1 with ILP_ERR_VIOLATION otherwise); broken
- * preferences do not change memory. */
+/* Lowers `p` and simulates both sides. Tags do not matter to memory: any executable
+ * partition has a peak (-1 with ILP_ERR_VIOLATION when `p` is not executable). */
 int ilp_partition_peak(const ilp_graph *g, const ilp_partition *p, ilp_peak *out,
     ilp_error *err);
 const char *ilp_phase_name(ilp_phase ph); /* "forward", "backward", "none" */
