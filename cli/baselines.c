@@ -6,11 +6,26 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "solver/mincut.h"
+
+double
+cli_baseline_ref_budget(const char *name)
+{
+	const char *s = strstr(name, "-budget-");
+	char *end;
+	double f;
+
+	if (s == NULL)
+		return -1;
+	f = strtod(s + 8, &end);
+	return *end == '\0' && end != s + 8 && f >= 0 && f <= 1 ? f : -1;
+}
 
 size_t
 cli_baseline_count(const ilp_graph *g)
@@ -27,9 +42,13 @@ cli_baseline(const ilp_graph *g, const ilp_solve_options *so, size_t k, const ch
 	*out = NULL;
 	if (k == 0) {
 		*kind = "mincut";
-		snprintf(name, name_len, "mincut (torch 2.6)");
 		ilpi_mincut_options_init(&mo);
 		ilpi_mincut_options_from_solve(&mo, so);
+		if (mo.activation_memory_budget < 1)
+			snprintf(name, name_len, "mincut (torch 2.6, budget %g)",
+			    mo.activation_memory_budget);
+		else
+			snprintf(name, name_len, "mincut (torch 2.6)");
 		mo.prefer = ILP_PREFER_PYTORCH; /* the heuristic reads the tags as torch does */
 		mo.check = 0;                   /* callers report what the checker says */
 		return ilpi_mincut_run(g, &mo, out, NULL, err);

@@ -59,6 +59,9 @@ int cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fract
 /* ---- baselines beside the ILP optimum (cli/baselines.c) ---------------------- */
 /* How many: the min-cut, each reference partition of g, save-all. */
 size_t cli_baseline_count(const ilp_graph *g);
+/* The activation_memory_budget a reference was recorded at ("pytorch-2.6-mincut-budget-
+ * 0.3": 0.3), or -1. */
+double cli_baseline_ref_budget(const char *name);
 /* Baseline k (0 <= k < cli_baseline_count): its kind ("mincut", "reference",
  * "save-all"), display name, and partition (caller frees; not yet evaluated or
  * checked). */

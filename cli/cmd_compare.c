@@ -327,8 +327,15 @@ cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	row_ilp(g, &c, &rows[n++]);
-	for (size_t k = 0; k < cli_baseline_count(g); k++)
+	for (size_t k = 0; k < cli_baseline_count(g); k++) {
+		double f = k >= 1 && k - 1 < g->n_ref ?
+		    cli_baseline_ref_budget(g->ref[k - 1].name) : -1;
+
+		/* with a fraction, PyTorch's references at other budgets say nothing */
+		if (c.so.budget_fraction >= 0 && f >= 0 && f != c.so.budget_fraction)
+			continue;
 		row_baseline(g, &c, k, &rows[n++]);
+	}
 	for (size_t k = 0; k < n; k++)
 		judge(g, &c, &rows[k]);
 	if (rows[0].p != NULL && !rows[0].violation[0])

@@ -21,7 +21,8 @@
 static const char *usage_line =
     "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted] "
     "[--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
-    "[--gap G] [--write-lp F] [--write-mps F] [-v] [--policy F] [--prefer M] [--bans M]";
+    "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [-v] [--policy F] "
+    "[--prefer M] [--bans M]";
 
 static void
 log_line(void *ctx, const char *line)
@@ -63,8 +64,8 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 
 /* The options that take a value; parse_args dispatches on the one it found. */
 static const char *const value_opts[] = { "-o", "--split", "--objective",
-    "--memory-budget", "--alpha", "--device", "--time-limit", "--gap", "--write-lp",
-    "--write-mps" };
+    "--memory-budget", "--alpha", "--device", "--time-limit", "--gap", "--rng-replay",
+    "--write-lp", "--write-mps" };
 
 static int
 parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
@@ -128,6 +129,16 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 			if (cli_parse_number(v, &o->gap, &end) != 0 || *end != '\0' || o->gap < 0)
 				return cli_usage("solve", "--gap: expected a relative gap >= 0, not "
 				    "'%s'", v), -1;
+		} else if (strcmp(name, "--rng-replay") == 0) {
+			if (strcmp(v, "auto") == 0)
+				o->rng_replay = ILP_RNG_REPLAY_AUTO;
+			else if (strcmp(v, "yes") == 0)
+				o->rng_replay = ILP_RNG_REPLAY_ALWAYS;
+			else if (strcmp(v, "no") == 0)
+				o->rng_replay = ILP_RNG_REPLAY_NEVER;
+			else
+				return cli_usage("solve", "--rng-replay: expected auto, yes or no, "
+				    "not '%s'", v), -1;
 		} else if (strcmp(name, "--write-lp") == 0) {
 			o->write_lp = v;
 		} else {

@@ -109,9 +109,11 @@ check_recomputed(const checker *c, size_t i)
 		return violation(c, i, "recomputed, but it is a backward node");
 	if (!ilpi_live(n))
 		return violation(c, i, "recomputed, but it is dead (needed by no output)");
-	if ((n->flags & ILPI_F_RANDOM) && !c->g->rng_functionalized)
-		return violation(c, i, "recomputed, but it is a random op and the graph's RNG "
-		    "state is not functionalized (rng_functionalized is false)");
+	if ((n->flags & ILPI_F_RANDOM) && !c->g->rng_functionalized &&
+	    !(c->p->state[i] & ILPI_P_RNG_SAVED))
+		return violation(c, i, "recomputed, but it is a random op, the graph's RNG "
+		    "state is not functionalized (rng_functionalized is false) and the partition "
+		    "saves no RNG state for it (rng_states)");
 	if (n->flags & ILPI_F_EFFECTFUL)
 		return violation(c, i, "recomputed, but it is an effectful op");
 	if (n->flags & ILPI_F_COLLECTIVE)
@@ -172,6 +174,10 @@ ilp_check(const ilp_graph *g, const ilp_partition *p, const ilp_check_options *o
 	for (size_t i = 0; i < g->n; i++) {
 		if (ilpi_saved(p, i) && ilpi_recomputed(p, i))
 			return violation(&c, i, "both saved and recomputed");
+		if ((p->state[i] & ILPI_P_RNG_SAVED) && (!ilpi_recomputed(p, i) ||
+		    !(g->node[i].flags & ILPI_F_RANDOM)))
+			return violation(&c, i, "its RNG state is saved (rng_states), but it is "
+			    "not a recomputed random op");
 		if (ilpi_saved(p, i) && check_saved(&c, i) != 0)
 			return -1;
 		if (ilpi_recomputed(p, i) && check_recomputed(&c, i) != 0)

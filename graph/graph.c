@@ -43,6 +43,7 @@ ilpi_graph_new(const char *path)
 	if (g == NULL)
 		return NULL;
 	ilpi_intern_init(&g->pool);
+	g->rng_state_bytes = -1;
 	g->path = strdup(path != NULL ? path : "<graph>");
 	if (g->path == NULL) {
 		free(g);

@@ -57,6 +57,8 @@ enum {
 
 #define ILPI_NONE (-1)
 #define ILPI_UNKNOWN_COST (-1.0)
+/* RNG state bytes when the graph does not say: a CUDA generator's (seed, offset). */
+#define ILPI_RNG_STATE_BYTES 16
 
 typedef struct ilpi_node {
 	const char *name;     /* interned */
@@ -90,6 +92,8 @@ struct ilp_graph {
 	char *path;           /* file name used in messages */
 	char *description;
 	int rng_functionalized;
+	int64_t rng_state_bytes; /* bytes of one saved RNG state (replaying a random op);
+	                          * < 0: not given, ILPI_RNG_STATE_BYTES */
 	ilpi_pool pool;
 
 	ilpi_node *node;
@@ -154,6 +158,10 @@ static inline int ilpi_live(const ilpi_node *n)
 static inline int ilpi_decided(const ilpi_node *n)
 {
 	return n->cls == ILPI_FORWARD || n->cls == ILPI_UNCLAIMED;
+}
+static inline int64_t ilpi_rng_state_bytes(const ilp_graph *g)
+{
+	return g->rng_state_bytes >= 0 ? g->rng_state_bytes : ILPI_RNG_STATE_BYTES;
 }
 static inline int64_t ilpi_storage_bytes(const ilp_graph *g, const ilpi_node *n)
 {

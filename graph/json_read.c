@@ -484,6 +484,7 @@ read_top(reader *r, const cJSON *root)
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
 	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
 	const cJSON *rng = cJSON_GetObjectItemCaseSensitive(root, "rng_functionalized");
+	const cJSON *rsb = cJSON_GetObjectItemCaseSensitive(root, "rng_state_bytes");
 
 	if (!cJSON_IsObject(root))
 		return fail(r, "graph", "(top level)", "expected a JSON object");
@@ -508,6 +509,9 @@ read_top(reader *r, const cJSON *root)
 	}
 	if (rng != NULL && get_bool(r, "graph", rng, "rng_functionalized",
 	    &r->g->rng_functionalized) != 0)
+		return -1;
+	if (rsb != NULL && get_int(r, "graph", rsb, "rng_state_bytes", MAX_BYTES,
+	    &r->g->rng_state_bytes) != 0)
 		return -1;
 	if (read_nodes(r, cJSON_GetObjectItemCaseSensitive(root, "nodes")) != 0)
 		return -1;

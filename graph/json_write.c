@@ -148,6 +148,8 @@ ilp_graph_to_json(const ilp_graph *g, char **out, ilp_error *err)
 	}
 	ilpi_buf_printf(&b, ",\n  \"rng_functionalized\": %s",
 	    g->rng_functionalized ? "true" : "false");
+	if (g->rng_state_bytes >= 0)
+		ilpi_buf_printf(&b, ",\n  \"rng_state_bytes\": %lld", (long long)g->rng_state_bytes);
 	ilpi_buf_puts(&b, ",\n  \"nodes\": [");
 	for (size_t i = 0; i < g->n; i++) {
 		ilpi_buf_puts(&b, i == 0 ? "\n    " : ",\n    ");

@@ -189,8 +189,22 @@ ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p)
 		seen[s] = 1;
 		sum += g->node[s].bytes;
 	}
+	for (size_t i = 0; i < g->n && i < p->n; i++)
+		if (p->state[i] & ILPI_P_RNG_SAVED)
+			sum += ilpi_rng_state_bytes(g);
 	free(seen);
 	return sum;
+}
+
+void
+ilpi_partition_mark_rng(const ilp_graph *g, ilp_partition *p)
+{
+	for (size_t i = 0; i < g->n && i < p->n; i++) {
+		p->state[i] &= (uint8_t)~ILPI_P_RNG_SAVED;
+		if (ilpi_recomputed(p, i) && (g->node[i].flags & ILPI_F_RANDOM) &&
+		    !g->rng_functionalized)
+			p->state[i] |= ILPI_P_RNG_SAVED;
+	}
 }
 
 void
@@ -552,6 +566,7 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
 	    read_producer(&r, root) != 0 || read_options(&r, root) != 0 ||
 	    read_list(&r, root, "saved", ILPI_P_SAVED, 1) != 0 ||
 	    read_list(&r, root, "recomputed", ILPI_P_RECOMPUTED, 0) != 0 ||
+	    read_list(&r, root, "rng_states", ILPI_P_RNG_SAVED, 0) != 0 ||
 	    read_cost(&r, root) != 0 || read_overrides(&r, root) != 0)
 		goto fail;
 	if (cJSON_GetObjectItemCaseSensitive(root, "recomputed") == NULL)
@@ -740,6 +755,8 @@ ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, il
 	write_provenance(&b, g, p);
 	write_list(&b, g, p, "saved", ILPI_P_SAVED);
 	write_list(&b, g, p, "recomputed", ILPI_P_RECOMPUTED);
+	if (ilpi_partition_count(p, ILPI_P_RNG_SAVED) > 0)
+		write_list(&b, g, p, "rng_states", ILPI_P_RNG_SAVED);
 	if (p->has_cost) {
 		ilpi_buf_printf(&b, ",\n  \"cost\": {\"saved_bytes\": %lld, \"recompute_flops\": ",
 		    (long long)p->saved_bytes);

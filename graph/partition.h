@@ -12,7 +12,9 @@
 
 enum {
 	ILPI_P_SAVED = 1u << 0,       /* handed from the forward to the backward */
-	ILPI_P_RECOMPUTED = 1u << 1   /* non-backward op executed in the backward */
+	ILPI_P_RECOMPUTED = 1u << 1,  /* non-backward op executed in the backward */
+	ILPI_P_RNG_SAVED = 1u << 2    /* recomputed random op: the forward saves its RNG
+	                               * state, the backward replays it (g->rng_state_bytes) */
 };
 
 /* Soft mode: a preference the optimum overrides, and what overriding it gains. */
@@ -88,6 +90,11 @@ void ilpi_partition_set_producer(ilp_partition *p, const char *method, const cha
 void ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_options *o);
 /* Bytes of the saved values, each storage counted once (views share their base's). */
 int64_t ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p);
+/* Sets ILPI_P_RNG_SAVED on exactly the recomputed random ops of a graph whose RNG is
+ * not functionalized: they replay the RNG state the forward saves, which costs
+ * ilpi_rng_state_bytes(g) each in the saved bytes. */
+void ilpi_partition_mark_rng(const ilp_graph *g, ilp_partition *p);
+
 /* Marks recomputed what the backward then needs and cannot get otherwise: every op that
  * is not backward and not saved and that a backward op or a gradient needs, transitively.
  * Used when a partition file gives no "recomputed" list (PyTorch's saved sets). */

@@ -177,6 +177,15 @@ int ilp_device_lookup(const char *name, ilp_device *out);
 
 typedef void (*ilp_log_fn)(void *ctx, const char *line);
 
+/* May a random op be recomputed when the graph's RNG is not functionalized? Then the
+ * forward saves its RNG state ("rng_states" in the partition, counted in the saved
+ * bytes) and the backward replays it, as PyTorch's run_and_save_rng_state does. */
+typedef enum ilp_rng_replay {
+	ILP_RNG_REPLAY_AUTO = 0, /* with a memory budget (PyTorch's budget path), else not */
+	ILP_RNG_REPLAY_NEVER,
+	ILP_RNG_REPLAY_ALWAYS
+} ilp_rng_replay;
+
 typedef struct ilp_solve_options {
 	ilp_objective objective;
 	double alpha;              /* ILP_OBJ_WEIGHTED */
@@ -192,6 +201,7 @@ typedef struct ilp_solve_options {
 	void *log_ctx;
 	const char *write_lp;      /* write the exact model (CPLEX LP format) here, or NULL */
 	const char *write_mps;     /* ... and/or free MPS here, or NULL */
+	ilp_rng_replay rng_replay; /* default AUTO */
 } ilp_solve_options;
 
 /* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */

@@ -18,6 +18,8 @@ ilpi_rule_options_init(ilpi_rule_options *o)
 {
 	o->prefer = ILP_PREFER_HARD;
 	o->bans = ILP_BANS_PYTORCH;
+	o->budget = 0;
+	o->rng_replay = 0;
 }
 
 /* ---- reasons ------------------------------------------------------------------ */
@@ -262,7 +264,7 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 	tag_rules(g, r, i, o->prefer, boundary);
 	if (n->flags & ILPI_F_TUPLE)
 		set_bit(r, i, ILPI_R_NO_SAVE, ILPI_WHY_TUPLE);
-	if ((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized)
+	if ((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized && !o->rng_replay)
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_RANDOM);
 	if (n->flags & ILPI_F_EFFECTFUL)
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_EFFECTFUL);
@@ -273,7 +275,7 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_GETITEM);
 	/* Bans: forward ops that no recompute tag covers, views exempt (PyTorch's
 	 * ban_recomputation_if_allowed), only where nothing else already forbids it. */
-	if (o->bans != ILP_BANS_PYTORCH || n->cls != ILPI_FORWARD ||
+	if (o->bans != ILP_BANS_PYTORCH || o->budget || n->cls != ILPI_FORWARD ||
 	    recompute_tag(r->tag[i]) || is_view(g, opc, (int32_t)i) ||
 	    (r->bits[i] & ILPI_R_NO_RECOMPUTE))
 		return;

@@ -43,6 +43,8 @@ typedef enum ilpi_reason {
 typedef struct ilpi_rule_options {
 	ilp_prefer_mode prefer;
 	ilp_bans bans;
+	int budget;       /* a memory budget: PyTorch's budget path lifts its bans */
+	int rng_replay;   /* random ops may be recomputed, replaying a saved RNG state */
 } ilpi_rule_options;
 
 typedef struct ilpi_rules {

@@ -85,6 +85,8 @@ ilpi_mincut_options_from_solve(ilpi_mincut_options *o, const ilp_solve_options *
 {
 	o->prefer = so->prefer;
 	o->device = so->device;
+	if (so->budget_fraction >= 0) /* the same fraction, in torch's budget path */
+		o->activation_memory_budget = so->budget_fraction;
 	if (so->bans == ILP_BANS_NONE) {
 		o->ban_recompute_used_far_apart = 0;
 		o->ban_recompute_long_fusible_chains = 0;
@@ -835,6 +837,7 @@ finish_fixed(const ilp_graph *g, ilp_partition *p, const char *method, ilp_parti
 		ilp_partition_free(p);
 		return -1;
 	}
+	ilpi_partition_mark_rng(g, p);
 	ilpi_partition_set_producer(p, method, "", "", "");
 	*out = p;
 	return 0;
@@ -1046,6 +1049,7 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 			p->state[i] |= ILPI_P_SAVED;
 	if (ilpi_partition_complete(g, p, 1, err) != 0)
 		goto fail;
+	ilpi_partition_mark_rng(g, p);
 	ilpi_partition_set_producer(p, "mincut", "", ilp_prefer_name(o->prefer), "heuristic");
 	p->objective_value = info->cut_value;
 	if (ilp_partition_evaluate(g, p, &o->device, err) != 0)

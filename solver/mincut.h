@@ -77,8 +77,8 @@ typedef struct ilpi_mincut_info {
 
 /* torch 2.6 defaults, prefer mode "pytorch", check on, device "h100". */
 void ilpi_mincut_options_init(ilpi_mincut_options *o);
-/* Maps ilp_solve_options: prefer, device; bans NONE clears the five ban_recompute_*
- * switches. */
+/* Maps ilp_solve_options: prefer, device, budget_fraction (activation_memory_budget);
+ * bans NONE clears the five ban_recompute_* switches. */
 void ilpi_mincut_options_from_solve(ilpi_mincut_options *o, const ilp_solve_options *so);
 /* Sets a switch by its torch config name ("ban_recompute_reductions", ...) from
  * "true"/"false"/"1"/"0" (max_dist_from_bw: an integer). -1 for an unknown name or

@@ -148,6 +148,9 @@ ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp
 	for (size_t k = 0; k < red->n_stor; k++)
 		if (red->stor_bytes[k] > 0)
 			unit = gcd64(red->stor_bytes[k], unit);
+	for (size_t it = 0; it < red->n_items; it++)
+		if (red->item[it].rng_bytes > 0 && red->item[it].can_recompute)
+			unit = gcd64(red->item[it].rng_bytes, unit);
 	m->byte_unit = unit > 0 ? (double)unit : 1;
 	m->lp = glp_create_prob();
 	glp_set_prob_name(m->lp, "ilpart");
@@ -192,7 +195,8 @@ expression(ilpi_model *m, const ilpi_terms *t)
 				m->coef[s] += t->pen_s[it];
 		}
 		if (r) {
-			m->coef[r] += t->cost * item->cost;
+			m->coef[r] += t->cost * item->cost +
+			    t->bytes * ((double)item->rng_bytes / m->byte_unit);
 			if (t->pen_r != NULL)
 				m->coef[r] += t->pen_r[it];
 		}
@@ -258,7 +262,7 @@ ilpi_model_value(const ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
 				v += t->pen_s[it];
 		}
 		if (r[it] && item->can_recompute) {
-			v += t->cost * item->cost;
+			v += t->cost * item->cost + t->bytes * ((double)item->rng_bytes / m->byte_unit);
 			if (t->pen_r != NULL)
 				v += t->pen_r[it];
 		}

@@ -258,6 +258,8 @@ layout(const ilp_graph *g, const ilpi_rules *r, ilpi_reduced *red, const chain *
 			const int32_t *in = ilpi_inputs(g, n);
 
 			red->member[n_mem++] = v;
+			if ((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized)
+				item->rng_bytes += ilpi_rng_state_bytes(g);
 			for (uint32_t k = 0; k < n->in_count; k++) {
 				int32_t j = red->item_of[in[k]];
 

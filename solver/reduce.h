@@ -22,6 +22,8 @@ typedef struct ilpi_item {
 	uint8_t can_save, can_recompute, boundary;
 	uint8_t prefer;           /* ILPI_R_PREFER_* of rep (soft mode only) */
 	double cost;              /* recompute cost of the chain (us), FORWARD members */
+	int64_t rng_bytes;        /* saved bytes recomputing it adds: the RNG states of its
+	                           * random members (graph RNG not functionalized) */
 } ilpi_item;
 
 typedef struct ilpi_reduced {

@@ -20,6 +20,7 @@
 #include "policies/rules.h"
 #include "solver/cost.h"
 #include "solver/glpk_env.h"
+#include "solver/mincut.h"
 #include "solver/model.h"
 #include "solver/reduce.h"
 
@@ -416,6 +417,30 @@ runtime_optimal(solve_ctx *c, int with_pen, int write, double *bytes, ilp_error 
 	return 0;
 }
 
+/* Among the partitions within the budget that are as fast as the one found, the
+ * least saved bytes: a budget is a ceiling, and what stays under it is memory saved. */
+static int
+least_bytes_within(solve_ctx *c, const ilpi_mip *first, ilp_error *err)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
+	size_t n = c->red.n_items;
+	ilpi_mip mip;
+
+	if (first->timed_out)
+		return 0;
+	memcpy(c->ts, c->s, n);
+	memcpy(c->tr, c->r, n);
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, level(first->obj, 0));
+	if (stage(c, "budget-least-memory", &tb, c->ts, c->tr, c->s, c->r, &mip, 0, err) != 0)
+		return -1;
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, -1);
+	if (mip.status != GLP_OPT && mip.status != GLP_FEAS) { /* keep the first answer */
+		memcpy(c->s, c->ts, n);
+		memcpy(c->r, c->tr, n);
+	}
+	return 0;
+}
+
 static int
 obj_runtime(solve_ctx *c, ilp_error *err)
 {
@@ -434,15 +459,6 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 	memcpy(s0, c->ts, c->red.n_items);
 	memcpy(r0, c->tr, c->red.n_items);
 	c->least_bytes = (int64_t)llround(mip.obj * unit);
-	if (o->budget_fraction >= 0) {
-		if (runtime_optimal(c, 0, 0, &b1, err) != 0)
-			return -1;
-		c->budget = c->least_bytes +
-		    (int64_t)floor(o->budget_fraction * (b1 * unit - (double)c->least_bytes));
-		note(c, "budget: %g of [%lld, %lld] = %lld bytes", o->budget_fraction,
-		    (long long)c->least_bytes, (long long)llround(b1 * unit),
-		    (long long)c->budget);
-	}
 	if (c->budget < c->least_bytes && proven)
 		return budget_conflict(c, s0, 1, err);
 	ub = floor((double)c->budget / unit);
@@ -456,7 +472,7 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 		/* GLPK accepts a row within its tolerance; bytes must hold exactly. */
 		used = ilpi_model_value(&c->m, &tb, c->s, c->r);
 		if (used <= floor((double)c->budget / unit) + 0.5)
-			return 0;
+			return least_bytes_within(c, &mip, err);
 		note(c, "budget exceeded by %g units within GLPK's tolerance: tightening",
 		    used - floor((double)c->budget / unit));
 		ub -= used - floor((double)c->budget / unit);
@@ -596,6 +612,7 @@ make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
 	for (size_t v = 0; v < g->n; v++)
 		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
 		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+	ilpi_partition_mark_rng(g, p);
 	ilpi_partition_set_producer(p, "ilp", objective_name(c->o->objective),
 	    ilp_prefer_name(c->o->prefer), c->status);
 	ilpi_partition_record(p, g, c->o);
@@ -640,6 +657,11 @@ prepare(solve_ctx *c, ilp_error *err)
 	ilpi_rule_options_init(&ro);
 	ro.prefer = c->o->prefer;
 	ro.bans = c->o->bans;
+	/* PyTorch's budget path may lift any of its bans and replays the RNG state of the
+	 * random ops it then recomputes (docs/solver.md, "Memory budgets"). */
+	ro.budget = c->o->budget_bytes >= 0 || c->o->budget_fraction >= 0;
+	ro.rng_replay = c->o->rng_replay == ILP_RNG_REPLAY_ALWAYS ||
+	    (c->o->rng_replay == ILP_RNG_REPLAY_AUTO && ro.budget);
 	if (ilpi_rules_build(g, &ro, &c->rules, err) != 0)
 		return -1;
 	c->have_rules = 1;
@@ -692,6 +714,26 @@ release(solve_ctx *c, int glpk_freed)
 		free(c->pen[k]);
 }
 
+/* A fraction F means what torch's activation_memory_budget F means: the bytes its
+ * memory ratio compares F against, min + F * (max - min), with min the inputs' bytes
+ * and max what torch's min-cut saves at budget 1 (docs/solver.md, worked example). */
+static int
+fraction_bytes(solve_ctx *c, ilp_error *err)
+{
+	ilpi_mincut_options mo;
+	double lo, hi, f = c->o->budget_fraction;
+
+	ilpi_mincut_options_init(&mo);
+	ilpi_mincut_options_from_solve(&mo, c->o);
+	mo.prefer = ILP_PREFER_PYTORCH; /* torch's own reading of the tags */
+	if (ilpi_mincut_budget_bounds(c->g, &mo, &lo, &hi, err) != 0)
+		return -1;
+	c->budget = (int64_t)floor(hi > lo ? lo + f * (hi - lo) : hi);
+	note(c, "budget: %g in torch's normalisation [%.0f (inputs), %.0f (min-cut at "
+	    "budget 1)] = %lld bytes", f, lo, hi, (long long)c->budget);
+	return 0;
+}
+
 int
 ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err)
@@ -716,6 +758,8 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	c.status = "optimal";
 	c.budget = o->budget_bytes;
 	c.least_bytes = -1;
+	if (o->budget_fraction >= 0 && fraction_bytes(&c, err) != 0)
+		return -1;
 	if (prepare(&c, err) != 0)
 		goto out;
 	lg.log = o->log;

@@ -39,7 +39,8 @@ chain(const char *a_extra, const char *b_extra)
 	return G("", nodes, "'out'", "'gb'");
 }
 
-/* A partition of g from space-separated name lists. */
+/* A partition of g from space-separated name lists; a recomputed name ending in '~'
+ * also saves its RNG state (rng_states). */
 static ilp_partition *
 part(const ilp_graph *g, const char *saved, const char *recomputed)
 {
@@ -53,10 +54,17 @@ part(const ilp_graph *g, const char *saved, const char *recomputed)
 		snprintf(buf, sizeof buf, "%s", lists[k]);
 		for (tok = strtok_r(buf, " ", &save); tok != NULL;
 		    tok = strtok_r(NULL, " ", &save)) {
-			long i = ilp_graph_find(g, tok);
+			size_t len = strlen(tok);
+			int rng = len > 0 && tok[len - 1] == '~';
+			long i;
 
+			if (rng)
+				tok[len - 1] = '\0';
+			i = ilp_graph_find(g, tok);
 			ck_assert_msg(i >= 0, "no node %s", tok);
 			p->state[i] |= k == 0 ? ILPI_P_SAVED : ILPI_P_RECOMPUTED;
+			if (rng)
+				p->state[i] |= ILPI_P_RNG_SAVED;
 		}
 	}
 	return p;
@@ -366,8 +374,13 @@ START_TEST(check_random_effectful_collective)
 
 	PASSES(rnd, "a", "b", ILP_PREFER_HARD);
 	FAILS(rnd, "x", "a b", ILP_PREFER_HARD,
-	    "partition: node 'a': recomputed, but it is a random op and the graph's RNG state "
-	    "is not functionalized (rng_functionalized is false)");
+	    "partition: node 'a': recomputed, but it is a random op, the graph's RNG state is "
+	    "not functionalized (rng_functionalized is false) and the partition saves no RNG "
+	    "state for it (rng_states)");
+	/* replaying the RNG state the forward saved */
+	PASSES(rnd, "x", "a~ b", ILP_PREFER_HARD);
+	FAILS(rnd, "x", "a~ b~", ILP_PREFER_HARD, "partition: node 'b': its RNG state is saved "
+	    "(rng_states), but it is not a recomputed random op");
 	PASSES(rng, "x", "a b", ILP_PREFER_HARD);
 	FAILS(eff, "x", "a b", ILP_PREFER_HARD,
 	    "partition: node 'a': recomputed, but it is an effectful op");

@@ -213,6 +213,19 @@ def _flops(node):
         return 0
 
 
+def _rng_state_bytes(graph):
+    """Bytes of the RNG state PyTorch saves to replay a random op (run_and_save_rng_state):
+    the generator state of the random ops' device (5056 on CPU, 16 on CUDA)."""
+    for node in graph.nodes:
+        if node.op == "call_function" and _is_random(node):
+            v = node.meta.get("val")
+            for t in (v if isinstance(v, (tuple, list)) else (v,)):
+                if isinstance(t, torch.Tensor) and t.device.type == "cuda":
+                    return 16
+            break
+    return int(torch.get_rng_state().numel())
+
+
 def _policy_name(p):
     if p is None:
         return None
@@ -376,6 +389,8 @@ def export_graph(joint_module, num_fwd_outputs, reference=False, joint_inputs=No
         "nodes": nodes,
         "outputs": {"forward": names[:num_fwd_outputs], "backward": names[num_fwd_outputs:]},
     }
+    if any(r.get("random") for r in nodes):
+        doc["rng_state_bytes"] = _rng_state_bytes(graph)
     if reference:
         doc["reference"] = [{
             "name": reference_name(),
