@@ -1,6 +1,7 @@
 #!/bin/sh
-# python_notorch.sh - the Python tests that need no torch (tests/python/test_runner_notorch.py:
-# ilpart.runner and ilpart.graphfile) on the host's python3, against the ilpart just built.
+# python_notorch.sh - the Python tests that need no torch (tests/python/test_*_notorch.py:
+# ilpart.runner, ilpart.graphfile, ilpart.store) on the host's python3, against the ilpart
+# just built.
 # Run by `make check`; prints "python_notorch: N passed, N failed"; skipped (77) without
 # python3. Environment: ILPART (default ./ilpart), srcdir (source root, default .).
 set -u
@@ -12,5 +13,19 @@ if ! command -v python3 >/dev/null 2>&1; then
 	exit 77
 fi
 # No __pycache__ in the source tree (read-only under distcheck).
-ILPART_BIN=$ILPART PYTHONDONTWRITEBYTECODE=1 exec python3 \
-    "$srcdir/tests/python/test_runner_notorch.py"
+passed=0
+failed=0
+for t in "$srcdir"/tests/python/test_*_notorch.py; do
+	out=$(ILPART_BIN=$ILPART PYTHONDONTWRITEBYTECODE=1 python3 "$t" 2>&1)
+	echo "$out"
+	line=$(echo "$out" | grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed' | tail -1)
+	if [ -z "$line" ]; then
+		failed=$((failed + 1))
+		continue
+	fi
+	set -- $line
+	passed=$((passed + $2))
+	failed=$((failed + $4))
+done
+echo "python_notorch: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,153 @@
+"""ilpart.store without torch: record, batch-solve, look up a renamed graph, on_miss modes,
+the better-answer rule, and processes writing one store at once. Run by `make check` on the
+host's python3 (tests/python_notorch.sh) against the ilpart just built ($ILPART_BIN); also
+discovered in the torch chroot by tests/python/run.py.
+
+Run by hand: ILPART_BIN=build/ilpart PYTHONPATH=python python3 tests/python/test_store_notorch.py
+"""
+
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
+PYDIR = os.path.join(TOP, "python")
+if PYDIR not in sys.path:
+    sys.path.insert(0, PYDIR)
+
+from ilpart import runner, store  # noqa: E402
+from ilpart.runner import IlpartError  # noqa: E402
+
+SEED = os.path.join(TOP, "examples", "seed_float8_sac.json")
+RENAMED = os.path.join(TOP, "tests", "golden", "remap-renamed", "renamed.json")
+POLICY = os.path.join(TOP, "examples", "policies", "seed_mm_only.json")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def ilpart(*argv):
+    return subprocess.run([runner.find_binary()] + [str(a) for a in argv],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+
+
+def _compile_into(args):
+    root, path, on_miss = args
+    run = store.store_solver(root, on_miss=on_miss)
+    return run(load(path), objective="runtime", memory_budget=0.5)["store"]["how"]
+
+
+class StoreTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ilpart-store-")
+        self.root = os.path.join(self.tmp, "store")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def ls(self, sub):
+        return sorted(os.listdir(os.path.join(self.root, sub)))
+
+    def test_record_batch_then_hit_on_renamed_graph(self):
+        part = store.store_solver(self.root, on_miss="mincut")(load(SEED))
+        self.assertEqual(part["store"]["how"], "mincut")
+        key = part["store"]["key"]
+        self.assertEqual(self.ls("entries"), [key + ".json"])
+        self.assertEqual(self.ls("partitions"), [])
+        self.assertEqual(self.ls("tmp"), [])
+        r = ilpart("batch", self.root, "--no-times")
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("optimal, gap 0, objective 4160: stored", r.stdout)
+        # The same graph under other names and in another order: a hit, in its names.
+        renamed = load(RENAMED)
+        hit = store.store_solver(self.root, on_miss="error")(renamed)
+        self.assertEqual(hit["store"], {"key": key, "fingerprint": part["store"]["fingerprint"],
+                                        "how": "hit"})
+        names = {n["name"] for n in renamed["nodes"]}
+        self.assertTrue(hit["saved"] and set(hit["saved"]) <= names)
+        self.assertEqual(sorted(hit["saved"]), ["n0_primals", "n1_primals", "n4_primals"])
+        p = os.path.join(self.tmp, "p.json")
+        with open(p, "w") as f:
+            json.dump(hit, f)
+        self.assertEqual(ilpart("check", RENAMED, p).returncode, 0)
+
+    def test_error_on_miss_records_pending(self):
+        run = store.store_solver(self.root, on_miss="error")
+        with self.assertRaises(IlpartError) as cm:
+            run(load(SEED), policy=POLICY)
+        self.assertIn("recorded as pending", str(cm.exception))
+        (entry,) = self.ls("entries")
+        e = load(os.path.join(self.root, "entries", entry))
+        i = e["args"].index("--policy")
+        self.assertTrue(os.path.exists(os.path.join(self.root, e["args"][i + 1])))
+        r = ilpart("batch", self.root, "--dry-run")
+        self.assertIn("pending (no partition)", r.stdout)
+        # options are part of the request: another budget is another entry
+        with self.assertRaises(IlpartError):
+            run(load(SEED), policy=POLICY, objective="runtime", memory_budget=0.3)
+        self.assertEqual(len(self.ls("entries")), 2)
+
+    def test_policy_key_is_content_not_location(self):
+        other = os.path.join(self.tmp, "elsewhere.json")
+        shutil.copy(POLICY, other)
+        run = store.store_solver(self.root, on_miss="solve")
+        a = run(load(SEED), policy=POLICY)["store"]
+        b = run(load(SEED), policy=other)["store"]
+        self.assertEqual(a["key"], b["key"])
+        self.assertEqual((a["how"], b["how"]), ("solved", "hit"))
+        stored = load(os.path.join(self.root, "partitions", a["key"] + ".json"))
+        with open(POLICY, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        self.assertEqual(stored["options"]["policy"]["sha256"], sha)
+        self.assertEqual(stored["producer"]["status"], "optimal")
+
+    def test_better(self):
+        def part(status, obj, gap=None):
+            p = {"producer": {"status": status, "objective_value": obj}}
+            if gap is not None:
+                p["producer"]["gap"] = gap
+            return p
+        self.assertTrue(store.better(part("feasible", 9), None))
+        self.assertFalse(store.better(None, part("feasible", 9)))
+        self.assertTrue(store.better(part("optimal", 9), part("time-limit", 5)))
+        self.assertFalse(store.better(part("time-limit", 5), part("optimal", 9)))
+        self.assertTrue(store.better(part("feasible", 4), part("time-limit", 5)))
+        self.assertFalse(store.better(part("feasible", 6), part("time-limit", 5)))
+        self.assertFalse(store.better(part("optimal", 5), part("optimal", 5)))
+        self.assertTrue(store.better(part("feasible", 5, 0.1), part("feasible", 5, 0.2)))
+
+    def test_processes_writing_one_store(self):
+        jobs = [(self.root, SEED if i % 2 else RENAMED, "solve") for i in range(8)]
+        with multiprocessing.get_context("fork").Pool(4) as pool:
+            hows = pool.map(_compile_into, jobs)
+        self.assertTrue(set(hows) <= {"solved", "hit"}, hows)
+        self.assertEqual(len(self.ls("entries")), 1)
+        self.assertEqual(len(self.ls("graphs")), 1)
+        self.assertEqual(self.ls("partitions"), self.ls("entries"))
+        self.assertEqual(self.ls("tmp"), [])
+        (key,) = self.ls("partitions")
+        graph = os.path.join(self.root, "graphs", self.ls("graphs")[0])
+        r = ilpart("check", graph, os.path.join(self.root, "partitions", key))
+        self.assertEqual(r.returncode, 0, r.stdout)
+
+
+def main():
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    passed = result.testsRun - failed - len(result.skipped)
+    print("store_notorch: %d passed, %d failed" % (passed, failed))
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
