@@ -132,15 +132,25 @@ ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp
 {
 	int64_t unit = 0;
 
+	size_t cols = 2 * red->n_items + red->n_stor + 1; /* more than there will be */
+
 	memset(m, 0, sizeof *m);
 	m->red = red;
 	m->col_s = calloc(red->n_items + 1, sizeof *m->col_s);
 	m->col_r = calloc(red->n_items + 1, sizeof *m->col_r);
 	m->col_y = calloc(red->n_stor + 1, sizeof *m->col_y);
-	m->coef = calloc(2 * red->n_items + red->n_stor + 1, sizeof *m->coef);
-	m->ind = calloc(2 * red->n_items + red->n_stor + 1, sizeof *m->ind);
+	m->coef = calloc(cols, sizeof *m->coef);
+	m->ind = calloc(cols, sizeof *m->ind);
+	m->warm = calloc(cols, sizeof *m->warm);
+	m->fixed = calloc(cols, 1);
+	m->cut_ind = calloc(cols, sizeof *m->cut_ind);
+	m->cut_a = calloc(cols, sizeof *m->cut_a);
+	m->cut_x = calloc(cols, sizeof *m->cut_x);
+	m->cut_v = calloc(cols, sizeof *m->cut_v);
+	m->seen = calloc(red->n_stor + 1, 1);
 	if (m->col_s == NULL || m->col_r == NULL || m->col_y == NULL || m->coef == NULL ||
-	    m->ind == NULL) {
+	    m->ind == NULL || m->warm == NULL || m->fixed == NULL || m->cut_ind == NULL ||
+	    m->cut_a == NULL || m->cut_x == NULL || m->cut_v == NULL || m->seen == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
 	}
@@ -173,6 +183,13 @@ ilpi_model_free(ilpi_model *m, int glpk_freed)
 	free(m->col_y);
 	free(m->coef);
 	free(m->ind);
+	free(m->warm);
+	free(m->fixed);
+	free(m->cut_ind);
+	free(m->cut_a);
+	free(m->cut_x);
+	free(m->cut_v);
+	free(m->seen);
 	memset(m, 0, sizeof *m);
 }
 
@@ -243,21 +260,20 @@ ilpi_model_set_limit(ilpi_model *m, int which, const ilpi_terms *t, double ub)
 }
 
 double
-ilpi_model_value(const ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
-    const uint8_t *r)
+ilpi_model_value(ilpi_model *m, const ilpi_terms *t, const uint8_t *s, const uint8_t *r)
 {
 	const ilpi_reduced *red = m->red;
-	uint8_t *seen = calloc(red->n_stor + 1, 1);
+	uint8_t *seen = m->seen;
 	double v = 0;
 
+	memset(seen, 0, red->n_stor + 1);
 	for (size_t it = 0; it < red->n_items; it++) {
 		const ilpi_item *item = &red->item[it];
 
 		if (s[it] && item->can_save) {
-			if (seen != NULL && !seen[item->stor])
+			if (!seen[item->stor])
 				v += t->bytes * ((double)red->stor_bytes[item->stor] / m->byte_unit);
-			if (seen != NULL)
-				seen[item->stor] = 1;
+			seen[item->stor] = 1;
 			if (t->pen_s != NULL)
 				v += t->pen_s[it];
 		}
@@ -267,7 +283,6 @@ ilpi_model_value(const ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
 				v += t->pen_r[it];
 		}
 	}
-	free(seen);
 	return v;
 }
 
@@ -400,13 +415,12 @@ callback(glp_tree *tree, void *info)
 }
 
 static double *
-warm_columns(const ilpi_model *m, const ilpi_mip *mip)
+warm_columns(ilpi_model *m, const ilpi_mip *mip)
 {
 	const ilpi_reduced *red = m->red;
-	double *x;
+	double *x = m->warm;
 
-	if ((x = calloc((size_t)m->n_cols + 1, sizeof *x)) == NULL)
-		return NULL;
+	memset(x, 0, ((size_t)m->n_cols + 1) * sizeof *x);
 	if (mip->warm_s == NULL || mip->warm_r == NULL) {
 		x[0] = -1; /* no start solution */
 		return x;
@@ -572,7 +586,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	cb_state st;
 	int ret, rc = -1;
 	double t0 = glp_time();
-	char *fixed = NULL;
+	char *fixed = m->fixed;
 
 	memset(&st, 0, sizeof st);
 	st.m = m;
@@ -593,6 +607,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		mip->obj = mip->bound = mip->gap_out = 0;
 		return 0;
 	}
+	memset(fixed, 0, (size_t)m->n_cols + 1);
 	/* Byte coefficients reach 1e7 next to 0/1 links: scaling matters. */
 	glp_scale_prob(m->lp, GLP_SF_AUTO);
 	switch (solve_lp(m, mip, mip->time_limit, err)) {
@@ -610,19 +625,10 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		goto out;
 	}
 	st.warm = warm_columns(m, mip);
-	fixed = calloc((size_t)m->n_cols + 1, 1);
-	if (st.warm == NULL || fixed == NULL) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
-		goto out;
-	}
-	st.cut_ind = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_ind);
-	st.cut_a = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_a);
-	st.cut_x = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_x);
-	st.cut_v = malloc(((size_t)m->n_cols + 1) * sizeof *st.cut_v);
-	if (st.cut_ind == NULL || st.cut_a == NULL || st.cut_x == NULL || st.cut_v == NULL) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
-		goto out;
-	}
+	st.cut_ind = m->cut_ind;
+	st.cut_a = m->cut_a;
+	st.cut_x = m->cut_x;
+	st.cut_v = m->cut_v;
 	ret = branch_and_bound(m, mip, &st, t0, fixed, err);
 	switch (ret) {
 	case 0:
@@ -665,15 +671,9 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	rc = 0;
 out:
 	/* Fixings hold for this solve only: the model is reused by later stages. */
-	for (int j = 1; fixed != NULL && j <= m->n_cols; j++)
+	for (int j = 1; j <= m->n_cols; j++)
 		if (fixed[j])
 			glp_set_col_bnds(m->lp, j, GLP_DB, 0, 1);
-	free(fixed);
-	free(st.warm);
-	free(st.cut_ind);
-	free(st.cut_a);
-	free(st.cut_x);
-	free(st.cut_v);
 	return rc;
 }
 

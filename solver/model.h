@@ -24,8 +24,15 @@ typedef struct ilpi_model {
 	int n_cols;
 	double byte_unit;         /* bytes per model byte (gcd of the storage sizes) */
 	int row_limit[2];         /* ILPI_LIMIT_* rows, 0 until first used */
-	double *coef;             /* scratch, n_cols + 1 */
-	int *ind;                 /* scratch, n_cols + 1 */
+	/* Scratch of n_cols + 1 entries each, owned here (not by a solve) so that a GLPK
+	 * error longjmp out of ilpi_model_solve leaks nothing: ilpi_model_free frees it. */
+	double *coef;
+	int *ind;
+	double *warm;             /* start solution's column values; warm[0] < 0: none */
+	char *fixed;              /* columns fixed by reduced cost in this solve */
+	int *cut_ind;             /* budget cuts */
+	double *cut_a, *cut_x, *cut_v;
+	uint8_t *seen;            /* per storage class, for ilpi_model_value */
 } ilpi_model;
 
 /* A linear expression over the model: bytes * saved bytes + cost * recompute cost (us)
@@ -59,8 +66,9 @@ void ilpi_model_free(ilpi_model *m, int glpk_freed);
 void ilpi_model_set_objective(ilpi_model *m, const ilpi_terms *t);
 /* Row `which`: expression <= ub; ub < 0 switches the row off. */
 void ilpi_model_set_limit(ilpi_model *m, int which, const ilpi_terms *t, double ub);
-/* Value of the expression on an item solution. */
-double ilpi_model_value(const ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
+/* Value of the expression on an item solution. Cannot fail: its scratch is the
+ * model's, allocated by ilpi_model_build (whose out-of-memory is ILP_ERR_SYSTEM). */
+double ilpi_model_value(ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
     const uint8_t *r);
 int ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err);
 /* Writes the model in CPLEX LP (mps == 0) or free MPS format, atomically. */

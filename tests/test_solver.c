@@ -31,6 +31,7 @@
 #include "solver/cost.h"
 #include "solver/glpk_env.h"
 #include "solver/mincut.h"
+#include "solver/model.h"
 #include "solver/reduce.h"
 #include "tests/suites.h"
 #include "tests/util.h"
@@ -565,6 +566,58 @@ START_TEST(glpk_error_is_survived)
 }
 END_TEST
 
+/* The model owns every buffer a solve uses: after a GLPK error longjmp out of a run
+ * that built it, ilpi_model_free releases them all (LeakSanitizer sees the rest). */
+typedef struct built {
+	ilp_graph *g;
+	ilpi_reduced red;
+	ilpi_model m;
+	int solve;
+} built;
+
+static int
+build_then_fail(void *ctx, ilp_error *err)
+{
+	built *b = ctx;
+	ilpi_mip mip;
+	uint8_t s[64], r[64];
+
+	if (ilpi_model_build(b->g, &b->red, &b->m, err) != 0)
+		return -1;
+	if (b->solve) {
+		memset(&mip, 0, sizeof mip);
+		mip.s = s;
+		mip.r = r;
+		ck_assert_uint_lt(b->red.n_items, sizeof s);
+		ck_assert_int_eq(ilpi_model_solve(&b->m, &mip, err), 0);
+	}
+	glp_set_col_bnds(b->m.lp, b->m.n_cols + 5, GLP_FX, 1, 1); /* no such column */
+	return 0;
+}
+
+START_TEST(glpk_error_after_model_build_leaks_nothing)
+{
+	built b = { 0 };
+	ilpi_rules r;
+	ilp_error err = { 0 };
+	double cost[64] = { 0 };
+	int freed = 0;
+
+	b.g = random_graph(11);
+	b.solve = _i;
+	ck_assert_uint_lt(b.g->n, sizeof cost / sizeof cost[0]);
+	ck_assert_int_eq(ilpi_rules_build(b.g, NULL, &r, &err), 0);
+	ck_assert_msg(ilpi_reduce(b.g, &r, cost, 0, &b.red, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilpi_glpk_run(build_then_fail, &b, NULL, &freed, &err), -1);
+	ck_assert_int_eq(freed, 1);
+	ck_assert_int_eq(err.kind, ILP_ERR_SOLVER);
+	ilpi_model_free(&b.m, freed);
+	ilpi_reduced_free(&b.red);
+	ilpi_rules_free(&r);
+	ilp_graph_free(b.g);
+}
+END_TEST
+
 /* ---- fixed graphs ------------------------------------------------------------------------ */
 
 /* x = mm(a, b); y = relu(x); out = sum(y); backward reads x and y. */
@@ -1070,6 +1123,7 @@ suite_solver(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("solver");
 	tcase_add_test(tc, glpk_error_is_survived);
+	tcase_add_loop_test(tc, glpk_error_after_model_build_leaks_nothing, 0, 2);
 	tcase_add_test(tc, deterministic_bytes);
 	tcase_add_test(tc, writes_lp_and_mps);
 	tcase_add_test(tc, chain_objectives);
