@@ -208,30 +208,76 @@ ilpi_partition_mark_rng(const ilp_graph *g, ilp_partition *p)
 }
 
 void
-ilpi_partition_derive_recomputed(const ilp_graph *g, ilp_partition *p)
+ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune)
 {
 	/* One reverse sweep: users come after their inputs, so a node's need is final
-	 * when the sweep reaches it. The state bit doubles as the "needed" mark. */
+	 * when the sweep reaches it. A spare state bit is the "needed" mark. */
 	enum { NEED = 1u << 7 };
 
+	for (size_t i = 0; i < g->n; i++)
+		p->state[i] &= (uint8_t)~ILPI_P_RECOMPUTED;
 	for (size_t i = 0; i < g->n_bw_out; i++)
 		if (g->bw_out[i] != ILPI_NONE)
 			p->state[g->bw_out[i]] |= NEED;
 	for (size_t i = g->n; i-- > 0;) {
 		const ilpi_node *n = &g->node[i];
 		const int32_t *in = ilpi_inputs(g, n);
-		int runs = 0;
+		int need = (p->state[i] & NEED) != 0, runs = 0;
 
 		if (n->kind == ILPI_OP && n->cls == ILPI_BACKWARD) {
 			runs = 1;
-		} else if ((p->state[i] & NEED) && n->kind == ILPI_OP && !ilpi_saved(p, i)) {
+		} else if (need && ilpi_decided(n) && n->kind == ILPI_OP && !ilpi_saved(p, i)) {
 			p->state[i] |= ILPI_P_RECOMPUTED;
 			runs = 1;
 		}
+		if (prune && !need && ilpi_saved(p, i))
+			p->state[i] &= (uint8_t)~ILPI_P_SAVED;
 		p->state[i] &= (uint8_t)~NEED;
 		for (uint32_t k = 0; runs && k < n->in_count; k++)
 			p->state[in[k]] |= NEED;
 	}
+}
+
+static int
+finish_fixed(const ilp_graph *g, ilp_partition *p, const char *method, ilp_partition **out)
+{
+	ilpi_partition_complete(g, p, 0);
+	ilpi_partition_mark_rng(g, p);
+	ilpi_partition_set_producer(p, method, "", "", "");
+	*out = p;
+	return 0;
+}
+
+int
+ilpi_partition_from_ref(const ilp_graph *g, size_t k, ilp_partition **out, ilp_error *err)
+{
+	ilp_partition *p;
+
+	*out = NULL;
+	if (k >= g->n_ref || (p = ilp_partition_new(g)) == NULL) {
+		ilpi_err(err, k >= g->n_ref ? ILP_ERR_INPUT : ILP_ERR_SYSTEM,
+		    "%s: %s", g->path, k >= g->n_ref ? "no such reference" : "out of memory");
+		return -1;
+	}
+	for (size_t j = 0; j < g->ref[k].n_saved; j++)
+		p->state[g->ref[k].saved[j]] |= ILPI_P_SAVED;
+	return finish_fixed(g, p, "reference", out);
+}
+
+int
+ilpi_partition_save_all(const ilp_graph *g, ilp_partition **out, ilp_error *err)
+{
+	ilp_partition *p = ilp_partition_new(g);
+
+	*out = NULL;
+	if (p == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if ((g->node[i].flags & ILPI_F_BOUNDARY) && !(g->node[i].flags & ILPI_F_TUPLE))
+			p->state[i] |= ILPI_P_SAVED;
+	return finish_fixed(g, p, "save-all", out);
 }
 
 ilp_prefer_mode
@@ -570,7 +616,7 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
 	    read_cost(&r, root) != 0 || read_overrides(&r, root) != 0)
 		goto fail;
 	if (cJSON_GetObjectItemCaseSensitive(root, "recomputed") == NULL)
-		ilpi_partition_derive_recomputed(g, r.p);
+		ilpi_partition_complete(g, r.p, 0);
 	cJSON_Delete(root);
 	*out = r.p;
 	return 0;

@@ -95,10 +95,21 @@ int64_t ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p);
  * ilpi_rng_state_bytes(g) each in the saved bytes. */
 void ilpi_partition_mark_rng(const ilp_graph *g, ilp_partition *p);
 
-/* Marks recomputed what the backward then needs and cannot get otherwise: every op that
- * is not backward and not saved and that a backward op or a gradient needs, transitively.
- * Used when a partition file gives no "recomputed" list (PyTorch's saved sets). */
-void ilpi_partition_derive_recomputed(const ilp_graph *g, ilp_partition *p);
+/* Completes a partition from its saved set: RECOMPUTED is set on exactly the forward
+ * and unclaimed ops the backward must execute and cannot get otherwise (walking back
+ * from the backward ops and the gradients, stopping at saved values). With prune,
+ * saved values the backward never reads are dropped (as PyTorch's
+ * _extract_fwd_bwd_modules does). Values the backward needs but cannot get (an unsaved
+ * primal) are left for ilp_check to report. Used for partition files without a
+ * "recomputed" list (PyTorch's saved sets), references, save-all and min-cut. */
+void ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune);
+/* A reference partition of the graph file (g->ref[k]): its saved list, completed
+ * without pruning; method "reference". The caller owns *out. */
+int ilpi_partition_from_ref(const ilp_graph *g, size_t k, ilp_partition **out,
+    ilp_error *err);
+/* Save everything needed: every boundary value (tuples excepted: they have no
+ * storage) saved, completed; method "save-all". The caller owns *out. */
+int ilpi_partition_save_all(const ilp_graph *g, ilp_partition **out, ilp_error *err);
 /* The prefer mode the partition was made under (producer.prefer), hard when unset. */
 ilp_prefer_mode ilpi_partition_prefer(const ilp_partition *p);
 /* Counts of saved and recomputed nodes. */

@@ -772,110 +772,6 @@ out:
 }
 
 int
-ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune, ilp_error *err)
-{
-	uint8_t *live = calloc(g->n + 1, 1), *used = calloc(g->n + 1, 1);
-	/* each input edge is pushed at most once, plus one entry per gradient */
-	int32_t *stack = malloc((g->n_in + g->n + 1) * sizeof *stack);
-	size_t top = 0;
-
-	if (live == NULL || used == NULL || stack == NULL) {
-		free(live);
-		free(used);
-		free(stack);
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
-		return -1;
-	}
-	mark_live(g, live);
-	for (size_t i = 0; i < g->n; i++) {
-		const ilpi_node *n = &g->node[i];
-		const int32_t *in = ilpi_inputs(g, n);
-
-		p->state[i] &= (uint8_t)~ILPI_P_RECOMPUTED;
-		if (!live[i])
-			continue;
-		if (n->cls == ILPI_BACKWARD) {
-			for (uint32_t k = 0; k < n->in_count; k++)
-				stack[top++] = in[k];
-		} else if (n->flags & ILPI_F_BW_OUTPUT) {
-			stack[top++] = (int32_t)i;
-		}
-		/* Drain as we go so the stack never holds more than n entries. */
-		while (top > 0) {
-			int32_t v = stack[--top];
-			const ilpi_node *vn = &g->node[v];
-			const int32_t *vin = ilpi_inputs(g, vn);
-
-			if (vn->cls == ILPI_BACKWARD)
-				continue;
-			if (ilpi_saved(p, (size_t)v)) {
-				used[v] = 1;
-				continue;
-			}
-			if (vn->kind != ILPI_OP || ilpi_recomputed(p, (size_t)v))
-				continue;
-			p->state[v] |= ILPI_P_RECOMPUTED;
-			for (uint32_t k = 0; k < vn->in_count; k++)
-				stack[top++] = vin[k];
-		}
-	}
-	if (prune)
-		for (size_t i = 0; i < g->n; i++)
-			if (ilpi_saved(p, i) && !used[i])
-				p->state[i] &= (uint8_t)~ILPI_P_SAVED;
-	free(live);
-	free(used);
-	free(stack);
-	return 0;
-}
-
-static int
-finish_fixed(const ilp_graph *g, ilp_partition *p, const char *method, ilp_partition **out,
-    ilp_error *err)
-{
-	if (ilpi_partition_complete(g, p, 0, err) != 0) {
-		ilp_partition_free(p);
-		return -1;
-	}
-	ilpi_partition_mark_rng(g, p);
-	ilpi_partition_set_producer(p, method, "", "", "");
-	*out = p;
-	return 0;
-}
-
-int
-ilpi_partition_from_ref(const ilp_graph *g, size_t k, ilp_partition **out, ilp_error *err)
-{
-	ilp_partition *p;
-
-	*out = NULL;
-	if (k >= g->n_ref || (p = ilp_partition_new(g)) == NULL) {
-		ilpi_err(err, k >= g->n_ref ? ILP_ERR_INPUT : ILP_ERR_SYSTEM,
-		    "%s: %s", g->path, k >= g->n_ref ? "no such reference" : "out of memory");
-		return -1;
-	}
-	for (size_t j = 0; j < g->ref[k].n_saved; j++)
-		p->state[g->ref[k].saved[j]] |= ILPI_P_SAVED;
-	return finish_fixed(g, p, "reference", out, err);
-}
-
-int
-ilpi_partition_save_all(const ilp_graph *g, ilp_partition **out, ilp_error *err)
-{
-	ilp_partition *p = ilp_partition_new(g);
-
-	*out = NULL;
-	if (p == NULL) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
-		return -1;
-	}
-	for (size_t i = 0; i < g->n; i++)
-		if ((g->node[i].flags & ILPI_F_BOUNDARY) && !(g->node[i].flags & ILPI_F_TUPLE))
-			p->state[i] |= ILPI_P_SAVED;
-	return finish_fixed(g, p, "save-all", out, err);
-}
-
-int
 ilpi_mincut_pure(const ilp_graph *g, const double *weight, const uint8_t *banned,
     uint8_t *saved, double *value, ilp_error *err)
 {
@@ -1047,8 +943,7 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 	for (size_t i = 0; i < g->n; i++)
 		if (saved[i])
 			p->state[i] |= ILPI_P_SAVED;
-	if (ilpi_partition_complete(g, p, 1, err) != 0)
-		goto fail;
+	ilpi_partition_complete(g, p, 1);
 	ilpi_partition_mark_rng(g, p);
 	ilpi_partition_set_producer(p, "mincut", "", ilp_prefer_name(o->prefer), "heuristic");
 	p->objective_value = info->cut_value;

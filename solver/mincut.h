@@ -123,20 +123,4 @@ int ilpi_mincut_budget_bounds(const ilp_graph *g, const ilpi_mincut_options *o,
 int ilpi_mincut_pure(const ilp_graph *g, const double *weight, const uint8_t *banned,
     uint8_t *saved, double *value, ilp_error *err);
 
-/* Completes a partition from its saved set: RECOMPUTED is set on exactly the
- * non-backward ops the backward must execute (walking back from the backward nodes
- * and gradients, stopping at saved values); with prune, saved values the backward
- * never reads are dropped (as PyTorch's _extract_fwd_bwd_modules does). Values the
- * backward needs but cannot get (an unsaved primal) are left for ilp_check to
- * report. */
-int ilpi_partition_complete(const ilp_graph *g, ilp_partition *p, int prune, ilp_error *err);
-
-/* A reference partition of the graph file (g->ref[k]): its saved list, completed as
- * above without pruning; method "reference". The caller owns *out. */
-int ilpi_partition_from_ref(const ilp_graph *g, size_t k, ilp_partition **out,
-    ilp_error *err);
-/* Save everything needed: every boundary value (tuples excepted: they have no
- * storage) saved, completed; method "save-all". The caller owns *out. */
-int ilpi_partition_save_all(const ilp_graph *g, ilp_partition **out, ilp_error *err);
-
 #endif /* ILPART_SOLVER_MINCUT_H */

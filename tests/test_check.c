@@ -877,7 +877,7 @@ reference_partition(const ilp_graph *g)
 	for (size_t k = 0; k < g->ref[0].n_recomputed; k++)
 		p->state[g->ref[0].recomputed[k]] |= ILPI_P_RECOMPUTED;
 	if (g->ref[0].recomputed == NULL)
-		ilpi_partition_derive_recomputed(g, p);
+		ilpi_partition_complete(g, p, 0);
 	return p;
 }
 

@@ -208,7 +208,7 @@ START_TEST(memsim_corpus_references)
 
 			for (size_t k = 0; k < g->ref[r].n_saved; k++)
 				p->state[g->ref[r].saved[k]] |= ILPI_P_SAVED;
-			ilpi_partition_derive_recomputed(g, p);
+			ilpi_partition_complete(g, p, 0);
 			ilpi_partition_set_producer(p, NULL, NULL, "pytorch", NULL);
 			/* PyTorch's budget path recomputes MUST_SAVE values (the corpus' budget
 			 * references): they break a tag but run, and memory does not care. */
