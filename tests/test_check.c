@@ -1,7 +1,6 @@
 /* test_check.c - partitions (reader, writer), the independent checker, and lowering. */
 #include "config.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +11,10 @@
 #include "tests/suites.h"
 #include "tests/util.h"
 
-/* Graphs are written with single quotes for readability; G() swaps them and adds the
- * header. `extra` is more top-level members (e.g. "'rng_functionalized': true,"). */
-static ilp_graph *
-G(const char *extra, const char *nodes, const char *fw, const char *bw)
-{
-	return t_graph_parts(extra, nodes, fw, bw);
-}
-
-#define P(name) "{'name': '" name "', 'kind': 'primal', 'bytes': 16}"
-#define T(name) "{'name': '" name "', 'kind': 'tangent', 'bytes': 16}"
-/* An op with extra fields `x` (start with a comma, or ""). */
-#define OP(name, inputs, x) "{'name': '" name "', 'kind': 'op', 'target': 'aten.f.default', " \
-	"'inputs': [" inputs "], 'bytes': 16" x "}"
+/* Every value 16 bytes; every op the same target. */
+#define P16(name) P(name, 16)
+#define T16(name) T(name, 16)
+#define OP16(name, inputs, x) OP(name, "aten.f.default", inputs, 16, x)
 
 /* x -> a -> b -> out (forward); tangent g -> gb = bw(g, b) -> grad of x. */
 static ilp_graph *
@@ -32,42 +22,11 @@ chain(const char *a_extra, const char *b_extra)
 {
 	char a[256], b[256], nodes[1024];
 
-	snprintf(a, sizeof a, OP("a", "'x'", "%s"), a_extra);
-	snprintf(b, sizeof b, OP("b", "'a'", "%s"), b_extra);
-	snprintf(nodes, sizeof nodes, "%s, %s, %s, %s, %s, %s", P("x"), a, b,
-	    OP("out", "'b'", ""), T("g"), OP("gb", "'g', 'b'", ""));
-	return G("", nodes, "'out'", "'gb'");
-}
-
-/* A partition of g from space-separated name lists; a recomputed name ending in '~'
- * also saves its RNG state (rng_states). */
-static ilp_partition *
-part(const ilp_graph *g, const char *saved, const char *recomputed)
-{
-	ilp_partition *p = ilp_partition_new(g);
-	const char *lists[2] = { saved, recomputed };
-
-	ck_assert_ptr_nonnull(p);
-	for (int k = 0; k < 2; k++) {
-		char buf[512], *tok, *save = NULL;
-
-		snprintf(buf, sizeof buf, "%s", lists[k]);
-		for (tok = strtok_r(buf, " ", &save); tok != NULL;
-		    tok = strtok_r(NULL, " ", &save)) {
-			size_t len = strlen(tok);
-			int rng = len > 0 && tok[len - 1] == '~';
-			long i;
-
-			if (rng)
-				tok[len - 1] = '\0';
-			i = ilp_graph_find(g, tok);
-			ck_assert_msg(i >= 0, "no node %s", tok);
-			p->state[i] |= k == 0 ? ILPI_P_SAVED : ILPI_P_RECOMPUTED;
-			if (rng)
-				p->state[i] |= ILPI_P_RNG_SAVED;
-		}
-	}
-	return p;
+	snprintf(a, sizeof a, OP16("a", "'x'", "%s"), a_extra);
+	snprintf(b, sizeof b, OP16("b", "'a'", "%s"), b_extra);
+	snprintf(nodes, sizeof nodes, "%s, %s, %s, %s, %s, %s", P16("x"), a, b,
+	    OP16("out", "'b'", ""), T16("g"), OP16("gb", "'g', 'b'", ""));
+	return t_graph_parts("", nodes, "'out'", "'gb'");
 }
 
 static int
@@ -75,7 +34,7 @@ check_mode(const ilp_graph *g, const char *saved, const char *recomputed,
     ilp_prefer_mode mode, ilp_error *err)
 {
 	ilp_check_options o = { mode };
-	ilp_partition *p = part(g, saved, recomputed);
+	ilp_partition *p = t_part(g, saved, recomputed);
 	int rc;
 
 	memset(err, 0, sizeof *err);
@@ -146,12 +105,12 @@ END_TEST
 
 START_TEST(check_tuple_not_saved)
 {
-	ilp_graph *g = G("", P("x") ", "
+	ilp_graph *g = t_graph_parts("", P16("x") ", "
 	    "{'name': 'split', 'kind': 'op', 'target': 'aten.split.Tensor', 'inputs': ['x'], "
 	    "'tuple': true}, "
 	    "{'name': 'getitem', 'kind': 'op', 'target': 'getitem', 'inputs': ['split'], "
 	    "'index': 0, 'bytes': 8}, "
-	    T("g") ", " OP("gb", "'g', 'getitem'", ""), "'getitem'", "'gb'");
+	    T16("g") ", " OP16("gb", "'g', 'getitem'", ""), "'getitem'", "'gb'");
 
 	PASSES(g, "getitem", "", ILP_PREFER_HARD);
 	PASSES(g, "x", "split getitem", ILP_PREFER_HARD);
@@ -165,7 +124,8 @@ END_TEST
 START_TEST(check_primal_gradient_saved)
 {
 	/* The gradient of x is x itself: PyTorch returns the primal from the backward. */
-	ilp_graph *g = G("", P("x") ", " OP("y", "'x'", "") ", " T("g"), "'y'", "'x', null");
+	ilp_graph *g = t_graph_parts("", P16("x") ", " OP16("y", "'x'", "") ", " T16("g"), "'y'",
+	    "'x', null");
 
 	PASSES(g, "x", "", ILP_PREFER_HARD);
 	FAILS(g, "", "", ILP_PREFER_HARD,
@@ -177,7 +137,8 @@ END_TEST
 START_TEST(check_forward_gradient_available)
 {
 	/* A forward value returned as a gradient must reach the backward. */
-	ilp_graph *g = G("", P("x") ", " OP("y", "'x'", "") ", " T("g"), "'y'", "'y'");
+	ilp_graph *g = t_graph_parts("", P16("x") ", " OP16("y", "'x'", "") ", " T16("g"), "'y'",
+	    "'y'");
 
 	PASSES(g, "y", "", ILP_PREFER_HARD);
 	PASSES(g, "x", "y", ILP_PREFER_HARD);
@@ -201,7 +162,7 @@ END_TEST
 
 START_TEST(check_size_mismatch)
 {
-	ilp_graph *g = chain("", ""), *h = G("", P("x"), "'x'", "");
+	ilp_graph *g = chain("", ""), *h = t_graph_parts("", P16("x"), "'x'", "");
 	ilp_partition *p = ilp_partition_new(h);
 	ilp_error err = { 0 };
 
@@ -272,12 +233,12 @@ START_TEST(check_dead_nodes)
 	/* issue 9's F2: dead reads the tangent but feeds no output; u feeds only dead. Both
 	 * are dead (PyTorch eliminates them before partitioning): nothing needs u, and
 	 * neither may be saved or recomputed. */
-	ilp_graph *g = G("", P("x") ", " OP("y", "'x'", "") ", " OP("u", "'x'", "") ", "
-	    T("t") ", " OP("dead", "'t', 'u'", "") ", " OP("gx", "'t', 'y'", ""), "'y'",
-	    "'gx'");
+	ilp_graph *g = t_graph_parts("", P16("x") ", " OP16("y", "'x'", "") ", "
+	    OP16("u", "'x'", "") ", " T16("t") ", " OP16("dead", "'t', 'u'", "") ", "
+	    OP16("gx", "'t', 'y'", ""), "'y'", "'gx'");
 
-	ck_assert_int_eq(g->node[ilp_graph_find(g, "dead")].cls, ILPI_DEAD);
-	ck_assert_int_eq(g->node[ilp_graph_find(g, "u")].cls, ILPI_DEAD);
+	ck_assert_int_eq(t_nd(g, "dead")->cls, ILPI_DEAD);
+	ck_assert_int_eq(t_nd(g, "u")->cls, ILPI_DEAD);
 	PASSES(g, "y", "", ILP_PREFER_HARD);
 	FAILS(g, "y u", "", ILP_PREFER_HARD,
 	    "partition: node 'u': saved, but it is dead (needed by no output)");
@@ -293,13 +254,13 @@ START_TEST(check_getitem_region_is_tuples)
 {
 	/* issue 9's F3: g0's own ac_graph_id (2) is later than its tuple's (1), but a
 	 * getitem is in its tuple's region, so tup ends no region and may be recomputed. */
-	ilp_graph *g = G("", P("x") ", "
+	ilp_graph *g = t_graph_parts("", P16("x") ", "
 	    "{'name': 'tup', 'kind': 'op', 'target': 'aten.f.default', 'inputs': ['x'], "
 	    "'tuple': true, 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1}, "
 	    "{'name': 'g0', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, "
 	    "'bytes': 16, 'recompute': 'MUST_SAVE', 'ac_graph_id': 2}, "
-	    OP("y", "'g0'", ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1") ", "
-	    T("t") ", " OP("gx", "'t', 'y'", ""), "'y'", "'gx'");
+	    OP16("y", "'g0'", ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1") ", "
+	    T16("t") ", " OP16("gx", "'t', 'y'", ""), "'y'", "'gx'");
 
 	/* g0 carries tup's tag, PREFER_RECOMPUTE: its own MUST_SAVE is not read */
 	PASSES(g, "x", "tup g0 y", ILP_PREFER_HARD);
@@ -313,10 +274,10 @@ END_TEST
 START_TEST(check_tags_bind_ops_only)
 {
 	/* PyTorch tags only call_function nodes: a tag on a primal binds nothing. */
-	ilp_graph *g = G("", "{'name': 'x', 'kind': 'primal', 'bytes': 16, "
+	ilp_graph *g = t_graph_parts("", "{'name': 'x', 'kind': 'primal', 'bytes': 16, "
 	    "'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 0}, "
-	    OP("y", "'x'", ", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 1") ", "
-	    T("t") ", " OP("gx", "'t', 'y'", ""), "'y'", "'gx'");
+	    OP16("y", "'x'", ", 'recompute': 'MUST_RECOMPUTE', 'ac_graph_id': 1") ", "
+	    T16("t") ", " OP16("gx", "'t', 'y'", ""), "'y'", "'gx'");
 
 	PASSES(g, "x", "y", ILP_PREFER_HARD);
 	ilp_graph_free(g);
@@ -366,9 +327,9 @@ END_TEST
 START_TEST(check_random_effectful_collective)
 {
 	ilp_graph *rnd = chain(", 'random': true", "");
-	ilp_graph *rng = G("'rng_functionalized': true,", P("x") ", "
-	    OP("a", "'x'", ", 'random': true") ", " OP("b", "'a'", "") ", "
-	    OP("out", "'b'", "") ", " T("g") ", " OP("gb", "'g', 'b'", ""), "'out'", "'gb'");
+	ilp_graph *rng = t_graph_parts("'rng_functionalized': true,", P16("x") ", "
+	    OP16("a", "'x'", ", 'random': true") ", " OP16("b", "'a'", "") ", "
+	    OP16("out", "'b'", "") ", " T16("g") ", " OP16("gb", "'g', 'b'", ""), "'out'", "'gb'");
 	ilp_graph *eff = chain(", 'effectful': true", "");
 	ilp_graph *col = chain(", 'collective': true", "");
 
@@ -429,10 +390,10 @@ START_TEST(partition_read_and_canonical_write)
 	ck_assert_int_eq(read_part(g, "{'format': 'ilpart-partition', 'version': 1, "
 	    "'producer': {'method': 'ilp', 'prefer': 'soft', 'gap': 0}, "
 	    "'saved': ['b', 'x'], 'recomputed': ['a'], 'extra': 1}", &p, &err), 0);
-	ck_assert(ilp_partition_is_saved(p, (size_t)ilp_graph_find(g, "b")));
-	ck_assert(ilp_partition_is_saved(p, (size_t)ilp_graph_find(g, "x")));
-	ck_assert(!ilp_partition_is_saved(p, (size_t)ilp_graph_find(g, "a")));
-	ck_assert(ilp_partition_is_recomputed(p, (size_t)ilp_graph_find(g, "a")));
+	ck_assert(ilp_partition_is_saved(p, t_node(g, "b")));
+	ck_assert(ilp_partition_is_saved(p, t_node(g, "x")));
+	ck_assert(!ilp_partition_is_saved(p, t_node(g, "a")));
+	ck_assert(ilp_partition_is_recomputed(p, t_node(g, "a")));
 	ck_assert(!ilp_partition_is_saved(p, 1000));
 	ck_assert(!ilp_partition_is_recomputed(p, 1000));
 	ck_assert_int_eq(ilpi_partition_prefer(p), ILP_PREFER_SOFT);
@@ -456,9 +417,10 @@ END_TEST
  * needs; an explicit empty list means nothing is recomputed. */
 START_TEST(partition_derives_recomputed)
 {
-	ilp_graph *g = G("", P("x") ", " OP("a", "'x'", "") ", " OP("b", "'a'", "") ", "
-	    OP("out", "'b'", "") ", " OP("u", "'x'", "") ", " OP("unused", "'x'", "") ", "
-	    T("g") ", " OP("gb", "'g', 'b', 'u'", ""), "'out'", "'gb', null");
+	ilp_graph *g = t_graph_parts("", P16("x") ", " OP16("a", "'x'", "") ", "
+	    OP16("b", "'a'", "") ", " OP16("out", "'b'", "") ", " OP16("u", "'x'", "") ", "
+	    OP16("unused", "'x'", "") ", " T16("g") ", " OP16("gb", "'g', 'b', 'u'", ""), "'out'",
+	    "'gb', null");
 	const struct {
 		const char *file, *want;
 		int check; /* ilp_check's result */
@@ -496,7 +458,7 @@ END_TEST
 START_TEST(partition_cost_and_overrides)
 {
 	ilp_graph *g = chain("", "");
-	ilp_partition *p = part(g, "b", ""), *q = NULL;
+	ilp_partition *p = t_part(g, "b", ""), *q = NULL;
 	ilp_error err;
 	char *j1 = NULL, *j2 = NULL;
 
@@ -511,9 +473,9 @@ START_TEST(partition_cost_and_overrides)
 	p->recompute_time_us = 0.5;
 	ilpi_partition_set_producer(p, "ilp", "memory", "soft", "optimal");
 	/* Added out of graph order: written in graph order. */
-	ck_assert_int_eq(ilpi_partition_add_override(p, (int32_t)ilp_graph_find(g, "b"),
+	ck_assert_int_eq(ilpi_partition_add_override(p, (int32_t)t_node(g, "b"),
 	    ILPI_TAG_PREFER_RECOMPUTE, 1.5), 0);
-	ck_assert_int_eq(ilpi_partition_add_override(p, (int32_t)ilp_graph_find(g, "a"),
+	ck_assert_int_eq(ilpi_partition_add_override(p, (int32_t)t_node(g, "a"),
 	    ILPI_TAG_PREFER_SAVE, 2), 0);
 	ck_assert_int_eq(ilp_partition_to_json(g, p, &j1, &err), 0);
 	ck_assert_ptr_nonnull(strstr(j1, "  \"cost\": {\"saved_bytes\": 16, "
@@ -537,7 +499,7 @@ END_TEST
 START_TEST(partition_saved_bytes_counts_storage_once)
 {
 	ilp_graph *g = chain(", 'view_of': 'x'", ", 'view_of': 'a'");
-	ilp_partition *p = part(g, "x a b", "");
+	ilp_partition *p = t_part(g, "x a b", "");
 
 	ck_assert_int_eq(ilpi_partition_saved_bytes(g, p), 16);
 	ck_assert_int_eq(ilpi_partition_count(p, ILPI_P_SAVED), 3);
@@ -613,7 +575,7 @@ END_TEST
 static char *
 render(const ilp_graph *g, const char *saved, const char *recomputed, ilp_split_format fmt)
 {
-	ilp_partition *p = part(g, saved, recomputed);
+	ilp_partition *p = t_part(g, saved, recomputed);
 	ilp_error err = { 0 };
 	char *out = NULL;
 
@@ -647,9 +609,9 @@ START_TEST(split_dead_code_and_unclaimed)
 {
 	/* u is unclaimed (from x, only for the backward); dead is a backward op nobody
 	 * needs; gnone is a None gradient. */
-	ilp_graph *g = G("", P("x") ", " P("w") ", " OP("y", "'x', 'w'", "") ", "
-	    OP("u", "'w'", "") ", " T("g") ", " OP("gx", "'g', 'u'", "") ", "
-	    OP("dead", "'g', 'y'", ""), "'y'", "'gx', null");
+	ilp_graph *g = t_graph_parts("", P16("x") ", " P16("w") ", " OP16("y", "'x', 'w'", "") ", "
+	    OP16("u", "'w'", "") ", " T16("g") ", " OP16("gx", "'g', 'u'", "") ", "
+	    OP16("dead", "'g', 'y'", ""), "'y'", "'gx', null");
 	char *s;
 
 	/* dead is dead (it reads the tangent but feeds no output): it is not run, and its
@@ -683,12 +645,12 @@ END_TEST
 
 START_TEST(split_getitem_text)
 {
-	ilp_graph *g = G("", P("x") ", "
+	ilp_graph *g = t_graph_parts("", P16("x") ", "
 	    "{'name': 'split', 'kind': 'op', 'target': 'aten.split.Tensor', 'inputs': ['x'], "
 	    "'tuple': true}, "
 	    "{'name': 'getitem', 'kind': 'op', 'target': 'getitem', 'inputs': ['split'], "
 	    "'index': 1, 'shape': [4], 'dtype': 'bf16'}, "
-	    T("g") ", " OP("gb", "'g', 'getitem'", ""), "'getitem'", "'gb'");
+	    T16("g") ", " OP16("gb", "'g', 'getitem'", ""), "'getitem'", "'gb'");
 	char *s = render(g, "x", "split getitem", ILP_SPLIT_TEXT);
 
 	ck_assert_str_eq(s,
@@ -733,7 +695,7 @@ END_TEST
 START_TEST(split_refuses_violations)
 {
 	ilp_graph *g = chain("", ", 'recompute': 'MUST_RECOMPUTE'");
-	ilp_partition *p = part(g, "b", "");
+	ilp_partition *p = t_part(g, "b", "");
 	ilp_error err = { 0 };
 	char *out = NULL;
 
@@ -750,7 +712,7 @@ END_TEST
 START_TEST(split_uses_partition_prefer_mode)
 {
 	ilp_graph *g = chain("", ", 'recompute': 'PREFER_RECOMPUTE'");
-	ilp_partition *p = part(g, "b", "");
+	ilp_partition *p = t_part(g, "b", "");
 	ilp_error err = { 0 };
 	char *out = NULL;
 
@@ -766,7 +728,7 @@ END_TEST
 
 START_TEST(split_bytes_only_and_escapes)
 {
-	ilp_graph *g = G("", P("x\\\"q") ", " OP("y", "'x\\\"q'", "") ", " T("g"),
+	ilp_graph *g = t_graph_parts("", P16("x\\\"q") ", " OP16("y", "'x\\\"q'", "") ", " T16("g"),
 	    "'y'", "'x\\\"q'");
 	char *d = render(g, "x\"q", "", ILP_SPLIT_DOT);
 
@@ -801,14 +763,13 @@ assert_closed(const ilp_graph *g, const ilpi_side *side, uint8_t *def)
 static void
 exhaustive(const char *rel, ilp_prefer_mode mode, size_t *n_ok, size_t *n_bad)
 {
-	ilp_graph *g = NULL;
+	ilp_graph *g = t_graph_file(t_srcpath(rel));
 	ilp_error err = { 0 };
 	ilp_check_options o = { mode };
 	int32_t var[16];
 	size_t nv = 0, total = 1;
 	uint8_t *def;
 
-	ck_assert_msg(ilp_graph_read_file(t_srcpath(rel), &g, &err) == 0, "%s", err.msg);
 	def = malloc(g->n);
 	ck_assert_ptr_nonnull(def);
 	for (size_t i = 0; i < g->n; i++)
@@ -863,55 +824,26 @@ START_TEST(split_exhaustive_partitions_are_closed)
 }
 END_TEST
 
-/* PyTorch's own saved set (the graph's first reference partition), with what the backward
- * then recomputes derived as for a partition file without "recomputed". */
-static ilp_partition *
-reference_partition(const ilp_graph *g)
-{
-	ilp_partition *p = ilp_partition_new(g);
-
-	ck_assert_ptr_nonnull(p);
-	ck_assert_uint_gt(g->n_ref, 0);
-	for (size_t k = 0; k < g->ref[0].n_saved; k++)
-		p->state[g->ref[0].saved[k]] |= ILPI_P_SAVED;
-	for (size_t k = 0; k < g->ref[0].n_recomputed; k++)
-		p->state[g->ref[0].recomputed[k]] |= ILPI_P_RECOMPUTED;
-	if (g->ref[0].recomputed == NULL)
-		ilpi_partition_complete(g, p, 0);
-	return p;
-}
-
 /* Real torch 2.6 joint graphs: the partitions PyTorch ran are executable. */
 START_TEST(corpus_pytorch_partitions_are_executable)
 {
-	char dir[4096];
-	DIR *d;
-	struct dirent *e;
-	size_t seen = 0;
+	size_t n, seen = 0;
+	char **paths = t_corpus(&n);
 
-	snprintf(dir, sizeof dir, "%s", t_srcpath("tests/data/corpus"));
-	d = opendir(dir);
-	if (d == NULL)
-		return; /* the corpus is optional in this suite */
-	while ((e = readdir(d)) != NULL) {
-		char path[8192];
-		size_t len = strlen(e->d_name);
+	for (size_t k = 0; k < n; k++) {
 		ilp_check_options o = { ILP_PREFER_SOFT };
-		ilp_graph *g = NULL;
+		ilp_graph *g = t_graph_file(paths[k]);
 		ilp_partition *p;
 		ilp_error err = { 0 };
 		ilpi_split sp;
 
-		if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
 		if (g->n_ref == 0) {
 			ilp_graph_free(g);
 			continue;
 		}
-		p = reference_partition(g);
-		ck_assert_msg(ilp_check(g, p, &o, &err) == 0, "%s: %s", e->d_name, err.msg);
+		/* the first reference: PyTorch's saved set without a memory budget */
+		p = t_ref_part(g, 0);
+		ck_assert_msg(ilp_check(g, p, &o, &err) == 0, "%s: %s", paths[k], err.msg);
 		ilpi_partition_set_producer(p, "pytorch", NULL, "soft", NULL);
 		ck_assert_msg(ilpi_lower(g, p, &sp, &err) == 0, "%s", err.msg);
 		ilpi_split_free(&sp);
@@ -919,7 +851,7 @@ START_TEST(corpus_pytorch_partitions_are_executable)
 		ilp_graph_free(g);
 		seen++;
 	}
-	closedir(d);
+	t_strs_free(paths, n);
 	ck_assert_uint_gt(seen, 0);
 }
 END_TEST
@@ -927,14 +859,11 @@ END_TEST
 /* The seed bug: PyTorch saved the float8 cast that the SAC policy says to recompute. */
 START_TEST(seed_pytorch_partition_violates_sac)
 {
-	ilp_graph *g = NULL;
-	ilp_partition *p;
+	ilp_graph *g = t_graph_file(t_srcpath("tests/golden/check-seed-example/graph.json"));
+	ilp_partition *p = t_ref_part(g, 0);
 	ilp_error err = { 0 };
 	ilp_check_options hard = { ILP_PREFER_HARD }, soft = { ILP_PREFER_SOFT };
 
-	ck_assert_msg(ilp_graph_read_file(t_srcpath("tests/golden/check-seed-example/graph.json"),
-	    &g, &err) == 0, "%s", err.msg);
-	p = reference_partition(g);
 	ck_assert_int_eq(ilp_check(g, p, &hard, &err), -1);
 	ck_assert_str_eq(err.msg, "partition: node 'convert_element_type_4' (PREFER_RECOMPUTE): "
 	    "saved, but its tag forbids saving (prefer mode hard)");

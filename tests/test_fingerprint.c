@@ -53,15 +53,6 @@ END_TEST
 
 /* ---- renaming and reordering a graph file ------------------------------------------ */
 
-static unsigned long rng_state;
-
-static size_t
-rnd(size_t n)
-{
-	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
-	return (size_t)(rng_state >> 33) % n;
-}
-
 typedef struct shuffled {
 	char *json;        /* the rewritten graph */
 	char **old_name;   /* old_name[k], new_name[k]: the renaming */
@@ -120,8 +111,9 @@ shuffle_graph(const char *path, unsigned long seed, shuffled *s)
 	ilp_error err = { 0 };
 	cJSON *root, *nodes, *out, *node, **item;
 	size_t *pending, *ready, nready = 0;
+	t_rng rng;
 
-	rng_state = seed;
+	t_rng_seed(&rng, seed);
 	ck_assert_msg(ilpi_read_file(path, &buf, &len, &err) == 0, "%s", err.msg);
 	root = cJSON_Parse(buf);
 	free(buf);
@@ -152,7 +144,7 @@ shuffle_graph(const char *path, unsigned long seed, shuffled *s)
 	}
 	out = cJSON_CreateArray();
 	while (nready > 0) {
-		size_t pick = rnd(nready), i = ready[pick];
+		size_t pick = t_below(&rng, (uint32_t)nready), i = ready[pick];
 		char name[64];
 
 		ready[pick] = ready[--nready];
@@ -200,14 +192,11 @@ shuffle_graph(const char *path, unsigned long seed, shuffled *s)
 static ilp_graph *
 read_corpus(const char *name, char *path, size_t size)
 {
-	ilp_graph *g = NULL;
-	ilp_error err = { 0 };
 	char rel[128];
 
 	snprintf(rel, sizeof rel, "tests/data/corpus/%s.json", name);
 	snprintf(path, size, "%s", t_srcpath(rel));
-	ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
-	return g;
+	return t_graph_file(path);
 }
 
 /* Renaming every node and reordering the file keeps the fingerprint, and a partition
@@ -231,12 +220,11 @@ START_TEST(fingerprint_ignores_names_and_order)
 		ck_assert_str_eq(ilp_graph_fingerprint(h), ilp_graph_fingerprint(g));
 		ck_assert_msg(ilp_partition_remap(g, p, h, &q, &err) == 0, "%s", err.msg);
 		for (size_t i = 0; i < g->n; i++) {
-			long j = ilp_graph_find(h, renamed(&s, g->node[i].name));
+			size_t j = t_node(h, renamed(&s, g->node[i].name));
 
-			ck_assert_int_ge(j, 0);
-			ck_assert_int_eq(ilp_partition_is_saved(q, (size_t)j),
+			ck_assert_int_eq(ilp_partition_is_saved(q, j),
 			    ilp_partition_is_saved(p, i));
-			ck_assert_int_eq(ilp_partition_is_recomputed(q, (size_t)j),
+			ck_assert_int_eq(ilp_partition_is_recomputed(q, j),
 			    ilp_partition_is_recomputed(p, i));
 		}
 		ck_assert_msg(ilp_check(h, q, NULL, &err) == 0, "%s", err.msg);
@@ -372,11 +360,11 @@ START_TEST(remap_symmetric_nodes)
 	ilp_partition *p = ilp_partition_new(g), *q = NULL;
 	ilp_error err = { 0 };
 
-	p->state[ilp_graph_find(g, "g")] = ILPI_P_SAVED;
+	p->state[t_node(g, "g")] = ILPI_P_SAVED;
 	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
 	memcpy(p->graph_fp, ilp_graph_fingerprint(g), 65);
 	ck_assert_msg(ilp_partition_remap(g, p, g, &q, &err) == 0, "%s", err.msg);
-	ck_assert(ilp_partition_is_saved(q, (size_t)ilp_graph_find(g, "g")));
+	ck_assert(ilp_partition_is_saved(q, t_node(g, "g")));
 	ck_assert_int_eq(ilp_check(g, q, NULL, &err), 0);
 	ilp_partition_free(q);
 	ilp_partition_free(p);

@@ -22,12 +22,6 @@
 
 #define HDR "{'format': 'ilpart-joint-graph', 'version': 1, "
 
-static ilp_graph *
-gq(const char *s)
-{
-	return t_graph(t_q(s));
-}
-
 /* Reads a graph that must be rejected; returns the message. */
 static const char *
 bad(const char *s, ilp_error *err)
@@ -39,21 +33,6 @@ bad(const char *s, ilp_error *err)
 	ck_assert_ptr_null(g);
 	ck_assert_ptr_null(strchr(err->msg, '\n'));
 	return err->msg;
-}
-
-static long
-idx(const ilp_graph *g, const char *name)
-{
-	long i = ilp_graph_find(g, name);
-
-	ck_assert_msg(i >= 0, "no node '%s'", name);
-	return i;
-}
-
-static const ilpi_node *
-nd(const ilp_graph *g, const char *name)
-{
-	return &g->node[idx(g, name)];
 }
 
 /* A small joint graph: forward mm/relu, backward through a tangent, a weight transpose
@@ -84,7 +63,7 @@ static const char *const joint =
 
 START_TEST(test_every_field)
 {
-	ilp_graph *g = gq(HDR "'description': 'd', 'rng_functionalized': true, 'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'description': 'd', 'rng_functionalized': true, 'nodes': ["
 	    "{'name': 'x', 'kind': 'primal', 'shape': [2, 3], 'dtype': 'bf16'},"
 	    "{'name': 'y', 'kind': 'op', 'target': 'aten.native_dropout.default',"
 	    " 'inputs': ['x'], 'shape': [2, 3], 'dtype': 'f32', 'bytes': 100, 'flops': 12.5,"
@@ -92,7 +71,7 @@ START_TEST(test_every_field)
 	    " 'ac_graph_id': 3, 'random': true, 'effectful': true, 'collective': true,"
 	    " 'meta': {'anything': [1, 2]}}"
 	    "], 'outputs': {'forward': ['y'], 'backward': [null]}, 'meta': {'k': 1}}");
-	const ilpi_node *x = nd(g, "x"), *y = nd(g, "y");
+	const ilpi_node *x = t_nd(g, "x"), *y = t_nd(g, "y");
 
 	ck_assert_str_eq(g->description, "d");
 	ck_assert_int_eq(g->rng_functionalized, 1);
@@ -119,9 +98,9 @@ START_TEST(test_every_field)
 	ck_assert(y->flags & ILPI_F_COLLECTIVE);
 	ck_assert(!(y->flags & (ILPI_F_TUPLE | ILPI_F_GETITEM)));
 	ck_assert_uint_eq(y->in_count, 1);
-	ck_assert_int_eq(ilpi_inputs(g, y)[0], idx(g, "x"));
+	ck_assert_int_eq(ilpi_inputs(g, y)[0], t_node(g, "x"));
 	ck_assert_uint_eq(g->n_fw_out, 1);
-	ck_assert_int_eq(g->fw_out[0], idx(g, "y"));
+	ck_assert_int_eq(g->fw_out[0], t_node(g, "y"));
 	ck_assert_uint_eq(g->n_bw_out, 1);
 	ck_assert_int_eq(g->bw_out[0], ILPI_NONE);
 	ilp_graph_free(g);
@@ -130,7 +109,7 @@ END_TEST
 
 START_TEST(test_defaults)
 {
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'x', 'kind': 'primal', 'bytes': 64},"
 	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'],"
 	    " 'bytes': 64, 'recompute': null, 'ac_graph_id': null, 'dtype': null, 'shape': null}"
@@ -191,8 +170,8 @@ START_TEST(test_dtype_size)
 	snprintf(json, sizeof json, HDR "'nodes': [{'name': 'x', 'kind': 'primal', "
 	    "'shape': [3, 5, 7], 'dtype': '%s'}], 'outputs': {'forward': ['x'], "
 	    "'backward': []}}", dtype_cases[_i].spelling);
-	g = gq(json);
-	x = nd(g, "x");
+	g = t_graph_q(json);
+	x = t_nd(g, "x");
 	ck_assert_str_eq(x->dtype, dtype_cases[_i].canon);
 	ck_assert_int_eq(x->bytes, 105 * dtype_cases[_i].size);
 	ilp_graph_free(g);
@@ -201,27 +180,27 @@ END_TEST
 
 START_TEST(test_shapes)
 {
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'scalar', 'kind': 'primal', 'shape': [], 'dtype': 'f64'},"
 	    "{'name': 'empty', 'kind': 'primal', 'shape': [16, 0, 4], 'dtype': 'f32'},"
 	    "{'name': 'big', 'kind': 'primal', 'shape': [65536, 65536, 1024], 'dtype': 'bf16'},"
 	    "{'name': 'b', 'kind': 'primal', 'bytes': 0}"
 	    "], 'outputs': {'forward': [], 'backward': []}}");
 
-	ck_assert_int_eq(nd(g, "scalar")->ndim, 0);
-	ck_assert_int_eq(nd(g, "scalar")->bytes, 8);
-	ck_assert_int_eq(nd(g, "empty")->ndim, 3);
-	ck_assert_int_eq(nd(g, "empty")->bytes, 0);
-	ck_assert_int_eq(nd(g, "big")->bytes, (int64_t)1 << 43);
-	ck_assert_int_eq(g->shape[nd(g, "big")->shape_begin + 2], 1024);
-	ck_assert_int_eq(nd(g, "b")->bytes, 0);
+	ck_assert_int_eq(t_nd(g, "scalar")->ndim, 0);
+	ck_assert_int_eq(t_nd(g, "scalar")->bytes, 8);
+	ck_assert_int_eq(t_nd(g, "empty")->ndim, 3);
+	ck_assert_int_eq(t_nd(g, "empty")->bytes, 0);
+	ck_assert_int_eq(t_nd(g, "big")->bytes, (int64_t)1 << 43);
+	ck_assert_int_eq(g->shape[t_nd(g, "big")->shape_begin + 2], 1024);
+	ck_assert_int_eq(t_nd(g, "b")->bytes, 0);
 	ilp_graph_free(g);
 }
 END_TEST
 
 START_TEST(test_views)
 {
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'x', 'kind': 'primal', 'shape': [4, 4], 'dtype': 'f32'},"
 	    "{'name': 'a', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'],"
 	    " 'shape': [4, 4], 'dtype': 'f32'},"
@@ -232,23 +211,23 @@ START_TEST(test_views)
 	    "{'name': 'xv', 'kind': 'op', 'target': 'aten.t.default', 'inputs': ['x'],"
 	    " 'shape': [4, 4], 'dtype': 'f32', 'view_of': 'x'}"
 	    "], 'outputs': {'forward': ['v2', 'xv'], 'backward': []}}");
-	const ilpi_node *v2 = nd(g, "v2");
+	const ilpi_node *v2 = t_nd(g, "v2");
 
-	ck_assert_int_eq(nd(g, "a")->storage, idx(g, "a"));
-	ck_assert_int_eq(nd(g, "v1")->view_of, idx(g, "a"));
-	ck_assert_int_eq(nd(g, "v1")->storage, idx(g, "a"));
-	ck_assert_int_eq(v2->view_of, idx(g, "v1"));
-	ck_assert_int_eq(v2->storage, idx(g, "a")); /* chains resolve to the root */
+	ck_assert_int_eq(t_nd(g, "a")->storage, t_node(g, "a"));
+	ck_assert_int_eq(t_nd(g, "v1")->view_of, t_node(g, "a"));
+	ck_assert_int_eq(t_nd(g, "v1")->storage, t_node(g, "a"));
+	ck_assert_int_eq(v2->view_of, t_node(g, "v1"));
+	ck_assert_int_eq(v2->storage, t_node(g, "a")); /* chains resolve to the root */
 	ck_assert_int_eq(v2->bytes, 8);
 	ck_assert_int_eq(ilpi_storage_bytes(g, v2), 64);
-	ck_assert_int_eq(nd(g, "xv")->storage, idx(g, "x"));
+	ck_assert_int_eq(t_nd(g, "xv")->storage, t_node(g, "x"));
 	ilp_graph_free(g);
 }
 END_TEST
 
 START_TEST(test_tuple_getitem)
 {
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'x', 'kind': 'primal', 'shape': [4, 8], 'dtype': 'f32'},"
 	    "{'name': 'max', 'kind': 'op', 'target': 'aten.max.dim', 'inputs': ['x'],"
 	    " 'tuple': true},"
@@ -257,7 +236,7 @@ START_TEST(test_tuple_getitem)
 	    "{'name': 'indices', 'kind': 'op', 'target': 'getitem', 'inputs': ['max'],"
 	    " 'index': 1, 'shape': [4], 'dtype': 'i64'}"
 	    "], 'outputs': {'forward': ['values', 'indices'], 'backward': []}}");
-	const ilpi_node *m = nd(g, "max"), *v = nd(g, "values"), *i = nd(g, "indices");
+	const ilpi_node *m = t_nd(g, "max"), *v = t_nd(g, "values"), *i = t_nd(g, "indices");
 
 	ck_assert(m->flags & ILPI_F_TUPLE);
 	ck_assert(!(m->flags & ILPI_F_GETITEM));
@@ -270,15 +249,15 @@ START_TEST(test_tuple_getitem)
 	ck_assert_int_eq(i->index, 1);
 	ck_assert_int_eq(i->bytes, 32);
 	ck_assert_uint_eq(m->use_count, 2);
-	ck_assert_int_eq(ilpi_users(g, m)[0], idx(g, "values"));
-	ck_assert_int_eq(ilpi_users(g, m)[1], idx(g, "indices"));
+	ck_assert_int_eq(ilpi_users(g, m)[0], t_node(g, "values"));
+	ck_assert_int_eq(ilpi_users(g, m)[1], t_node(g, "indices"));
 	ilp_graph_free(g);
 }
 END_TEST
 
 START_TEST(test_reference)
 {
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
 	    "{'name': 'y', 'kind': 'op', 'target': 'aten.sin.default', 'inputs': ['x'],"
 	    " 'bytes': 4},"
@@ -291,42 +270,42 @@ START_TEST(test_reference)
 	ck_assert_uint_eq(g->n_ref, 2);
 	ck_assert_str_eq(g->ref[0].name, "pytorch-2.6-mincut");
 	ck_assert_uint_eq(g->ref[0].n_saved, 2);
-	ck_assert_int_eq(g->ref[0].saved[0], idx(g, "z"));
-	ck_assert_int_eq(g->ref[0].saved[1], idx(g, "x"));
+	ck_assert_int_eq(g->ref[0].saved[0], t_node(g, "z"));
+	ck_assert_int_eq(g->ref[0].saved[1], t_node(g, "x"));
 	ck_assert_ptr_null(g->ref[0].recomputed);
 	ck_assert_str_eq(g->ref[1].name, "other");
 	ck_assert_uint_eq(g->ref[1].n_saved, 0);
 	ck_assert_ptr_nonnull(g->ref[1].recomputed);
 	ck_assert_uint_eq(g->ref[1].n_recomputed, 1);
-	ck_assert_int_eq(g->ref[1].recomputed[0], idx(g, "y"));
+	ck_assert_int_eq(g->ref[1].recomputed[0], t_node(g, "y"));
 	ilp_graph_free(g);
 }
 END_TEST
 
 START_TEST(test_duplicate_inputs)
 {
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
 	    "{'name': 'sq', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['x', 'x'],"
 	    " 'bytes': 4},"
 	    "{'name': 'w', 'kind': 'op', 'target': 'aten.addcmul.default',"
 	    " 'inputs': ['sq', 'x', 'sq'], 'bytes': 4}"
 	    "], 'outputs': {'forward': ['w'], 'backward': []}}");
-	const ilpi_node *sq = nd(g, "sq"), *w = nd(g, "w"), *x = nd(g, "x");
+	const ilpi_node *sq = t_nd(g, "sq"), *w = t_nd(g, "w"), *x = t_nd(g, "x");
 
 	ck_assert_uint_eq(sq->in_count, 2);
-	ck_assert_int_eq(ilpi_inputs(g, sq)[0], idx(g, "x"));
-	ck_assert_int_eq(ilpi_inputs(g, sq)[1], idx(g, "x"));
+	ck_assert_int_eq(ilpi_inputs(g, sq)[0], t_node(g, "x"));
+	ck_assert_int_eq(ilpi_inputs(g, sq)[1], t_node(g, "x"));
 	ck_assert_uint_eq(w->in_count, 3);
-	ck_assert_int_eq(ilpi_inputs(g, w)[0], idx(g, "sq"));
-	ck_assert_int_eq(ilpi_inputs(g, w)[1], idx(g, "x"));
-	ck_assert_int_eq(ilpi_inputs(g, w)[2], idx(g, "sq"));
+	ck_assert_int_eq(ilpi_inputs(g, w)[0], t_node(g, "sq"));
+	ck_assert_int_eq(ilpi_inputs(g, w)[1], t_node(g, "x"));
+	ck_assert_int_eq(ilpi_inputs(g, w)[2], t_node(g, "sq"));
 	/* Users are distinct. */
 	ck_assert_uint_eq(x->use_count, 2);
-	ck_assert_int_eq(ilpi_users(g, x)[0], idx(g, "sq"));
-	ck_assert_int_eq(ilpi_users(g, x)[1], idx(g, "w"));
+	ck_assert_int_eq(ilpi_users(g, x)[0], t_node(g, "sq"));
+	ck_assert_int_eq(ilpi_users(g, x)[1], t_node(g, "w"));
 	ck_assert_uint_eq(sq->use_count, 1);
-	ck_assert_int_eq(ilpi_users(g, sq)[0], idx(g, "w"));
+	ck_assert_int_eq(ilpi_users(g, sq)[0], t_node(g, "w"));
 	ck_assert_uint_eq(w->use_count, 0);
 	ilp_graph_free(g);
 }
@@ -446,20 +425,20 @@ END_TEST
 
 START_TEST(test_classify)
 {
-	ilp_graph *g = gq(joint);
+	ilp_graph *g = t_graph_q(joint);
 
-	ck_assert_int_eq(nd(g, "primals_1")->cls, ILPI_FORWARD);
-	ck_assert_int_eq(nd(g, "primals_2")->cls, ILPI_FORWARD);
-	ck_assert_int_eq(nd(g, "primals_3")->cls, ILPI_FORWARD); /* placeholder */
-	ck_assert_int_eq(nd(g, "mm")->cls, ILPI_FORWARD);
-	ck_assert_int_eq(nd(g, "relu")->cls, ILPI_FORWARD);
-	ck_assert_int_eq(nd(g, "dead")->cls, ILPI_DEAD);
-	ck_assert_int_eq(nd(g, "t")->cls, ILPI_UNCLAIMED);
-	ck_assert_int_eq(nd(g, "tangents_1")->cls, ILPI_BACKWARD);
-	ck_assert_int_eq(nd(g, "tb")->cls, ILPI_BACKWARD);
-	ck_assert_int_eq(nd(g, "mm_1")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(t_nd(g, "primals_1")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(t_nd(g, "primals_2")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(t_nd(g, "primals_3")->cls, ILPI_FORWARD); /* placeholder */
+	ck_assert_int_eq(t_nd(g, "mm")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(t_nd(g, "relu")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(t_nd(g, "dead")->cls, ILPI_DEAD);
+	ck_assert_int_eq(t_nd(g, "t")->cls, ILPI_UNCLAIMED);
+	ck_assert_int_eq(t_nd(g, "tangents_1")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(t_nd(g, "tb")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(t_nd(g, "mm_1")->cls, ILPI_BACKWARD);
 	/* A backward output op that needs no tangent is still backward (as in PyTorch). */
-	ck_assert_int_eq(nd(g, "zeros")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(t_nd(g, "zeros")->cls, ILPI_BACKWARD);
 	ck_assert_uint_eq(g->counts[ILPI_FORWARD], 5);
 	ck_assert_uint_eq(g->counts[ILPI_BACKWARD], 4);
 	ck_assert_uint_eq(g->counts[ILPI_UNCLAIMED], 1);
@@ -470,7 +449,7 @@ END_TEST
 
 START_TEST(test_boundary_flags)
 {
-	ilp_graph *g = gq(joint);
+	ilp_graph *g = t_graph_q(joint);
 	static const struct {
 		const char *name;
 		unsigned flags;
@@ -491,9 +470,9 @@ START_TEST(test_boundary_flags)
 
 	ck_assert_uint_eq(ilp_graph_node_count(g), sizeof want / sizeof want[0]);
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-		ck_assert_msg((nd(g, want[i].name)->flags & mask) == want[i].flags,
+		ck_assert_msg((t_nd(g, want[i].name)->flags & mask) == want[i].flags,
 		    "node %s: flags %#x, want %#x", want[i].name,
-		    nd(g, want[i].name)->flags & mask, want[i].flags);
+		    t_nd(g, want[i].name)->flags & mask, want[i].flags);
 	ilp_graph_free(g);
 }
 END_TEST
@@ -502,7 +481,7 @@ START_TEST(test_classify_primal_used_by_backward)
 {
 	/* A primal the backward reads directly is on the boundary; a forward op feeding
 	 * only a dead node is not. */
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'w', 'kind': 'primal', 'bytes': 4},"
 	    "{'name': 'y', 'kind': 'op', 'target': 'aten.sin.default', 'inputs': ['w'],"
 	    " 'bytes': 4},"
@@ -513,11 +492,11 @@ START_TEST(test_classify_primal_used_by_backward)
 	    " 'bytes': 4}"
 	    "], 'outputs': {'forward': ['y'], 'backward': ['gw']}}");
 
-	ck_assert(nd(g, "w")->flags & ILPI_F_BOUNDARY);
-	ck_assert(!(nd(g, "y")->flags & ILPI_F_BOUNDARY));
-	ck_assert_int_eq(nd(g, "u")->cls, ILPI_DEAD);
-	ck_assert_int_eq(nd(g, "y")->cls, ILPI_FORWARD);
-	ck_assert_int_eq(nd(g, "gw")->cls, ILPI_BACKWARD);
+	ck_assert(t_nd(g, "w")->flags & ILPI_F_BOUNDARY);
+	ck_assert(!(t_nd(g, "y")->flags & ILPI_F_BOUNDARY));
+	ck_assert_int_eq(t_nd(g, "u")->cls, ILPI_DEAD);
+	ck_assert_int_eq(t_nd(g, "y")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(t_nd(g, "gw")->cls, ILPI_BACKWARD);
 	ck_assert_uint_eq(g->counts[ILPI_UNCLAIMED], 0);
 	ilp_graph_free(g);
 }
@@ -527,7 +506,7 @@ START_TEST(test_classify_dead_backward_op)
 {
 	/* issue 9's F2: an op reading a tangent that no output needs is dead, not
 	 * backward, and so is the forward value only it reads. */
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
 	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'], 'bytes': 4},"
 	    "{'name': 'u', 'kind': 'op', 'target': 'aten.neg.default', 'inputs': ['x'], 'bytes': 4},"
@@ -538,11 +517,11 @@ START_TEST(test_classify_dead_backward_op)
 	    " 'bytes': 4}"
 	    "], 'outputs': {'forward': ['y'], 'backward': ['gx']}}");
 
-	ck_assert_int_eq(nd(g, "dead_bw")->cls, ILPI_DEAD);
-	ck_assert_int_eq(nd(g, "u")->cls, ILPI_DEAD);
-	ck_assert(!(nd(g, "u")->flags & ILPI_F_BOUNDARY));
-	ck_assert(nd(g, "y")->flags & ILPI_F_BOUNDARY);
-	ck_assert_int_eq(nd(g, "t")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(t_nd(g, "dead_bw")->cls, ILPI_DEAD);
+	ck_assert_int_eq(t_nd(g, "u")->cls, ILPI_DEAD);
+	ck_assert(!(t_nd(g, "u")->flags & ILPI_F_BOUNDARY));
+	ck_assert(t_nd(g, "y")->flags & ILPI_F_BOUNDARY);
+	ck_assert_int_eq(t_nd(g, "t")->cls, ILPI_BACKWARD);
 	ilp_graph_free(g);
 }
 END_TEST
@@ -552,7 +531,7 @@ START_TEST(test_classify_backward_output_closure)
 	/* issue 9's F4: a, computed from primals, is a gradient: backward. b uses it, so
 	 * b can only run after it, in the backward: backward too (not unclaimed), and w,
 	 * which a reads, is the boundary. */
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'w', 'kind': 'primal', 'bytes': 4},"
 	    "{'name': 'x', 'kind': 'primal', 'bytes': 4},"
 	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'], 'bytes': 4},"
@@ -564,10 +543,10 @@ START_TEST(test_classify_backward_output_closure)
 	    " 'bytes': 4}"
 	    "], 'outputs': {'forward': ['y'], 'backward': ['a', 'gx']}}");
 
-	ck_assert_int_eq(nd(g, "a")->cls, ILPI_BACKWARD);
-	ck_assert_int_eq(nd(g, "b")->cls, ILPI_BACKWARD);
-	ck_assert(nd(g, "w")->flags & ILPI_F_BOUNDARY);
-	ck_assert(!(nd(g, "a")->flags & ILPI_F_BOUNDARY));
+	ck_assert_int_eq(t_nd(g, "a")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(t_nd(g, "b")->cls, ILPI_BACKWARD);
+	ck_assert(t_nd(g, "w")->flags & ILPI_F_BOUNDARY);
+	ck_assert(!(t_nd(g, "a")->flags & ILPI_F_BOUNDARY));
 	ck_assert_uint_eq(g->counts[ILPI_UNCLAIMED], 0);
 	ilp_graph_free(g);
 }
@@ -605,7 +584,7 @@ START_TEST(test_classify_unclaimed_chain)
 {
 	/* Unclaimed: needed by an output, from primals only, not needed by the forward.
 	 * A backward op downstream of a tangent makes everything after it backward. */
-	ilp_graph *g = gq(HDR "'nodes': ["
+	ilp_graph *g = t_graph_q(HDR "'nodes': ["
 	    "{'name': 'w', 'kind': 'primal', 'bytes': 4},"
 	    "{'name': 'a', 'kind': 'op', 'target': 'aten.t.default', 'inputs': ['w'], 'bytes': 4},"
 	    "{'name': 'b', 'kind': 'op', 'target': 'aten.neg.default', 'inputs': ['a'], 'bytes': 4},"
@@ -617,15 +596,15 @@ START_TEST(test_classify_unclaimed_chain)
 	    " 'bytes': 4}"
 	    "], 'outputs': {'forward': ['f'], 'backward': ['d']}}");
 
-	ck_assert_int_eq(nd(g, "a")->cls, ILPI_UNCLAIMED);
-	ck_assert_int_eq(nd(g, "b")->cls, ILPI_UNCLAIMED);
-	ck_assert_int_eq(nd(g, "f")->cls, ILPI_FORWARD);
-	ck_assert_int_eq(nd(g, "c")->cls, ILPI_BACKWARD);
-	ck_assert_int_eq(nd(g, "d")->cls, ILPI_BACKWARD);
-	ck_assert(nd(g, "a")->flags & ILPI_F_BOUNDARY); /* used by d */
-	ck_assert(nd(g, "b")->flags & ILPI_F_BOUNDARY); /* used by c */
-	ck_assert(!(nd(g, "w")->flags & ILPI_F_BOUNDARY));
-	ck_assert(!(nd(g, "f")->flags & ILPI_F_BOUNDARY));
+	ck_assert_int_eq(t_nd(g, "a")->cls, ILPI_UNCLAIMED);
+	ck_assert_int_eq(t_nd(g, "b")->cls, ILPI_UNCLAIMED);
+	ck_assert_int_eq(t_nd(g, "f")->cls, ILPI_FORWARD);
+	ck_assert_int_eq(t_nd(g, "c")->cls, ILPI_BACKWARD);
+	ck_assert_int_eq(t_nd(g, "d")->cls, ILPI_BACKWARD);
+	ck_assert(t_nd(g, "a")->flags & ILPI_F_BOUNDARY); /* used by d */
+	ck_assert(t_nd(g, "b")->flags & ILPI_F_BOUNDARY); /* used by c */
+	ck_assert(!(t_nd(g, "w")->flags & ILPI_F_BOUNDARY));
+	ck_assert(!(t_nd(g, "f")->flags & ILPI_F_BOUNDARY));
 	ilp_graph_free(g);
 }
 END_TEST
@@ -640,16 +619,6 @@ START_TEST(test_class_names)
 }
 END_TEST
 
-/* Tiny deterministic PRNG so the random graphs are the same on every run. */
-static uint32_t
-rnd(uint32_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
 /* A random DAG in JSON: two primals, a tangent in the middle (so the forward output
  * n/2 cannot depend on it), op inputs drawn from earlier nodes, with repeats. */
 static char *
@@ -658,13 +627,15 @@ random_graph(uint32_t seed, int n)
 	size_t cap = (size_t)n * 200 + 256, len = 0;
 	char *s = malloc(cap);
 	int tangent = n / 2 + 1;
+	t_rng r;
 
+	t_rng_seed(&r, seed);
 	ck_assert_ptr_nonnull(s);
 	len += (size_t)snprintf(s + len, cap - len, "{\"format\": \"ilpart-joint-graph\", "
 	    "\"version\": 1, \"nodes\": [");
 	for (int i = 0; i < n; i++) {
-		int nin = (int)(rnd(&seed) % 4) + 1;
-		unsigned op = rnd(&seed) % 5, bytes = rnd(&seed) % 1000;
+		int nin = (int)(t_rand(&r) % 4) + 1;
+		unsigned op = t_rand(&r) % 5, bytes = t_rand(&r) % 1000;
 
 		if (i < 2 || i == tangent) {
 			len += (size_t)snprintf(s + len, cap - len, "%s{\"name\": \"n%d\", \"kind\": "
@@ -677,8 +648,8 @@ random_graph(uint32_t seed, int n)
 		    op, bytes);
 		for (int k = 0; k < nin; k++) {
 			/* Prefer recent nodes, like real graphs, but reach back sometimes. */
-			int v = rnd(&seed) % 3 ? i - 1 - (int)(rnd(&seed) % (unsigned)(i < 6 ? i : 6)) :
-			    (int)(rnd(&seed) % (unsigned)i);
+			int v = t_rand(&r) % 3 ? i - 1 - (int)(t_rand(&r) % (unsigned)(i < 6 ? i : 6)) :
+			    (int)(t_rand(&r) % (unsigned)i);
 
 			len += (size_t)snprintf(s + len, cap - len, "%s\"n%d\"", k ? ", " : "", v);
 		}
@@ -845,13 +816,13 @@ END_TEST
 
 START_TEST(test_graph_interns_names)
 {
-	ilp_graph *g = gq(joint);
+	ilp_graph *g = t_graph_q(joint);
 
 	/* Equal strings share storage, so modules may compare targets by pointer. */
-	ck_assert_ptr_eq(nd(g, "mm")->target, nd(g, "mm_1")->target);
-	ck_assert_ptr_eq(nd(g, "mm")->dtype, nd(g, "relu")->dtype);
-	ck_assert_ptr_ne(nd(g, "mm")->target, nd(g, "relu")->target);
-	ck_assert_ptr_eq(ilpi_intern(&g->pool, "relu"), nd(g, "relu")->name);
+	ck_assert_ptr_eq(t_nd(g, "mm")->target, t_nd(g, "mm_1")->target);
+	ck_assert_ptr_eq(t_nd(g, "mm")->dtype, t_nd(g, "relu")->dtype);
+	ck_assert_ptr_ne(t_nd(g, "mm")->target, t_nd(g, "relu")->target);
+	ck_assert_ptr_eq(ilpi_intern(&g->pool, "relu"), t_nd(g, "relu")->name);
 	ilp_graph_free(g);
 }
 END_TEST

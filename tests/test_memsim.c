@@ -2,7 +2,6 @@
  * small graphs, the backward's autograd order, views, tuples, and the corpus. */
 #include "config.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,37 +13,13 @@
 #include "tests/suites.h"
 #include "tests/util.h"
 
-#define P(name, b) "{'name': '" name "', 'kind': 'primal', 'bytes': " #b "}"
-#define T(name, b) "{'name': '" name "', 'kind': 'tangent', 'bytes': " #b "}"
-#define OP(name, inputs, b, x) "{'name': '" name "', 'kind': 'op', " \
-	"'target': 'aten.f.default', 'inputs': [" inputs "], 'bytes': " #b x "}"
-
-static ilp_partition *
-part(const ilp_graph *g, const char *saved, const char *recomputed)
-{
-	ilp_partition *p = ilp_partition_new(g);
-	const char *lists[2] = { saved, recomputed };
-
-	ck_assert_ptr_nonnull(p);
-	for (int k = 0; k < 2; k++) {
-		char buf[512], *tok, *save = NULL;
-
-		snprintf(buf, sizeof buf, "%s", lists[k]);
-		for (tok = strtok_r(buf, " ", &save); tok != NULL;
-		    tok = strtok_r(NULL, " ", &save)) {
-			long i = ilp_graph_find(g, tok);
-
-			ck_assert_msg(i >= 0, "no node %s", tok);
-			p->state[i] |= k == 0 ? ILPI_P_SAVED : ILPI_P_RECOMPUTED;
-		}
-	}
-	return p;
-}
+/* Ops all of one target (util.h's OP names it). */
+#define OPF(name, inputs, b, x) OP(name, "aten.f.default", inputs, b, x)
 
 static ilp_peak
 peak_of(const ilp_graph *g, const char *saved, const char *recomputed)
 {
-	ilp_partition *p = part(g, saved, recomputed);
+	ilp_partition *p = t_part(g, saved, recomputed);
 	ilp_error err = { 0 };
 	ilp_peak pk;
 
@@ -63,9 +38,9 @@ peak_of(const ilp_graph *g, const char *saved, const char *recomputed)
 static ilp_graph *
 chain(void)
 {
-	return t_graph_parts("", P("x", 100) ", " OP("a", "'x'", 10, "") ", "
-	    OP("b", "'a'", 20, "") ", " OP("out", "'b'", 40, "") ", " T("g", 40) ", "
-	    OP("gb", "'g', 'b'", 80, "") ", " OP("gx", "'gb'", 10, ""), "'out'", "'gx'");
+	return t_graph_parts("", P("x", 100) ", " OPF("a", "'x'", 10, "") ", "
+	    OPF("b", "'a'", 20, "") ", " OPF("out", "'b'", 40, "") ", " T("g", 40) ", "
+	    OPF("gb", "'g', 'b'", 80, "") ", " OPF("gx", "'gb'", 10, ""), "'out'", "'gx'");
 }
 
 START_TEST(memsim_chain_by_hand)
@@ -93,7 +68,7 @@ START_TEST(memsim_chain_by_hand)
 	 * gb 140. */
 	/* Nothing saved: the backward cannot run, so there is no peak. */
 	{
-		ilp_partition *p = part(g, "", "");
+		ilp_partition *p = t_part(g, "", "");
 		ilp_error err = { 0 };
 
 		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), -1);
@@ -113,8 +88,8 @@ END_TEST
 /* The forward can be where the peak is: a big temporary. */
 START_TEST(memsim_forward_peak)
 {
-	ilp_graph *g = t_graph_parts("", P("x", 8) ", " OP("big", "'x'", 1000, "") ", "
-	    OP("out", "'big'", 4, "") ", " T("g", 4) ", " OP("gx", "'g', 'x'", 8, ""),
+	ilp_graph *g = t_graph_parts("", P("x", 8) ", " OPF("big", "'x'", 1000, "") ", "
+	    OPF("out", "'big'", 4, "") ", " T("g", 4) ", " OPF("gx", "'g', 'x'", 8, ""),
 	    "'out'", "'gx'");
 	ilp_peak pk = peak_of(g, "x", "");
 
@@ -129,10 +104,10 @@ END_TEST
  * c (a forward op, earlier in the graph) runs after g1. */
 START_TEST(memsim_autograd_order)
 {
-	ilp_graph *g = t_graph_parts("", P("x", 4) ", " OP("a", "'x'", 4, "") ", "
-	    OP("c", "'x'", 100, "") ", " OP("out", "'a', 'c'", 4, "") ", " T("g", 4) ", "
-	    OP("g1", "'g', 'a'", 50, "") ", " OP("g2", "'g1', 'c'", 4, ""), "'out'", "'g2'");
-	ilp_partition *p = part(g, "x a", "c");
+	ilp_graph *g = t_graph_parts("", P("x", 4) ", " OPF("a", "'x'", 4, "") ", "
+	    OPF("c", "'x'", 100, "") ", " OPF("out", "'a', 'c'", 4, "") ", " T("g", 4) ", "
+	    OPF("g1", "'g', 'a'", 50, "") ", " OPF("g2", "'g1', 'c'", 4, ""), "'out'", "'g2'");
+	ilp_partition *p = t_part(g, "x a", "c");
 	ilp_error err = { 0 };
 	ilpi_split s;
 	ilpi_memsim m;
@@ -160,15 +135,15 @@ END_TEST
 /* Views share their base's storage; a tuple op allocates its elements at once. */
 START_TEST(memsim_views_and_tuples)
 {
-	ilp_graph *g = t_graph_parts("", P("x", 8) ", " OP("a", "'x'", 64, "") ", "
-	    OP("v", "'a'", 64, ", 'view_of': 'a'") ", "
+	ilp_graph *g = t_graph_parts("", P("x", 8) ", " OPF("a", "'x'", 64, "") ", "
+	    OPF("v", "'a'", 64, ", 'view_of': 'a'") ", "
 	    "{'name': 't', 'kind': 'op', 'target': 'aten.split.default', 'inputs': ['v'], "
 	    "'tuple': true}, "
 	    "{'name': 't0', 'kind': 'op', 'target': 'getitem', 'inputs': ['t'], 'index': 0, "
 	    "'bytes': 16}, "
 	    "{'name': 't1', 'kind': 'op', 'target': 'getitem', 'inputs': ['t'], 'index': 1, "
 	    "'bytes': 32}, "
-	    OP("out", "'t0'", 2, "") ", " T("g", 2) ", " OP("gx", "'g', 'v', 't1'", 8, ""),
+	    OPF("out", "'t0'", 2, "") ", " T("g", 2) ", " OPF("gx", "'g', 'v', 't1'", 8, ""),
 	    "'out'", "'gx'");
 	ilp_peak pk;
 
@@ -186,29 +161,20 @@ END_TEST
  * peak is at least what the backward holds at its start. */
 START_TEST(memsim_corpus_references)
 {
-	const char *dir = t_srcpath("tests/data/corpus");
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	size_t n;
+	char **paths = t_corpus(&n);
 	int seen = 0, tag_breakers = 0;
 
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL) {
-		char path[1024];
-		ilp_graph *g;
+	for (size_t f = 0; f < n; f++) {
+		const char *path = paths[f];
+		ilp_graph *g = t_graph_file(path);
 		ilp_error err = { 0 };
 		ilp_check_options soft = { ILP_PREFER_SOFT };
 
-		if (strstr(e->d_name, ".json") == NULL)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
 		for (size_t r = 0; r < g->n_ref; r++) {
-			ilp_partition *p = ilp_partition_new(g);
+			ilp_partition *p = t_ref_part(g, r);
 			ilp_peak pk;
 
-			for (size_t k = 0; k < g->ref[r].n_saved; k++)
-				p->state[g->ref[r].saved[k]] |= ILPI_P_SAVED;
-			ilpi_partition_complete(g, p, 0);
 			ilpi_partition_set_producer(p, NULL, NULL, "pytorch", NULL);
 			/* PyTorch's budget path recomputes MUST_SAVE values (the corpus' budget
 			 * references): they break a tag but run, and memory does not care. */
@@ -225,7 +191,7 @@ START_TEST(memsim_corpus_references)
 		}
 		ilp_graph_free(g);
 	}
-	closedir(d);
+	t_strs_free(paths, n);
 	ck_assert_int_gt(seen, 10);
 	ck_assert_int_gt(tag_breakers, 0);
 }

@@ -2,7 +2,6 @@
  * tags, partition completion, and cross-checks against brute force and the ILP. */
 #include "config.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,31 +91,25 @@ START_TEST(flow_infinite)
 }
 END_TEST
 
-static uint32_t rng_state;
-
-static uint32_t
-rnd(void)
-{
-	rng_state = rng_state * 1664525u + 1013904223u;
-	return rng_state >> 8;
-}
+/* util.h's generator, seeded by each test that draws from it */
+static t_rng rng;
 
 START_TEST(flow_brute_force)
 {
 	/* random networks: the max-flow value equals the cheapest s-t cut found by
 	 * enumerating every vertex subset, and the reported sides are minimum cuts */
-	rng_state = 12345;
+	t_rng_seed(&rng, 12345);
 	for (int trial = 0; trial < 200; trial++) {
-		size_t n = 3 + rnd() % 6, ne = rnd() % 16;
+		size_t n = 3 + t_rand(&rng) % 6, ne = t_rand(&rng) % 16;
 		int e[16][3];
 		ilpi_flow *f;
 		uint8_t snk[8];
 		double v, best = INFINITY, side_cut = 0;
 
 		for (size_t k = 0; k < ne; k++) {
-			e[k][0] = (int)(rnd() % n);
-			e[k][1] = (int)(rnd() % n);
-			e[k][2] = rnd() % 7 == 0 ? -1 : (int)(rnd() % 10);
+			e[k][0] = (int)(t_rand(&rng) % n);
+			e[k][1] = (int)(t_rand(&rng) % n);
+			e[k][2] = t_rand(&rng) % 7 == 0 ? -1 : (int)(t_rand(&rng) % 10);
 		}
 		f = net(n, (const int (*)[3])e, ne);
 		for (uint32_t mask = 0; mask < (1u << n); mask++) {
@@ -150,18 +143,6 @@ END_TEST
 
 /* ---- graphs ---------------------------------------------------------------------- */
 
-/* Single quotes for readability, swapped for double quotes here. */
-static ilp_graph *
-G(const char *extra, const char *nodes, const char *fw, const char *bw)
-{
-	return t_graph_parts(extra, nodes, fw, bw);
-}
-
-#define P(name, b) "{'name': '" name "', 'kind': 'primal', 'bytes': " #b "}"
-#define T(name, b) "{'name': '" name "', 'kind': 'tangent', 'bytes': " #b "}"
-#define OP(name, target, inputs, b, x) "{'name': '" name "', 'kind': 'op', 'target': '" \
-	target "', 'inputs': [" inputs "], 'bytes': " #b x "}"
-
 /* Runs the heuristic (no check unless asked) and keeps its info. */
 static ilp_partition *
 run(const ilp_graph *g, ilpi_mincut_options *o, ilpi_mincut_info *info)
@@ -190,19 +171,13 @@ expect(const ilp_graph *g, const ilp_partition *p, unsigned bit, const char *wan
 static int
 ban_of(const ilp_graph *g, const ilpi_mincut_info *info, const char *name)
 {
-	long i = ilp_graph_find(g, name);
-
-	ck_assert_msg(i >= 0, "no node %s", name);
-	return info->ban[i];
+	return info->ban[t_node(g, name)];
 }
 
 static double
 weight_of(const ilp_graph *g, const ilpi_mincut_info *info, const char *name)
 {
-	long i = ilp_graph_find(g, name);
-
-	ck_assert_msg(i >= 0, "no node %s", name);
-	return info->weight[i];
+	return info->weight[t_node(g, name)];
 }
 
 /* y = cos(sin(x)); backward m1 = t * sin, m2 = m1 * x. `sx` is extra fields of sin. */
@@ -216,7 +191,7 @@ sin_cos(const char *sin_target, const char *sx)
 	    OP("cos", "aten.cos.default", "'sin'", 400, ""), T("t", 400),
 	    OP("m1", "aten.mul.Tensor", "'t', 'sin'", 400, ""),
 	    OP("m2", "aten.mul.Tensor", "'m1', 'x'", 1000, ""));
-	return G("", nodes, "'cos'", "'m2'");
+	return t_graph_parts("", nodes, "'cos'", "'m2'");
 }
 
 START_TEST(mc_pointwise_recomputed)
@@ -241,8 +216,8 @@ START_TEST(mc_pointwise_recomputed)
 	ck_assert_int_eq(ban_of(g, &info, "x"), ILPI_MC_PRIMAL);
 	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
 	ck_assert_int_eq(ban_of(g, &info, "cos"), ILPI_MC_MATERIALIZED_BACKWARD);
-	ck_assert_int_eq(info.dist_from_bw[ilp_graph_find(g, "sin")], 1);
-	ck_assert_int_eq(info.dist_from_bw[ilp_graph_find(g, "cos")], 1000000000);
+	ck_assert_int_eq(info.dist_from_bw[t_node(g, "sin")], 1);
+	ck_assert_int_eq(info.dist_from_bw[t_node(g, "cos")], 1000000000);
 	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
 	ilpi_mincut_info_free(&info);
 	ilp_partition_free(p);
@@ -373,7 +348,7 @@ START_TEST(mc_must_recompute)
 	g = sin_cos("aten.mm.default", ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1");
 	ilpi_mincut_options_init(&o);
 	p = run(g, &o, &info);
-	ck_assert(info.must_recompute[ilp_graph_find(g, "sin")]);
+	ck_assert(info.must_recompute[t_node(g, "sin")]);
 	ck_assert(weight_of(g, &info, "sin") < 0);
 	expect(g, p, ILPI_P_SAVED, "x");
 	expect(g, p, ILPI_P_RECOMPUTED, "sin");
@@ -394,7 +369,7 @@ START_TEST(mc_region_end)
 {
 	/* a (region 1) feeds b (region 2), both PREFER_RECOMPUTE: cleanup_recompute_tags
 	 * makes a MUST_SAVE, so it is saved while b is recomputed from it */
-	ilp_graph *g = G("", P("x", 400) ", "
+	ilp_graph *g = t_graph_parts("", P("x", 400) ", "
 	    OP("a", "aten.sin.default", "'x'", 400, ", 'recompute': 'PREFER_RECOMPUTE', "
 	    "'ac_graph_id': 1") ", "
 	    OP("b", "aten.cos.default", "'a'", 400, ", 'recompute': 'PREFER_RECOMPUTE', "
@@ -409,7 +384,7 @@ START_TEST(mc_region_end)
 	ilpi_mincut_options_init(&o);
 	p = run(g, &o, &info);
 	ck_assert_int_eq(ban_of(g, &info, "a"), ILPI_MC_REGION_END);
-	ck_assert(info.must_recompute[ilp_graph_find(g, "b")]);
+	ck_assert(info.must_recompute[t_node(g, "b")]);
 	expect(g, p, ILPI_P_SAVED, "a");
 	expect(g, p, ILPI_P_RECOMPUTED, "b");
 	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
@@ -423,7 +398,7 @@ START_TEST(mc_reduction)
 {
 	/* s = sum(x) is 1000x smaller than its input: banned as a reduction (only with
 	 * the switch on), and then saved instead of x */
-	ilp_graph *g = G("", P("x", 4000) ", "
+	ilp_graph *g = t_graph_parts("", P("x", 4000) ", "
 	    OP("s", "aten.sum.default", "'x'", 4, "") ", "
 	    OP("y", "aten.relu.default", "'s'", 4, "") ", " T("t", 4) ", "
 	    OP("gs", "aten.mul.Tensor", "'t', 's'", 4, ""), "'y'", "'gs'");
@@ -453,7 +428,7 @@ END_TEST
 START_TEST(mc_materialized_backward)
 {
 	/* a is read by a backward matmul (not fusible): materialized, so banned */
-	ilp_graph *g = G("", P("x", 400) ", "
+	ilp_graph *g = t_graph_parts("", P("x", 400) ", "
 	    OP("a", "aten.relu.default", "'x'", 400, "") ", "
 	    OP("y", "aten.sin.default", "'a'", 400, "") ", " T("t", 400) ", "
 	    OP("ga", "aten.mm.default", "'t', 'a'", 400, "") ", "
@@ -484,7 +459,7 @@ START_TEST(mc_used_far_apart)
 	/* a's forward users: b (cumsum, unfusible, order 2), c = a + b (entered from b
 	 * through an unfusible edge: order 3 is the first unfusible use), d = a * c
 	 * (order 4 > 3, fusible with a): d is banned as used far apart */
-	ilp_graph *g = G("", P("x", 400) ", "
+	ilp_graph *g = t_graph_parts("", P("x", 400) ", "
 	    OP("a", "aten.relu.default", "'x'", 400, "") ", "
 	    OP("b", "aten.cumsum.default", "'a'", 400, "") ", "
 	    OP("c", "aten.add.Tensor", "'a', 'b'", 400, "") ", "
@@ -533,7 +508,7 @@ long_chain(int n)
 	    "'bytes': 400}", n - 1);
 	snprintf(fw, sizeof fw, "'c%d'", n - 1);
 	snprintf(bw, sizeof bw, "'g'");
-	g = G("", nodes, fw, bw);
+	g = t_graph_parts("", nodes, fw, bw);
 	free(nodes);
 	return g;
 }
@@ -586,7 +561,7 @@ START_TEST(mc_other_bans)
 	ilp_graph_free(g);
 
 	/* a random op: not on the allowlist; random in denylist mode */
-	g = G("'rng_functionalized': true,", P("x", 400) ", "
+	g = t_graph_parts("'rng_functionalized': true,", P("x", 400) ", "
 	    OP("sin", "aten.rand_like.default", "'x'", 400, ", 'random': true") ", "
 	    OP("cos", "aten.cos.default", "'sin'", 400, "") ", " T("t", 400) ", "
 	    OP("m1", "aten.mul.Tensor", "'t', 'sin'", 400, "") ", "
@@ -640,7 +615,7 @@ START_TEST(mc_unbounded)
 {
 	/* a tuple cannot be saved (infinite weight) and a random op cannot be
 	 * recomputed: the backward reading the tuple has no finite cut */
-	ilp_graph *g = G("", P("x", 400) ", "
+	ilp_graph *g = t_graph_parts("", P("x", 400) ", "
 	    "{'name': 'd', 'kind': 'op', 'target': 'aten.native_dropout.default', "
 	    "'inputs': ['x'], 'tuple': true, 'random': true}, "
 	    OP("d0", "getitem", "'d'", 400, ", 'index': 0") ", " T("t", 400) ", "
@@ -664,17 +639,15 @@ START_TEST(mc_seed_float8)
 	/* Every forward op of the seed is PREFER_RECOMPUTE in one region: with torch's
 	 * reading only the primals can be cut, so they are all PyTorch 2.6 saves; the
 	 * recorded reference (the bug report's saved set) breaks the tags. */
-	ilp_graph *g = NULL;
+	ilp_graph *g = t_graph_file(t_srcpath("examples/seed_float8_sac.json"));
 	ilp_partition *p = NULL, *ref;
 	ilpi_mincut_options o;
 	ilp_error err = { 0 };
 
-	ck_assert_msg(ilp_graph_read_file(t_srcpath("examples/seed_float8_sac.json"), &g,
-	    &err) == 0, "%s", err.msg);
 	ilpi_mincut_options_init(&o);
 	ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s", err.msg);
 	expect(g, p, ILPI_P_SAVED, "primals_1 primals_2 primals_3");
-	ck_assert(ilpi_recomputed(p, (size_t)ilp_graph_find(g, "convert_element_type_4")));
+	ck_assert(ilpi_recomputed(p, t_node(g, "convert_element_type_4")));
 	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
 	ilp_partition_free(p);
 	/* the public entry point: the same answer, costs filled, checked in hard mode */
@@ -706,8 +679,8 @@ START_TEST(complete_walks_back)
 	ilp_graph *g = sin_cos("aten.sin.default", "");
 	ilp_partition *p = ilp_partition_new(g);
 
-	p->state[ilp_graph_find(g, "x")] |= ILPI_P_SAVED;
-	p->state[ilp_graph_find(g, "cos")] |= ILPI_P_SAVED;
+	p->state[t_node(g, "x")] |= ILPI_P_SAVED;
+	p->state[t_node(g, "cos")] |= ILPI_P_SAVED;
 	ilpi_partition_complete(g, p, 0);
 	expect(g, p, ILPI_P_RECOMPUTED, "sin");
 	expect(g, p, ILPI_P_SAVED, "x cos");
@@ -726,31 +699,21 @@ END_TEST
 static void
 corpus_parity(const char *ref_name, double budget)
 {
-	char dir[4096];
-	DIR *d;
-	struct dirent *e;
+	size_t n;
+	char **paths = t_corpus(&n);
 	int graphs = 0, equal = 0;
 
-	snprintf(dir, sizeof dir, "%s", t_srcpath("tests/data/corpus"));
-	d = opendir(dir);
-	ck_assert_msg(d != NULL, "no corpus at %s", dir);
-	while ((e = readdir(d)) != NULL) {
-		char path[8192], diff[1024] = "";
-		size_t len = 0, nl = strlen(e->d_name);
-		ilp_graph *g = NULL;
+	for (size_t f = 0; f < n; f++) {
+		const char *name = strrchr(paths[f], '/') + 1;
+		char diff[1024] = "";
+		size_t len = 0;
+		ilp_graph *g = t_graph_file(paths[f]);
 		ilp_partition *p = NULL;
 		ilpi_mincut_options o;
 		ilp_error err = { 0 };
-		long ref = -1;
+		long ref = t_ref_find(g, ref_name);
 		uint8_t *want;
 
-		if (nl < 5 || strcmp(e->d_name + nl - 5, ".json") != 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
-		for (size_t k = 0; k < g->n_ref; k++)
-			if (strcmp(g->ref[k].name, ref_name) == 0)
-				ref = (long)k;
 		if (ref < 0) {
 			ilp_graph_free(g);
 			continue;
@@ -760,7 +723,7 @@ corpus_parity(const char *ref_name, double budget)
 		o.check = 0;
 		o.activation_memory_budget = budget;
 		ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s: %s",
-		    e->d_name, err.msg);
+		    name, err.msg);
 		want = calloc(g->n + 1, 1);
 		for (size_t k = 0; k < g->ref[ref].n_saved; k++)
 			want[g->ref[ref].saved[k]] = 1;
@@ -768,7 +731,7 @@ corpus_parity(const char *ref_name, double budget)
 			if ((want[i] != 0) != (ilpi_saved(p, i) != 0))
 				len += (size_t)snprintf(diff + len, sizeof diff - len, " %s%s",
 				    want[i] ? "-" : "+", g->node[i].name);
-		fprintf(stderr, "mincut parity %-5g %-28s %s%s\n", budget, e->d_name,
+		fprintf(stderr, "mincut parity %-5g %-28s %s%s\n", budget, name,
 		    diff[0] ? "DIFFERS (+ilpart only, -torch only):" : "equal", diff);
 		equal += diff[0] == '\0';
 		if (budget >= 1)
@@ -778,7 +741,7 @@ corpus_parity(const char *ref_name, double budget)
 		ilp_partition_free(p);
 		ilp_graph_free(g);
 	}
-	closedir(d);
+	t_strs_free(paths, n);
 	ck_assert_int_gt(graphs, 0);
 	ck_assert_msg(equal == graphs, "%s: parity on %d of %d corpus graphs", ref_name,
 	    equal, graphs);
@@ -828,16 +791,17 @@ START_TEST(knapsack_optimal)
 {
 	ilp_error err = { 0 };
 
+	t_rng_seed(&rng, 1);
 	for (int trial = 0; trial < 200; trial++) {
 		size_t n = 1 + (size_t)(trial % 10);
 		double mem[10], rt[10], max, best, got[2];
 		uint8_t save[10];
 
 		for (size_t i = 0; i < n; i++) {
-			mem[i] = (double)(rnd() % 400) / 1000;   /* 0 .. 0.399 */
-			rt[i] = (double)(1 + rnd() % 64);         /* exact in float32 */
+			mem[i] = (double)(t_rand(&rng) % 400) / 1000;   /* 0 .. 0.399 */
+			rt[i] = (double)(1 + t_rand(&rng) % 64);         /* exact in float32 */
 		}
-		max = (double)(rnd() % 1000) / 1000;
+		max = (double)(t_rand(&rng) % 1000) / 1000;
 		best = knap_brute(mem, rt, n, max);
 		for (int solver = 0; solver < 2; solver++) {
 			double m = 0;
@@ -904,21 +868,22 @@ random_graph(int np, int nf, int nb)
 	nodes[0] = '\0';
 	for (int i = 0; i < np; i++)
 		len += (size_t)snprintf(nodes + len, 16384 - len, "%s{'name': 'p%d', 'kind': "
-		    "'primal', 'bytes': %u}", i ? ", " : "", i, 8 * (1 + rnd() % 9));
+		    "'primal', 'bytes': %u}", i ? ", " : "", i, 8 * (1 + t_rand(&rng) % 9));
 	for (int i = 0; i < nf; i++) {
-		int a = (int)(rnd() % (unsigned)(np + i)), b = (int)(rnd() % (unsigned)(np + i));
+		int a = (int)t_below(&rng, (uint32_t)(np + i));
+		int b = (int)t_below(&rng, (uint32_t)(np + i));
 		char na[16], nbuf[16];
 
 		snprintf(na, sizeof na, a < np ? "p%d" : "f%d", a < np ? a : a - np);
 		snprintf(nbuf, sizeof nbuf, b < np ? "p%d" : "f%d", b < np ? b : b - np);
 		len += (size_t)snprintf(nodes + len, 16384 - len, ", {'name': 'f%d', 'kind': "
 		    "'op', 'target': 'aten.add.Tensor', 'inputs': ['%s', '%s'], 'bytes': %u}",
-		    i, na, nbuf, 8 * (1 + rnd() % 9));
+		    i, na, nbuf, 8 * (1 + t_rand(&rng) % 9));
 	}
 	len += (size_t)snprintf(nodes + len, 16384 - len, ", {'name': 't', 'kind': "
 	    "'tangent', 'bytes': 8}");
 	for (int i = 0; i < nb; i++) {
-		int a = (int)(rnd() % (unsigned)total);
+		int a = (int)(t_rand(&rng) % (unsigned)total);
 		char na[16], prev[16];
 
 		snprintf(na, sizeof na, a < np ? "p%d" : "f%d", a < np ? a : a - np);
@@ -929,7 +894,7 @@ random_graph(int np, int nf, int nb)
 	}
 	snprintf(fw, sizeof fw, "'f%d'", nf - 1);
 	blen += (size_t)snprintf(bw, sizeof bw, "'b%d'", nb - 1);
-	g = G("", nodes, fw, bw);
+	g = t_graph_parts("", nodes, fw, bw);
 	free(nodes);
 	return g;
 }
@@ -997,17 +962,17 @@ brute_force(const ilp_graph *g, const double *w, const uint8_t *banned)
 
 START_TEST(pure_equals_brute_force)
 {
-	rng_state = 777;
+	t_rng_seed(&rng, 777);
 	for (int trial = 0; trial < 60; trial++) {
-		ilp_graph *g = random_graph(2 + (int)(rnd() % 3), 3 + (int)(rnd() % 8),
-		    1 + (int)(rnd() % 4));
+		ilp_graph *g = random_graph(2 + (int)t_below(&rng, 3), 3 + (int)t_below(&rng, 8),
+		    1 + (int)t_below(&rng, 4));
 		double *w = malloc(g->n * sizeof *w), v = -1, sum = 0;
 		uint8_t *banned = calloc(g->n, 1), *saved = calloc(g->n, 1);
 		ilp_error err = { 0 };
 
 		for (size_t i = 0; i < g->n; i++) {
-			w[i] = (double)(1 + rnd() % 50);
-			banned[i] = rnd() % 5 == 0;
+			w[i] = (double)(1 + t_rand(&rng) % 50);
+			banned[i] = t_rand(&rng) % 5 == 0;
 		}
 		ck_assert_msg(ilpi_mincut_pure(g, w, banned, saved, &v, &err) == 0, "%s",
 		    err.msg);
@@ -1028,10 +993,10 @@ START_TEST(pure_equals_ilp_memory_optimum)
 {
 	/* With no bans, no tags, no views and each node weighted by its bytes, the
 	 * minimum cut and the ILP's least saved bytes solve the same problem. */
-	rng_state = 4242;
+	t_rng_seed(&rng, 4242);
 	for (int trial = 0; trial < 25; trial++) {
-		ilp_graph *g = random_graph(2 + (int)(rnd() % 3), 3 + (int)(rnd() % 10),
-		    1 + (int)(rnd() % 4));
+		ilp_graph *g = random_graph(2 + (int)t_below(&rng, 3), 3 + (int)t_below(&rng, 10),
+		    1 + (int)t_below(&rng, 4));
 		double *w = malloc(g->n * sizeof *w), v = -1;
 		uint8_t *saved = calloc(g->n, 1);
 		ilp_solve_options so;

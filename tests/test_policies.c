@@ -22,36 +22,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-/* A joint graph from its node list and outputs (single-quoted JSON). */
-static ilp_graph *
-G(const char *nodes, const char *outputs)
-{
-	char doc[16384];
-
-	snprintf(doc, sizeof doc, "{'format': 'ilpart-joint-graph', 'version': 1, "
-	    "'nodes': [%s], 'outputs': %s}", nodes, outputs);
-	return t_graph(t_q(doc));
-}
-
-static ilp_graph *
-G_rng(const char *nodes, const char *outputs)
-{
-	char doc[16384];
-
-	snprintf(doc, sizeof doc, "{'format': 'ilpart-joint-graph', 'version': 1, "
-	    "'rng_functionalized': true, 'nodes': [%s], 'outputs': %s}", nodes, outputs);
-	return t_graph(t_q(doc));
-}
-
-static size_t
-ix(const ilp_graph *g, const char *name)
-{
-	long i = ilp_graph_find(g, name);
-
-	ck_assert_msg(i >= 0, "no node '%s'", name);
-	return (size_t)i;
-}
-
 static void
 build(const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans, ilpi_rules *r)
 {
@@ -68,26 +38,30 @@ build(const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans, ilpi_rules *r)
 static unsigned
 bits(const ilp_graph *g, const ilpi_rules *r, const char *name)
 {
-	return r->bits[ix(g, name)];
+	return r->bits[t_node(g, name)];
 }
 
 static ilpi_reason
 why_ns(const ilp_graph *g, const ilpi_rules *r, const char *name)
 {
-	return (ilpi_reason)r->why_no_save[ix(g, name)];
+	return (ilpi_reason)r->why_no_save[t_node(g, name)];
 }
 
 static ilpi_reason
 why_nr(const ilp_graph *g, const ilpi_rules *r, const char *name)
 {
-	return (ilpi_reason)r->why_no_recompute[ix(g, name)];
+	return (ilpi_reason)r->why_no_recompute[t_node(g, name)];
 }
 
-#define P(name, shape) "{'name': '" name "', 'kind': 'primal', 'shape': " shape ", 'dtype': 'f32'}"
-#define T(name, shape) "{'name': '" name "', 'kind': 'tangent', 'shape': " shape ", 'dtype': 'f32'}"
-/* An f32 op; `extra` is more keys, starting with ", " or empty. */
-#define OP(name, target, inputs, shape, extra) "{'name': '" name "', 'kind': 'op', 'target': '" \
-	target "', 'inputs': " inputs ", 'shape': " shape ", 'dtype': 'f32'" extra "}"
+/* Nodes sized by shape (f32) instead of util.h's bytes: a primal, a tangent, an op;
+ * `extra` is more keys, starting with ", " or empty. */
+#define PS(name, shape) "{'name': '" name "', 'kind': 'primal', 'shape': " shape \
+	", 'dtype': 'f32'}"
+#define TS(name, shape) "{'name': '" name "', 'kind': 'tangent', 'shape': " shape \
+	", 'dtype': 'f32'}"
+#define OPS(name, target, inputs, shape, extra) "{'name': '" name "', 'kind': 'op', " \
+	"'target': '" target "', 'inputs': " inputs ", 'shape': " shape ", 'dtype': 'f32'" \
+	extra "}"
 
 /*
  * The basic tagged chain: x -> a -> b -> (forward output b), backward uses a and b.
@@ -99,16 +73,16 @@ chain_graph(const char *tag_a, const char *tag_b)
 	char nodes[4096];
 
 	snprintf(nodes, sizeof nodes, "%s, %s, %s, %s, %s, %s",
-	    P("x", "[4, 4]"),
+	    PS("x", "[4, 4]"),
 	    tag_a, tag_b,
-	    T("t", "[4, 4]"),
-	    OP("g", "aten.threshold_backward.default", "['t', 'b']", "[4, 4]", ""),
-	    OP("g2", "aten.mul.Tensor", "['g', 'a']", "[4, 4]", ""));
-	return G(nodes, "{'forward': ['b'], 'backward': ['g2']}");
+	    TS("t", "[4, 4]"),
+	    OPS("g", "aten.threshold_backward.default", "['t', 'b']", "[4, 4]", ""),
+	    OPS("g2", "aten.mul.Tensor", "['g', 'a']", "[4, 4]", ""));
+	return t_graph_outputs("", nodes, "{'forward': ['b'], 'backward': ['g2']}");
 }
 
-#define A(extra) OP("a", "aten.relu.default", "['x']", "[4, 4]", extra)
-#define B(extra) OP("b", "aten.relu.default", "['a']", "[4, 4]", extra)
+#define A(extra) OPS("a", "aten.relu.default", "['x']", "[4, 4]", extra)
+#define B(extra) OPS("b", "aten.relu.default", "['a']", "[4, 4]", extra)
 #define IN1(tag) ", 'recompute': '" tag "', 'ac_graph_id': 1"
 
 /* ---- tag rules per mode --------------------------------------------------------------- */
@@ -132,7 +106,7 @@ END_TEST
 START_TEST(must_save_view_is_exempt)
 {
 	ilp_graph *g = chain_graph(A(""),
-	    OP("b", "aten.view.default", "['a']", "[4, 4]", ", 'view_of': 'a'" IN1("MUST_SAVE")));
+	    OPS("b", "aten.view.default", "['a']", "[4, 4]", ", 'view_of': 'a'" IN1("MUST_SAVE")));
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
@@ -199,9 +173,9 @@ START_TEST(prefer_save_pytorch_mode_is_subject_to_bans)
 {
 	/* a = mm(x, x) tagged PREFER_SAVE: untagged in pytorch mode, so the compute ban
 	 * applies; tagged PREFER_RECOMPUTE instead, no ban. */
-	ilp_graph *g = chain_graph(OP("a", "aten.mm.default", "['x', 'x']", "[4, 4]",
+	ilp_graph *g = chain_graph(OPS("a", "aten.mm.default", "['x', 'x']", "[4, 4]",
 	    IN1("PREFER_SAVE")), B(""));
-	ilp_graph *h = chain_graph(OP("a", "aten.mm.default", "['x', 'x']", "[4, 4]",
+	ilp_graph *h = chain_graph(OPS("a", "aten.mm.default", "['x', 'x']", "[4, 4]",
 	    IN1("PREFER_RECOMPUTE")), B(""));
 	ilpi_rules r;
 
@@ -228,7 +202,7 @@ START_TEST(boundary_between_regions_is_saved)
 	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
 	ck_assert_uint_eq(bits(g, &r, "a"), ILPI_R_NO_RECOMPUTE);
 	ck_assert_int_eq(why_nr(g, &r, "a"), ILPI_WHY_BOUNDARY);
-	ck_assert_int_eq(r.tag[ix(g, "a")], ILPI_TAG_MUST_SAVE);
+	ck_assert_int_eq(r.tag[t_node(g, "a")], ILPI_TAG_MUST_SAVE);
 	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_SAVE);
 	ilpi_rules_free(&r);
 	/* soft mode: a PREFER_RECOMPUTE value does not bind, so it ends no region */
@@ -262,7 +236,7 @@ END_TEST
 START_TEST(boundary_needs_later_region_and_recompute_user)
 {
 	/* user in an earlier region, and an untagged user: no boundary */
-	ilp_graph *g = chain_graph(OP("a", "aten.relu.default", "['x']", "[4, 4]",
+	ilp_graph *g = chain_graph(OPS("a", "aten.relu.default", "['x']", "[4, 4]",
 	    ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 2"), B(IN1("PREFER_RECOMPUTE")));
 	ilp_graph *h = chain_graph(A(IN1("PREFER_RECOMPUTE")), B(""));
 	ilpi_rules r;
@@ -272,7 +246,7 @@ START_TEST(boundary_needs_later_region_and_recompute_user)
 	ilpi_rules_free(&r);
 	build(h, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
 	ck_assert_uint_eq(bits(h, &r, "a"), ILPI_R_NO_SAVE);
-	ck_assert_int_eq(r.tag[ix(h, "a")], ILPI_TAG_PREFER_RECOMPUTE);
+	ck_assert_int_eq(r.tag[t_node(h, "a")], ILPI_TAG_PREFER_RECOMPUTE);
 	ilpi_rules_free(&r);
 	ilp_graph_free(g);
 	ilp_graph_free(h);
@@ -280,18 +254,18 @@ START_TEST(boundary_needs_later_region_and_recompute_user)
 END_TEST
 
 #define TUPLE_GRAPH(tup_extra, get_extra) \
-	P("x", "[4, 4]") ", " \
+	PS("x", "[4, 4]") ", " \
 	"{'name': 'tup', 'kind': 'op', 'target': 'aten.native_layer_norm.default', " \
 	"'inputs': ['x'], 'tuple': true" tup_extra "}, " \
 	"{'name': 'gi', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, " \
 	"'shape': [4, 4], 'dtype': 'f32'" get_extra "}, " \
-	OP("y", "aten.relu.default", "['gi']", "[4, 4]", "") ", " \
-	T("t", "[4, 4]") ", " \
-	OP("gy", "aten.mul.Tensor", "['t', 'gi']", "[4, 4]", "")
+	OPS("y", "aten.relu.default", "['gi']", "[4, 4]", "") ", " \
+	TS("t", "[4, 4]") ", " \
+	OPS("gy", "aten.mul.Tensor", "['t', 'gi']", "[4, 4]", "")
 
 START_TEST(getitem_follows_parent)
 {
-	ilp_graph *g = G(TUPLE_GRAPH(IN1("MUST_RECOMPUTE"), ""),
+	ilp_graph *g = t_graph_outputs("", TUPLE_GRAPH(IN1("MUST_RECOMPUTE"), ""),
 	    "{'forward': ['y'], 'backward': ['gy']}");
 	ilpi_rules r;
 
@@ -299,8 +273,8 @@ START_TEST(getitem_follows_parent)
 	ck_assert_uint_eq(bits(g, &r, "tup"), ILPI_R_NO_SAVE);
 	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_SAVE);
 	ck_assert_int_eq(why_ns(g, &r, "gi"), ILPI_WHY_GETITEM);
-	ck_assert_int_eq(r.tag[ix(g, "gi")], ILPI_TAG_MUST_RECOMPUTE);
-	ck_assert_int_eq(r.region[ix(g, "gi")], 1);
+	ck_assert_int_eq(r.tag[t_node(g, "gi")], ILPI_TAG_MUST_RECOMPUTE);
+	ck_assert_int_eq(r.region[t_node(g, "gi")], 1);
 	ilpi_rules_free(&r);
 	ilp_graph_free(g);
 }
@@ -312,7 +286,7 @@ START_TEST(getitem_own_tag_and_region_ignored)
 	 * region are the getitem's (graph/region.c); a different tag or ac_graph_id given
 	 * to the getitem itself is not read. parent MUST_SAVE: the getitem may not be
 	 * recomputed but may be saved, so the backward's need of it is no conflict. */
-	ilp_graph *g = G(TUPLE_GRAPH(IN1("MUST_SAVE"),
+	ilp_graph *g = t_graph_outputs("", TUPLE_GRAPH(IN1("MUST_SAVE"),
 	    ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 2"),
 	    "{'forward': ['y'], 'backward': ['gy']}");
 	ilpi_rules r;
@@ -323,10 +297,10 @@ START_TEST(getitem_own_tag_and_region_ignored)
 	ck_assert_int_eq(why_ns(g, &r, "tup"), ILPI_WHY_TUPLE);
 	ck_assert_uint_eq(bits(g, &r, "gi"), ILPI_R_NO_RECOMPUTE);
 	ck_assert_int_eq(why_nr(g, &r, "gi"), ILPI_WHY_GETITEM);
-	ck_assert_int_eq(r.tag[ix(g, "gi")], ILPI_TAG_MUST_SAVE);
-	ck_assert_int_eq(r.region[ix(g, "gi")], 1);
-	ck_assert_int_eq(ilpi_sac_tag(g, (size_t)ix(g, "gi")), ILPI_TAG_MUST_SAVE);
-	ck_assert_int_eq(ilpi_sac_region(g, (size_t)ix(g, "gi")), 1);
+	ck_assert_int_eq(r.tag[t_node(g, "gi")], ILPI_TAG_MUST_SAVE);
+	ck_assert_int_eq(r.region[t_node(g, "gi")], 1);
+	ck_assert_int_eq(ilpi_sac_tag(g, (size_t)t_node(g, "gi")), ILPI_TAG_MUST_SAVE);
+	ck_assert_int_eq(ilpi_sac_region(g, (size_t)t_node(g, "gi")), 1);
 	ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), 0);
 	ilpi_rules_free(&r);
 	build(g, ILP_PREFER_SOFT, ILP_BANS_NONE, &r);
@@ -341,15 +315,15 @@ START_TEST(getitem_later_region_reproducer_f3)
 	/* issue 9's F3: a getitem whose own ac_graph_id (2) is later than its tuple's (1).
 	 * In the tuple's region, nothing ends a region: no node is stashed, and the rules
 	 * agree with the checker (which reads the same definitions). */
-	ilp_graph *g = G(P("x", "[4]") ", "
+	ilp_graph *g = t_graph_outputs("", PS("x", "[4]") ", "
 	    "{'name': 'tup', 'kind': 'op', 'target': 'aten.native_dropout.default', "
 	    "'inputs': ['x'], 'tuple': true, 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1}, "
 	    "{'name': 'g0', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, "
 	    "'shape': [4], 'dtype': 'f32', 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 2}, "
 	    "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['g0'], "
 	    "'shape': [4], 'dtype': 'f32', 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1}, "
-	    T("t", "[4]") ", "
-	    OP("gx", "aten.threshold_backward.default", "['t', 'y']", "[4]", ""),
+	    TS("t", "[4]") ", "
+	    OPS("gx", "aten.threshold_backward.default", "['t', 'y']", "[4]", ""),
 	    "{'forward': ['y'], 'backward': ['gx']}");
 	ilpi_rules r;
 	ilp_error err = { 0 };
@@ -358,7 +332,7 @@ START_TEST(getitem_later_region_reproducer_f3)
 		for (size_t i = 0; i < g->n; i++)
 			ck_assert_int_lt(ilpi_region_end(g, i, (ilp_prefer_mode)mode), 0);
 		build(g, (ilp_prefer_mode)mode, ILP_BANS_PYTORCH, &r);
-		ck_assert_int_eq(r.region[ix(g, "g0")], 1);
+		ck_assert_int_eq(r.region[t_node(g, "g0")], 1);
 		ck_assert(!(bits(g, &r, "tup") & ILPI_R_NO_RECOMPUTE));
 		ck_assert_int_eq(ilpi_rules_find_conflict(g, &r, &err), 0);
 		ilpi_rules_free(&r);
@@ -371,7 +345,8 @@ START_TEST(tuple_cannot_be_saved_and_getitem_inherits_bans)
 {
 	/* untagged tuple op outside any region: no save (tuple); not in the allowlist,
 	 * so banned, and its getitem cannot be recomputed without it */
-	ilp_graph *g = G(TUPLE_GRAPH("", ""), "{'forward': ['y'], 'backward': ['gy']}");
+	ilp_graph *g = t_graph_outputs("", TUPLE_GRAPH("", ""),
+	    "{'forward': ['y'], 'backward': ['gy']}");
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
@@ -405,17 +380,19 @@ END_TEST
 
 START_TEST(random_ops)
 {
-	const char *nodes = P("x", "[4, 4]") ", "
-	    OP("a", "aten.native_dropout.default", "['x']", "[4, 4]", ", 'random': true") ", "
-	    OP("b", "aten.relu.default", "['a']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
-	    OP("g", "aten.mul.Tensor", "['t', 'a']", "[4, 4]", "");
-	const char *tagged = P("x", "[4, 4]") ", "
-	    OP("a", "aten.native_dropout.default", "['x']", "[4, 4]", ", 'random': true"
+	const char *nodes = PS("x", "[4, 4]") ", "
+	    OPS("a", "aten.native_dropout.default", "['x']", "[4, 4]", ", 'random': true") ", "
+	    OPS("b", "aten.relu.default", "['a']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.mul.Tensor", "['t', 'a']", "[4, 4]", "");
+	const char *tagged = PS("x", "[4, 4]") ", "
+	    OPS("a", "aten.native_dropout.default", "['x']", "[4, 4]", ", 'random': true"
 	    IN1("PREFER_RECOMPUTE")) ", "
-	    OP("b", "aten.relu.default", "['a']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
-	    OP("g", "aten.mul.Tensor", "['t', 'a']", "[4, 4]", "");
+	    OPS("b", "aten.relu.default", "['a']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.mul.Tensor", "['t', 'a']", "[4, 4]", "");
 	const char *out = "{'forward': ['b'], 'backward': ['g']}";
-	ilp_graph *g = G(nodes, out), *f = G_rng(nodes, out), *ft = G_rng(tagged, out);
+	const char *rng = "'rng_functionalized': true,";
+	ilp_graph *g = t_graph_outputs("", nodes, out), *f = t_graph_outputs(rng, nodes, out);
+	ilp_graph *ft = t_graph_outputs(rng, tagged, out);
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
@@ -441,8 +418,8 @@ END_TEST
 START_TEST(effectful_and_collective_ops)
 {
 	ilp_graph *g = chain_graph(
-	    OP("a", "aten.relu.default", "['x']", "[4, 4]", ", 'effectful': true"),
-	    OP("b", "_c10d_functional.all_reduce.default", "['a']", "[4, 4]",
+	    OPS("a", "aten.relu.default", "['x']", "[4, 4]", ", 'effectful': true"),
+	    OPS("b", "_c10d_functional.all_reduce.default", "['a']", "[4, 4]",
 	    ", 'collective': true" IN1("PREFER_RECOMPUTE")));
 	ilpi_rules r;
 
@@ -460,8 +437,8 @@ END_TEST
 
 START_TEST(ban_compute_intensive_outside_regions)
 {
-	ilp_graph *g = chain_graph(OP("a", "aten.mm.default", "['x', 'x']", "[4, 4]", ""),
-	    OP("b", "aten._scaled_mm.default", "['a', 'x']", "[4, 4]", IN1("MUST_RECOMPUTE")));
+	ilp_graph *g = chain_graph(OPS("a", "aten.mm.default", "['x', 'x']", "[4, 4]", ""),
+	    OPS("b", "aten._scaled_mm.default", "['a', 'x']", "[4, 4]", IN1("MUST_RECOMPUTE")));
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
@@ -483,22 +460,22 @@ START_TEST(ban_reduction_allowlist_materialized)
 	 * u = aten.foo(x): not in the allowlist. m = relu(x) used by a backward mm: not
 	 * fusible -> materialised. k = relu(x) used by threshold_backward only: fusible, ok.
 	 * v = permute(x) used by the backward mm: a view, never banned. */
-	const char *nodes = P("x", "[64, 64]") ", "
-	    OP("s", "aten.sum.default", "['x']", "[]", "") ", "
-	    OP("q4", "aten.amax.default", "['x']", "[16, 64]", "") ", "
-	    OP("q3", "aten.amax.default", "['x']", "[15, 64]", "") ", "
-	    OP("u", "aten.foo.default", "['x']", "[64, 64]", "") ", "
-	    OP("m", "aten.relu.default", "['x']", "[64, 64]", "") ", "
-	    OP("k", "aten.relu.default", "['x']", "[64, 64]", "") ", "
-	    OP("v", "aten.permute.default", "['x']", "[64, 64]", ", 'view_of': 'x'") ", "
-	    OP("o", "aten.add.Tensor", "['k', 'v']", "[64, 64]", "") ", "
-	    T("t", "[64, 64]") ", "
-	    OP("g1", "aten.mm.default", "['t', 'm']", "[64, 64]", "") ", "
-	    OP("g2", "aten.threshold_backward.default", "['g1', 'k']", "[64, 64]", "") ", "
-	    OP("g3", "aten.mm.default", "['g2', 'v']", "[64, 64]", "") ", "
-	    OP("g4", "aten.mul.Tensor", "['g3', 's']", "[64, 64]", "") ", "
-	    OP("g5", "aten.mul.Tensor", "['g4', 'u']", "[64, 64]", "");
-	ilp_graph *g = G(nodes, "{'forward': ['o', 's', 'u', 'm', 'q4', 'q3'], "
+	const char *nodes = PS("x", "[64, 64]") ", "
+	    OPS("s", "aten.sum.default", "['x']", "[]", "") ", "
+	    OPS("q4", "aten.amax.default", "['x']", "[16, 64]", "") ", "
+	    OPS("q3", "aten.amax.default", "['x']", "[15, 64]", "") ", "
+	    OPS("u", "aten.foo.default", "['x']", "[64, 64]", "") ", "
+	    OPS("m", "aten.relu.default", "['x']", "[64, 64]", "") ", "
+	    OPS("k", "aten.relu.default", "['x']", "[64, 64]", "") ", "
+	    OPS("v", "aten.permute.default", "['x']", "[64, 64]", ", 'view_of': 'x'") ", "
+	    OPS("o", "aten.add.Tensor", "['k', 'v']", "[64, 64]", "") ", "
+	    TS("t", "[64, 64]") ", "
+	    OPS("g1", "aten.mm.default", "['t', 'm']", "[64, 64]", "") ", "
+	    OPS("g2", "aten.threshold_backward.default", "['g1', 'k']", "[64, 64]", "") ", "
+	    OPS("g3", "aten.mm.default", "['g2', 'v']", "[64, 64]", "") ", "
+	    OPS("g4", "aten.mul.Tensor", "['g3', 's']", "[64, 64]", "") ", "
+	    OPS("g5", "aten.mul.Tensor", "['g4', 'u']", "[64, 64]", "");
+	ilp_graph *g = t_graph_outputs("", nodes, "{'forward': ['o', 's', 'u', 'm', 'q4', 'q3'], "
 	    "'backward': ['g5']}");
 	ilpi_rules r;
 
@@ -522,11 +499,11 @@ END_TEST
 START_TEST(bans_skip_unclaimed_ops)
 {
 	/* w_t = mm(x, x) computed only for the backward: unclaimed, so not banned */
-	const char *nodes = P("x", "[4, 4]") ", "
-	    OP("y", "aten.relu.default", "['x']", "[4, 4]", "") ", "
-	    OP("w", "aten.mm.default", "['x', 'x']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
-	    OP("g", "aten.mul.Tensor", "['t', 'w']", "[4, 4]", "");
-	ilp_graph *g = G(nodes, "{'forward': ['y'], 'backward': ['g']}");
+	const char *nodes = PS("x", "[4, 4]") ", "
+	    OPS("y", "aten.relu.default", "['x']", "[4, 4]", "") ", "
+	    OPS("w", "aten.mm.default", "['x', 'x']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.mul.Tensor", "['t', 'w']", "[4, 4]", "");
+	ilp_graph *g = t_graph_outputs("", nodes, "{'forward': ['y'], 'backward': ['g']}");
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
@@ -558,13 +535,13 @@ START_TEST(conflict_chain_is_named)
 {
 	/* b (MUST_RECOMPUTE) is needed by the backward; it needs r, a random op that is
 	 * also MUST_RECOMPUTE: neither saved nor recomputed. */
-	const char *nodes = P("x", "[4, 4]") ", "
-	    OP("r", "aten.rand_like.default", "['x']", "[4, 4]", ", 'random': true"
+	const char *nodes = PS("x", "[4, 4]") ", "
+	    OPS("r", "aten.rand_like.default", "['x']", "[4, 4]", ", 'random': true"
 	    IN1("MUST_RECOMPUTE")) ", "
-	    OP("b", "aten.mul.Tensor", "['x', 'r']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
-	    OP("y", "aten.relu.default", "['b']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
-	    OP("g", "aten.mul.Tensor", "['t', 'b']", "[4, 4]", "");
-	ilp_graph *g = G(nodes, "{'forward': ['y'], 'backward': ['g']}");
+	    OPS("b", "aten.mul.Tensor", "['x', 'r']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OPS("y", "aten.relu.default", "['b']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.mul.Tensor", "['t', 'b']", "[4, 4]", "");
+	ilp_graph *g = t_graph_outputs("", nodes, "{'forward': ['y'], 'backward': ['g']}");
 	ilpi_rules r;
 	ilp_error err = { 0 };
 
@@ -604,18 +581,18 @@ START_TEST(conflict_shortest_chain_wins)
 {
 	/* Two forced chains from the backward's needs: c1 -> c2 -> bad1 (length 3) and
 	 * d1 -> bad2 (length 2). The shorter is reported. */
-	const char *nodes = P("x", "[4, 4]") ", "
-	    OP("bad1", "aten.relu.default", "['x']", "[4, 4]", ", 'effectful': true"
+	const char *nodes = PS("x", "[4, 4]") ", "
+	    OPS("bad1", "aten.relu.default", "['x']", "[4, 4]", ", 'effectful': true"
 	    IN1("MUST_RECOMPUTE")) ", "
-	    OP("c2", "aten.relu.default", "['bad1']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
-	    OP("c1", "aten.relu.default", "['c2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
-	    OP("bad2", "aten.relu.default", "['x']", "[4, 4]", ", 'collective': true"
+	    OPS("c2", "aten.relu.default", "['bad1']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OPS("c1", "aten.relu.default", "['c2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OPS("bad2", "aten.relu.default", "['x']", "[4, 4]", ", 'collective': true"
 	    IN1("MUST_RECOMPUTE")) ", "
-	    OP("d1", "aten.relu.default", "['bad2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
-	    OP("y", "aten.add.Tensor", "['c1', 'd1']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
-	    OP("g", "aten.add.Tensor", "['t', 'c1']", "[4, 4]", "") ", "
-	    OP("g2", "aten.add.Tensor", "['g', 'd1']", "[4, 4]", "");
-	ilp_graph *g = G(nodes, "{'forward': ['y'], 'backward': ['g2']}");
+	    OPS("d1", "aten.relu.default", "['bad2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
+	    OPS("y", "aten.add.Tensor", "['c1', 'd1']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.add.Tensor", "['t', 'c1']", "[4, 4]", "") ", "
+	    OPS("g2", "aten.add.Tensor", "['g', 'd1']", "[4, 4]", "");
+	ilp_graph *g = t_graph_outputs("", nodes, "{'forward': ['y'], 'backward': ['g2']}");
 	ilp_error err = { 0 };
 
 	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_NONE, &err), -1);
@@ -645,16 +622,16 @@ START_TEST(long_conflict_chain_is_elided)
 	ilp_graph *g;
 	ilp_error err = { 0 };
 
-	off += (size_t)snprintf(nodes + off, sizeof nodes - off, "%s, %s", P("x", "[2]"),
+	off += (size_t)snprintf(nodes + off, sizeof nodes - off, "%s, %s", PS("x", "[2]"),
 	    "{'name': 'n0', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['x'], "
 	    "'shape': [2], 'dtype': 'f32', 'effectful': true, 'recompute': 'MUST_RECOMPUTE'}");
 	for (int i = 1; i < 40; i++)
 		off += (size_t)snprintf(nodes + off, sizeof nodes - off, ", {'name': 'n%d', "
 		    "'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['n%d'], "
 		    "'shape': [2], 'dtype': 'f32', 'recompute': 'MUST_RECOMPUTE'}", i, i - 1);
-	snprintf(nodes + off, sizeof nodes - off, ", %s, %s", T("t", "[2]"),
-	    OP("g", "aten.mul.Tensor", "['t', 'n39']", "[2]", ""));
-	g = G(nodes, "{'forward': ['n39'], 'backward': ['g']}");
+	snprintf(nodes + off, sizeof nodes - off, ", %s, %s", TS("t", "[2]"),
+	    OPS("g", "aten.mul.Tensor", "['t', 'n39']", "[2]", ""));
+	g = t_graph_outputs("", nodes, "{'forward': ['n39'], 'backward': ['g']}");
 	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_NONE, &err), -1);
 	ck_assert_msg(strstr(err.msg, "'n39' (MUST_RECOMPUTE) must be recomputed") != NULL &&
 	    strstr(err.msg, "more values that may not be saved") != NULL &&
@@ -833,24 +810,24 @@ END_TEST
 static ilp_graph *
 regions_graph(void)
 {
-	const char *nodes = P("x", "[4, 4]") ", "
-	    OP("m1", "aten.mm.default", "['x', 'x']", "[4, 4]", ", 'ac_graph_id': 1") ", "
-	    OP("r1", "aten.relu.default", "['m1']", "[4, 4]", ", 'ac_graph_id': 1") ", "
-	    OP("m2", "aten.mm.default", "['r1', 'x']", "[4, 4]", ", 'ac_graph_id': 2") ", "
-	    OP("r2", "aten.relu.default", "['m2']", "[4, 4]", ", 'recompute': 'MUST_SAVE'") ", "
+	const char *nodes = PS("x", "[4, 4]") ", "
+	    OPS("m1", "aten.mm.default", "['x', 'x']", "[4, 4]", ", 'ac_graph_id': 1") ", "
+	    OPS("r1", "aten.relu.default", "['m1']", "[4, 4]", ", 'ac_graph_id': 1") ", "
+	    OPS("m2", "aten.mm.default", "['r1', 'x']", "[4, 4]", ", 'ac_graph_id': 2") ", "
+	    OPS("r2", "aten.relu.default", "['m2']", "[4, 4]", ", 'recompute': 'MUST_SAVE'") ", "
 	    "{'name': 'tup', 'kind': 'op', 'target': 'aten._scaled_mm.default', "
 	    "'inputs': ['r2', 'x'], 'tuple': true, 'ac_graph_id': 2}, "
 	    "{'name': 'gi', 'kind': 'op', 'target': 'getitem', 'inputs': ['tup'], 'index': 0, "
-	    "'shape': [4, 4], 'dtype': 'f32'}, " T("t", "[4, 4]") ", "
-	    OP("g", "aten.mm.default", "['t', 'gi']", "[4, 4]", "") ", "
-	    OP("g2", "aten.mul.Tensor", "['g', 'r1']", "[4, 4]", "");
-	return G(nodes, "{'forward': ['gi'], 'backward': ['g2']}");
+	    "'shape': [4, 4], 'dtype': 'f32'}, " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.mm.default", "['t', 'gi']", "[4, 4]", "") ", "
+	    OPS("g2", "aten.mul.Tensor", "['g', 'r1']", "[4, 4]", "");
+	return t_graph_outputs("", nodes, "{'forward': ['gi'], 'backward': ['g2']}");
 }
 
 static const char *
 tag_of(const ilp_graph *g, const char *name)
 {
-	return ilpi_tag_name((ilpi_tag)g->node[ix(g, name)].tag);
+	return ilpi_tag_name((ilpi_tag)g->node[t_node(g, name)].tag);
 }
 
 START_TEST(apply_to_all_regions)
@@ -866,9 +843,9 @@ START_TEST(apply_to_all_regions)
 	ck_assert_str_eq(tag_of(g, "r2"), "MUST_SAVE"); /* outside regions: untouched */
 	ck_assert_str_eq(tag_of(g, "tup"), "MUST_SAVE");
 	ck_assert_str_eq(tag_of(g, "gi"), "MUST_SAVE"); /* follows its parent */
-	ck_assert_int_eq(g->node[ix(g, "gi")].ac_graph_id, 2);
+	ck_assert_int_eq(g->node[t_node(g, "gi")].ac_graph_id, 2);
 	ck_assert_str_eq(tag_of(g, "g"), "");         /* backward: untouched */
-	ck_assert_int_eq(g->node[ix(g, "r2")].ac_graph_id, ILPI_NONE);
+	ck_assert_int_eq(g->node[t_node(g, "r2")].ac_graph_id, ILPI_NONE);
 	ilp_policy_free(p);
 	ilp_graph_free(g);
 }
@@ -902,7 +879,7 @@ START_TEST(apply_to_whole_graph)
 
 	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
 	ck_assert_str_eq(tag_of(g, "m1"), "MUST_SAVE");
-	ck_assert_int_eq(g->node[ix(g, "m1")].ac_graph_id, 1); /* keeps its region */
+	ck_assert_int_eq(g->node[t_node(g, "m1")].ac_graph_id, 1); /* keeps its region */
 	ck_assert_str_eq(tag_of(g, "r1"), "");                 /* default null: kept */
 	ck_assert_str_eq(tag_of(g, "r2"), "MUST_SAVE");
 	ck_assert_str_eq(tag_of(g, "x"), "");
@@ -910,14 +887,14 @@ START_TEST(apply_to_whole_graph)
 	p = pol_ok(PH "'regions': 'graph', 'region_id': 7, 'save': ['aten.mm.default']}");
 	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
 	ck_assert_str_eq(tag_of(g, "r2"), "PREFER_RECOMPUTE");
-	ck_assert_int_eq(g->node[ix(g, "r2")].ac_graph_id, 7);
+	ck_assert_int_eq(g->node[t_node(g, "r2")].ac_graph_id, 7);
 	ilp_policy_free(p);
 	ilp_graph_free(g);
 	/* unclaimed ops (w: only the backward needs it) stay untagged */
-	g = G(P("x", "[4, 4]") ", "
-	    OP("y", "aten.relu.default", "['x']", "[4, 4]", "") ", "
-	    OP("w", "aten.mm.default", "['x', 'x']", "[4, 4]", "") ", " T("t", "[4, 4]") ", "
-	    OP("gw", "aten.mul.Tensor", "['t', 'w']", "[4, 4]", ""),
+	g = t_graph_outputs("", PS("x", "[4, 4]") ", "
+	    OPS("y", "aten.relu.default", "['x']", "[4, 4]", "") ", "
+	    OPS("w", "aten.mm.default", "['x', 'x']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("gw", "aten.mul.Tensor", "['t', 'w']", "[4, 4]", ""),
 	    "{'forward': ['y'], 'backward': ['gw']}");
 	p = pol_ok(PH "'regions': 'graph', 'save': ['aten.mm.default']}");
 	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
@@ -960,12 +937,10 @@ static const char *const seed_recomputed[] = {
 static ilp_graph *
 seed(const char *policy)
 {
-	ilp_graph *g = NULL;
+	ilp_graph *g = t_graph_file(t_srcpath("examples/seed_float8_sac.json"));
 	ilp_policy *p = NULL;
 	ilp_error err = { 0 };
 
-	ck_assert_msg(ilp_graph_read_file(t_srcpath("examples/seed_float8_sac.json"), &g,
-	    &err) == 0, "%s", err.msg);
 	if (policy != NULL) {
 		ck_assert_msg(ilp_policy_read_file(t_srcpath(policy), &p, &err) == 0, "%s",
 		    err.msg);
@@ -991,9 +966,9 @@ START_TEST(seed_graph_tags)
 		    n->ac_graph_id);
 	}
 	ck_assert_uint_eq(fw_ops, 38); /* the report's forward graph, op for op */
-	ck_assert(g->node[ix(g, "_scaled_mm")].flags & ILPI_F_TUPLE);
-	ck_assert_str_eq(g->node[ix(g, "_scaled_mm")].target, "aten._scaled_mm.default");
-	ck_assert_str_eq(g->node[ix(g, "convert_element_type_4")].dtype, "f8e4m3fn");
+	ck_assert(g->node[t_node(g, "_scaled_mm")].flags & ILPI_F_TUPLE);
+	ck_assert_str_eq(g->node[t_node(g, "_scaled_mm")].target, "aten._scaled_mm.default");
+	ck_assert_str_eq(g->node[t_node(g, "convert_element_type_4")].dtype, "f8e4m3fn");
 	ck_assert_uint_eq(g->n_bw_out, 3);
 	ilp_graph_free(g);
 }
@@ -1076,10 +1051,10 @@ solve_seed(const char *policy, const char *const *want, size_t n_want)
 		n_saved += ilp_partition_is_saved(p, i) != 0;
 	ck_assert_uint_eq(n_saved, n_want);
 	for (size_t k = 0; k < n_want; k++)
-		ck_assert_msg(ilp_partition_is_saved(p, ix(g, want[k])), "%s not saved", want[k]);
+		ck_assert_msg(ilp_partition_is_saved(p, t_node(g, want[k])), "%s not saved", want[k]);
 	for (size_t k = 0; k < 4; k++) {
-		ck_assert(!ilp_partition_is_saved(p, ix(g, seed_recomputed[k])));
-		ck_assert(ilp_partition_is_recomputed(p, ix(g, seed_recomputed[k])));
+		ck_assert(!ilp_partition_is_saved(p, t_node(g, seed_recomputed[k])));
+		ck_assert(ilp_partition_is_recomputed(p, t_node(g, seed_recomputed[k])));
 	}
 	ilp_partition_free(p);
 	ilp_graph_free(g);
@@ -1102,11 +1077,11 @@ START_TEST(explain_texts)
 	char buf[200];
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
-	ck_assert_str_eq(ilpi_rules_explain(g, &r, ix(g, "relu"), ILPI_R_NO_SAVE, buf,
+	ck_assert_str_eq(ilpi_rules_explain(g, &r, t_node(g, "relu"), ILPI_R_NO_SAVE, buf,
 	    sizeof buf), "PREFER_RECOMPUTE");
-	ck_assert_str_eq(ilpi_rules_explain(g, &r, ix(g, "_scaled_mm"), ILPI_R_NO_SAVE, buf,
+	ck_assert_str_eq(ilpi_rules_explain(g, &r, t_node(g, "_scaled_mm"), ILPI_R_NO_SAVE, buf,
 	    sizeof buf), "tuple: no storage to save");
-	ck_assert_str_eq(ilpi_rules_explain(g, &r, ix(g, "getitem"), ILPI_R_NO_RECOMPUTE, buf,
+	ck_assert_str_eq(ilpi_rules_explain(g, &r, t_node(g, "getitem"), ILPI_R_NO_RECOMPUTE, buf,
 	    sizeof buf), "not recomputable, from its tuple '_scaled_mm'");
 	for (int w = ILPI_WHY_TAG; w <= ILPI_WHY_BAN_MATERIALIZED; w++)
 		ck_assert_str_ne(ilpi_reason_text((ilpi_reason)w), "");

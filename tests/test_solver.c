@@ -14,7 +14,6 @@
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,17 +37,8 @@
 
 /* ---- random joint graphs ------------------------------------------------------- */
 
-static uint64_t rng_state;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	/* xorshift64*: deterministic across platforms */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 33) % n;
-}
+/* util.h's generator; random_graph seeds it, the tests draw on after it. */
+static t_rng rng;
 
 typedef struct jbuf {
 	char s[32768];
@@ -85,34 +75,34 @@ random_graph(uint64_t seed)
 	int64_t bytes[32];
 	int tuple[32] = { 0 }, i, last_fw;
 
-	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
-	np = 1 + (int)rnd(3);
-	nf = 2 + (int)rnd(7);
-	nb = 2 + (int)rnd(3);
+	t_rng_seed(&rng, seed);
+	np = 1 + (int)t_below(&rng, 3);
+	nf = 2 + (int)t_below(&rng, 7);
+	nb = 2 + (int)t_below(&rng, 3);
 	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
 	for (i = 0; i < np; i++, n++) {
-		bytes[n] = 16 * (1 + rnd(8));
+		bytes[n] = 16 * (1 + t_below(&rng, 8));
 		jadd(&b, "%s{\"name\": \"n%d\", \"kind\": \"primal\", \"bytes\": %lld}",
 		    n ? ", " : "", n, (long long)bytes[n]);
 	}
 	for (i = 0; i < nf; i++, n++) {
-		int a = (int)rnd((uint32_t)n), c = (int)rnd((uint32_t)n), view;
+		int a = (int)t_below(&rng, (uint32_t)n), c = (int)t_below(&rng, (uint32_t)n), view;
 
 		while (tuple[a])
-			a = (int)rnd((uint32_t)n);
+			a = (int)t_below(&rng, (uint32_t)n);
 		while (tuple[c])
-			c = (int)rnd((uint32_t)n);
-		view = rnd(5) == 0;
-		bytes[n] = view ? bytes[a] : 16 * (1 + rnd(8));
-		if (!view && i + 2 < nf && rnd(8) == 0) {
+			c = (int)t_below(&rng, (uint32_t)n);
+		view = t_below(&rng, 5) == 0;
+		bytes[n] = view ? bytes[a] : 16 * (1 + t_below(&rng, 8));
+		if (!view && i + 2 < nf && t_below(&rng, 8) == 0) {
 			/* a tuple and two getitems */
 			tuple[n] = 1;
 			jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": \"aten.t%d\", "
 			    "\"inputs\": [\"n%d\"], \"tuple\": true, \"flops\": %u}", n, n, a,
-			    1000 * rnd(50));
+			    1000 * t_below(&rng, 50));
 			for (int k = 0; k < 2; k++) {
 				n++, i++;
-				bytes[n] = 16 * (1 + rnd(4));
+				bytes[n] = 16 * (1 + t_below(&rng, 4));
 				jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": "
 				    "\"getitem\", \"inputs\": [\"n%d\"], \"index\": %d, \"bytes\": %lld}",
 				    n, n - 1 - k, k, (long long)bytes[n]);
@@ -120,18 +110,18 @@ random_graph(uint64_t seed)
 			continue;
 		}
 		jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": \"aten.op%d\", "
-		    "\"inputs\": [\"n%d\"", n, (int)rnd(4), a);
-		if (!view && c != a && rnd(2))
+		    "\"inputs\": [\"n%d\"", n, (int)t_below(&rng, 4), a);
+		if (!view && c != a && t_below(&rng, 2))
 			jadd(&b, ", \"n%d\"", c);
 		jadd(&b, "], \"bytes\": %lld", (long long)bytes[n]);
 		if (view)
 			jadd(&b, ", \"view_of\": \"n%d\"", a);
-		if (rnd(2) == 0)
-			jadd(&b, ", \"time_us\": %u", rnd(50));
+		if (t_below(&rng, 2) == 0)
+			jadd(&b, ", \"time_us\": %u", t_below(&rng, 50));
 		else
-			jadd(&b, ", \"flops\": %ue9", rnd(100));
-		if (rnd(6) == 0)
-			jadd(&b, ", \"recompute\": \"%s\", \"ac_graph_id\": 1", tags[rnd(4)]);
+			jadd(&b, ", \"flops\": %ue9", t_below(&rng, 100));
+		if (t_below(&rng, 6) == 0)
+			jadd(&b, ", \"recompute\": \"%s\", \"ac_graph_id\": 1", tags[t_below(&rng, 4)]);
 		jadd(&b, "}");
 	}
 	last_fw = n - 1;
@@ -140,10 +130,10 @@ random_graph(uint64_t seed)
 	jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"tangent\", \"bytes\": 64}", n);
 	n++;
 	for (i = 0; i < nb; i++, n++) {
-		int f = (int)rnd((uint32_t)(np + nf));
+		int f = (int)t_below(&rng, (uint32_t)(np + nf));
 
 		while (tuple[f])
-			f = (int)rnd((uint32_t)(np + nf));
+			f = (int)t_below(&rng, (uint32_t)(np + nf));
 		jadd(&b, ", {\"name\": \"n%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
 		    "\"inputs\": [\"n%d\", \"n%d\"], \"bytes\": 64, \"flops\": 10}", n, n - 1, f);
 	}
@@ -420,7 +410,7 @@ random_case(uint64_t seed, ilp_bans bans)
 	hi = solve_oracle(&wb, O_RUNTIME_FREE, 0, 0);
 	if (lo.feasible) {
 		/* a budget between least and runtime-optimal bytes, and one below least */
-		o.budget_bytes = lo.bytes + (int64_t)rnd((uint32_t)((int64_t)hi.cost -
+		o.budget_bytes = lo.bytes + (int64_t)t_below(&rng, (uint32_t)((int64_t)hi.cost -
 		    lo.bytes + 1));
 		compare(g, &wb, &o, O_RUNTIME_BUDGET, seed);
 		if (lo.bytes > 0) {
@@ -428,12 +418,13 @@ random_case(uint64_t seed, ilp_bans bans)
 			compare(g, &wb, &o, O_RUNTIME_BUDGET, seed);
 		}
 		o.budget_bytes = -1;
-		o.budget_fraction = rnd(11) / 10.0;
+		o.budget_fraction = t_below(&rng, 11) / 10.0;
 		compare(g, &wb, &o, O_RUNTIME_BUDGET, seed);
 		o.budget_fraction = -1;
 	}
 	o.objective = ILP_OBJ_WEIGHTED;
-	o.alpha = rnd(3) == 0 ? 0 : rnd(2) ? 1e3 * rnd(100) : rnd(100) * 0.37;
+	o.alpha = t_below(&rng, 3) == 0 ? 0 : t_below(&rng, 2) ? 1e3 * t_below(&rng, 100) :
+	    t_below(&rng, 100) * 0.37;
 	compare(g, &w, &o, O_WEIGHTED, seed);
 	ilpi_rules_free(&w.r);
 	ilpi_rules_free(&wb.r);
@@ -500,7 +491,7 @@ START_TEST(soft_vs_enumeration)
 		o.bans = ILP_BANS_NONE;
 		soft_compare(g, &w, &o, seed);
 		o.objective = ILP_OBJ_WEIGHTED;
-		o.alpha = rnd(2) ? 0.5 * rnd(40) : 100.0 * rnd(40);
+		o.alpha = t_below(&rng, 2) ? 0.5 * t_below(&rng, 40) : 100.0 * t_below(&rng, 40);
 		soft_compare(g, &w, &o, seed);
 		ilpi_rules_free(&w.r);
 		ilp_graph_free(g);
@@ -726,7 +717,7 @@ START_TEST(chain_objectives)
 	ilp_graph *g = chain("");
 	ilp_solve_options o;
 	ilp_partition *p;
-	long x = ilp_graph_find(g, "x"), y = ilp_graph_find(g, "y");
+	size_t x = t_node(g, "x"), y = t_node(g, "y");
 
 	ilp_solve_options_init(&o);
 	o.bans = ILP_BANS_NONE;
@@ -834,7 +825,7 @@ START_TEST(soft_preference_overridden_with_gain)
 	ilp_graph *g = chain(", \"recompute\": \"PREFER_RECOMPUTE\", \"ac_graph_id\": 1");
 	ilp_solve_options o;
 	ilp_partition *p;
-	long x = ilp_graph_find(g, "x");
+	size_t x = t_node(g, "x");
 
 	ilp_solve_options_init(&o);
 	o.bans = ILP_BANS_NONE;
@@ -901,7 +892,7 @@ START_TEST(roofline_costs)
 {
 	ilp_graph *g = chain(", \"bytes_read\": 0, \"bytes_written\": 0");
 	ilp_device dev = { 1e12, 1e9 };
-	long x = ilp_graph_find(g, "x"), y = ilp_graph_find(g, "y");
+	size_t x = t_node(g, "x"), y = t_node(g, "y");
 
 	/* x: 1e9 flops at 1e12 FLOP/s = 1000 us, no traffic */
 	ck_assert(fabs(ilpi_node_cost_us(g, (size_t)x, &dev) - 1000) < 1e-9);
@@ -923,12 +914,9 @@ static ilp_graph *
 regress_graph(int k)
 {
 	char rel[200];
-	ilp_graph *g = NULL;
-	ilp_error err = { 0 };
 
 	snprintf(rel, sizeof rel, "tests/data/regress/%s.json", regress[k]);
-	ck_assert_msg(ilp_graph_read_file(t_srcpath(rel), &g, &err) == 0, "%s", err.msg);
-	return g;
+	return t_graph_file(t_srcpath(rel));
 }
 
 /* Each ends in a verdict in every mode and objective: an answer the checker accepts
@@ -1028,19 +1016,15 @@ static void
 budget_case(const char *path, const char *file, double f, int *dominated, int *violations)
 {
 	char ref_name[64];
-	ilp_graph *g = NULL;
+	ilp_graph *g = t_graph_file(path);
 	ilp_partition *ref = NULL, *p = NULL;
 	ilp_solve_options o;
 	ilp_check_options co = { ILP_PREFER_PYTORCH };
 	ilp_error err = { 0 };
-	long k = -1;
+	long k;
 
 	snprintf(ref_name, sizeof ref_name, "pytorch-2.6-mincut-budget-%g", f);
-	ck_assert_msg(ilp_graph_read_file(path, &g, &err) == 0, "%s", err.msg);
-	for (size_t j = 0; j < g->n_ref; j++)
-		if (strcmp(g->ref[j].name, ref_name) == 0)
-			k = (long)j;
-	if (k < 0) {
+	if ((k = t_ref_find(g, ref_name)) < 0) {
 		ilp_graph_free(g);
 		return;
 	}
@@ -1084,23 +1068,14 @@ budget_case(const char *path, const char *file, double f, int *dominated, int *v
 START_TEST(budget_against_pytorch)
 {
 	static const double fr[] = { 0.1, 0.3, 0.5 };
-	char dir[4096];
-	struct dirent *e;
-	DIR *d;
+	size_t n;
+	char **paths = t_corpus(&n);
 	int dominated = 0, violations = 0;
 
-	snprintf(dir, sizeof dir, "%s", t_srcpath("tests/data/corpus"));
-	ck_assert_ptr_nonnull(d = opendir(dir));
-	while ((e = readdir(d)) != NULL) {
-		char path[8192];
-		size_t nl = strlen(e->d_name);
-
-		if (nl < 5 || strcmp(e->d_name + nl - 5, ".json") != 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		budget_case(path, e->d_name, fr[_i], &dominated, &violations);
-	}
-	closedir(d);
+	for (size_t k = 0; k < n; k++)
+		budget_case(paths[k], strrchr(paths[k], '/') + 1, fr[_i], &dominated,
+		    &violations);
+	t_strs_free(paths, n);
 	fprintf(stderr, "budget %g: ILP dominates PyTorch on %d graphs, PyTorch breaks SAC on "
 	    "%d\n", fr[_i], dominated, violations);
 	ck_assert_int_gt(dominated, 0);
