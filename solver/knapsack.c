@@ -144,11 +144,14 @@ ilpi_knapsack_greedy(const double *memory, const double *runtime, size_t n,
 	free(it);
 }
 
+/* Allocated before GLPK runs and freed after, so a GLPK error longjmp leaks nothing. */
 typedef struct ilp_ctx {
 	const double *memory, *runtime;
 	size_t n;
 	double max_memory;
 	uint8_t *save;
+	int *ind;
+	double *val;
 } ilp_ctx;
 
 static int
@@ -156,15 +159,11 @@ ilp_run(void *vctx, ilp_error *err)
 {
 	ilp_ctx *c = vctx;
 	glp_prob *lp = glp_create_prob();
-	int *ind = malloc((c->n + 1) * sizeof *ind);
-	double *val = malloc((c->n + 1) * sizeof *val);
+	int *ind = c->ind;
+	double *val = c->val;
 	glp_iocp parm;
 	int rc = -1, r;
 
-	if (ind == NULL || val == NULL) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "knapsack: out of memory");
-		goto out;
-	}
 	glp_set_obj_dir(lp, GLP_MAX);
 	glp_add_rows(lp, 1);
 	glp_set_row_bnds(lp, 1, GLP_UP, 0, c->max_memory);
@@ -189,8 +188,6 @@ ilp_run(void *vctx, ilp_error *err)
 		c->save[i] = glp_mip_col_val(lp, (int)i + 1) > 0.5;
 	rc = 0;
 out:
-	free(ind);
-	free(val);
 	glp_delete_prob(lp);
 	return rc;
 }
@@ -199,10 +196,19 @@ int
 ilpi_knapsack_ilp(const double *memory, const double *runtime, size_t n, double max_memory,
     uint8_t *save, ilp_error *err)
 {
-	ilp_ctx c = { memory, runtime, n, max_memory, save };
+	ilp_ctx c = { memory, runtime, n, max_memory, save, NULL, NULL };
 	ilpi_glpk_log lg = { NULL, NULL, 0 };
+	int rc = -1;
 
-	return ilpi_glpk_run(ilp_run, &c, &lg, NULL, err);
+	c.ind = malloc((n + 1) * sizeof *c.ind);
+	c.val = malloc((n + 1) * sizeof *c.val);
+	if (c.ind == NULL || c.val == NULL)
+		ilpi_err(err, ILP_ERR_SYSTEM, "knapsack: out of memory");
+	else
+		rc = ilpi_glpk_run(ilp_run, &c, &lg, NULL, err);
+	free(c.ind);
+	free(c.val);
+	return rc;
 }
 
 int

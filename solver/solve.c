@@ -24,7 +24,8 @@
 #include "solver/model.h"
 #include "solver/reduce.h"
 
-/* Everything a solve allocates lives here, so a GLPK error longjmp loses nothing. */
+/* Everything a solve allocates lives here (the model's buffers in `m`, owned by
+ * solver/model.c), so a GLPK error longjmp out of run_model loses nothing. */
 typedef struct solve_ctx {
 	const ilp_graph *g;
 	const ilp_solve_options *o;
