@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "cli/store.h"
 #include "graph/fileio.h"
+#include "graph/grow.h"
 #include "graph/strbuf.h"
 
 typedef struct batch_opts {
@@ -179,15 +180,12 @@ list_entries(batch *b)
 		b->total++;
 		if (shard_of(key, b->o.shards) != b->o.shard)
 			continue;
-		if (b->n_keys == cap) {
-			char **k = realloc(b->keys, (cap = cap ? 2 * cap : 64) * sizeof *k);
-
-			if (k == NULL)
-				break;
-			b->keys = k;
+		if (ILPI_GROW(b->keys, cap, b->n_keys, 1) != 0 ||
+		    (b->keys[b->n_keys] = strdup(key)) == NULL) {
+			fprintf(stderr, "ilpart: %s: out of memory\n", path);
+			closedir(dir);
+			return -1;
 		}
-		if ((b->keys[b->n_keys] = strdup(key)) == NULL)
-			break;
 		b->n_keys++;
 	}
 	closedir(dir);
