@@ -1241,8 +1241,9 @@ START_TEST(test_err_cleared)
 	    "\"regions\": \"all\", \"save\": [\"aten.mm\"]}";
 	char dir[] = "/tmp/ilpart-test-XXXXXX", path[64], *json = NULL;
 	ilp_graph *g = NULL, *g2 = NULL;
-	ilp_partition *p = NULL, *q = NULL;
+	ilp_partition *p = NULL, *q = NULL, *r = NULL;
 	ilp_policy *pol = NULL, *pol2 = NULL;
+	ilp_peak pk;
 	ilp_prefer_mode pm;
 	ilp_bans bm;
 	ilp_error err;
@@ -1274,10 +1275,14 @@ START_TEST(test_err_cleared)
 	CLEARS(ilp_partition_read_file(g, path, &q, &err));
 	CLEARS(ilp_split_render(g, q, ILP_SPLIT_TEXT, &json, &err));
 	free(json);
+	CLEARS(ilp_partition_peak(g, q, &pk, &err));
+	ilp_partition_free(r);
+	CLEARS(ilp_partition_remap(g, q, g2, &r, &err));
 	unlink(path);
 	rmdir(dir);
 	ilp_partition_free(p);
 	ilp_partition_free(q);
+	ilp_partition_free(r);
 	ilp_policy_free(pol);
 	ilp_policy_free(pol2);
 	ilp_graph_free(g);
