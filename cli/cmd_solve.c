@@ -21,7 +21,8 @@
 static const char *usage_line =
     "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted] "
     "[--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
-    "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [-v] [--policy F] "
+    "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v] "
+    "[--policy F] "
     "[--prefer M] [--bans M]";
 
 static void
@@ -84,6 +85,10 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 		}
 		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
 			o->verbose = 1;
+			continue;
+		}
+		if (strcmp(a, "--monolithic") == 0) {
+			o->monolithic = 1;
 			continue;
 		}
 		for (size_t k = 0; name == NULL && k < sizeof value_opts / sizeof *value_opts; k++)

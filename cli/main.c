@@ -21,12 +21,14 @@ static const struct {
 	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted]\n"
 	    "    [--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
 	    "    [--time-limit S] [--gap G] [--rng-replay auto|yes|no] [--write-lp F]\n"
-	    "    [--write-mps F] [-v]\n    " SAC_OPTS,
+	    "    [--write-mps F] [--monolithic] [-v]\n    " SAC_OPTS,
 	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
 	    "torch's activation_memory_budget: 0.0 = the inputs' bytes, 1.0 = what torch's\n"
 	    "min-cut saves. A budget lifts PyTorch's bans as its budget path does.\n"
 	    "--rng-replay: may random ops be recomputed by replaying a saved RNG state\n"
-	    "(default auto: with a budget). --split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n" },
+	    "(default auto: with a budget). Budgeted solves decompose along repeated blocks\n"
+	    "when the graph allows; --monolithic always solves the whole model.\n"
+	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n" },
 	{ "mincut", cmd_mincut, "PyTorch 2.6's min-cut heuristic",
 	    "GRAPH [-o PARTITION] [--memory-budget F] [--config NAME=VALUE]... [--device D]\n"
 	    "    [--explain] [--no-check] " SAC_OPTS,

@@ -202,6 +202,7 @@ typedef struct ilp_solve_options {
 	const char *write_lp;      /* write the exact model (CPLEX LP format) here, or NULL */
 	const char *write_mps;     /* ... and/or free MPS here, or NULL */
 	ilp_rng_replay rng_replay; /* default AUTO */
+	int monolithic;            /* 1: never decompose along repeated blocks (docs/solver.md) */
 } ilp_solve_options;
 
 /* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */

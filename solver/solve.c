@@ -21,6 +21,7 @@
 #include "solver/cost.h"
 #include "solver/glpk_env.h"
 #include "solver/mincut.h"
+#include "solver/blocks.h"
 #include "solver/model.h"
 #include "solver/reduce.h"
 
@@ -34,6 +35,7 @@ typedef struct solve_ctx {
 	double *cost;             /* per node: recompute cost in us, 0 when free */
 	ilpi_reduced red;
 	ilpi_model m;
+	ilpi_blocks *blocks;      /* the decomposition, when it applies */
 	uint8_t *s, *r;           /* per item: the answer */
 	uint8_t *ws, *wr;         /* per item: a feasible start */
 	uint8_t *ts, *tr;         /* per item: scratch */
@@ -442,6 +444,83 @@ least_bytes_within(solve_ctx *c, const ilpi_mip *first, ilp_error *err)
 	return 0;
 }
 
+/* The model the caller asked to see, as the monolithic path would solve it last. */
+static int
+write_budget_model(solve_ctx *c, ilp_error *err)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
+
+	if (c->o->write_lp == NULL && c->o->write_mps == NULL)
+		return 0;
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb,
+	    floor((double)c->budget / c->m.byte_unit));
+	ilpi_model_set_objective(&c->m, &tc);
+	if (c->o->write_lp != NULL && ilpi_model_write(&c->m, c->o->write_lp, 0, err) != 0)
+		return -1;
+	if (c->o->write_mps != NULL && ilpi_model_write(&c->m, c->o->write_mps, 1, err) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Budgeted runtime solve by decomposition (solver/blocks.c): exact, and like the
+ * monolithic path the least bytes among the partitions as fast as the optimum.
+ * Returns 1 when the decomposition does not apply (the caller solves the monolithic
+ * model), 0 with c->s, c->r set, -1 on error.
+ */
+static int
+runtime_blocks(solve_ctx *c, ilp_error *err)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL };
+	ilpi_blocks_stats st;
+	double t1 = now_s(), cost, used;
+	int64_t bytes;
+	int rc;
+
+	if (c->o->monolithic || c->o->prefer == ILP_PREFER_SOFT)
+		return 1;
+	if (ilpi_blocks_plan(&c->red, &c->blocks, err) != 0)
+		return -1;
+	if (c->blocks == NULL) {
+		note(c, "blocks: no narrow cuts; solving the model as a whole");
+		return 1;
+	}
+	if ((rc = ilpi_blocks_prepare(c->blocks, err)) != 0)
+		goto fallback;
+	c->least_bytes = ilpi_blocks_least_bytes(c->blocks, c->ws, c->wr);
+	if (write_budget_model(c, err) != 0)
+		return -1;
+	rc = ilpi_blocks_solve(c->blocks, c->budget, &bytes, &cost, c->s, c->r, err);
+	ilpi_blocks_get_stats(c->blocks, &st);
+	note(c, "blocks: %zu items in %zu segments, %zu distinct, cut width <= %zu, largest "
+	    "%zu items; %zu class runs, %zu points, %.2fs", st.n_active, st.n_seg,
+	    st.n_class, st.max_width, st.max_seg, st.n_subsolves, st.n_points,
+	    now_s() - t1);
+	if (rc == 2)
+		return budget_conflict(c, c->ws, 1, err);
+	if (rc != 0)
+		goto fallback;
+	used = ilpi_model_value(&c->m, &tb, c->s, c->r) * c->m.byte_unit;
+	if (fabs(used - (double)bytes) > 0.5 || bytes > c->budget) {
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the decomposition's answer "
+		    "saves %.0f bytes, its front says %lld", c->g->path, used, (long long)bytes);
+		return -1;
+	}
+	note(c, "blocks: optimal, recompute %.10g us, saved %lld of %lld bytes", cost,
+	    (long long)bytes, (long long)c->budget);
+	c->status = "optimal";
+	c->gap = 0;
+	return 0;
+fallback:
+	if (rc < 0)
+		return -1;
+	note(c, "blocks: over the work limit; solving the model as a whole");
+	ilpi_blocks_free(c->blocks);
+	c->blocks = NULL;
+	c->least_bytes = -1;
+	return 1;
+}
+
 static int
 obj_runtime(solve_ctx *c, ilp_error *err)
 {
@@ -454,6 +533,8 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 
 	if (o->budget_bytes < 0 && o->budget_fraction < 0)
 		return runtime_optimal(c, 1, 1, &b1, err);
+	if ((proven = runtime_blocks(c, err)) != 1)
+		return proven;
 	if (stage(c, "least-memory", &tb, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
 		return -1;
 	proven = mip.status == GLP_OPT;
@@ -699,6 +780,7 @@ static void
 release(solve_ctx *c, int glpk_freed)
 {
 	ilpi_model_free(&c->m, glpk_freed);
+	ilpi_blocks_free(c->blocks);
 	ilpi_reduced_free(&c->red);
 	if (c->have_rules)
 		ilpi_rules_free(&c->rules);

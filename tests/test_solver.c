@@ -515,6 +515,210 @@ START_TEST(random_vs_enumeration)
 }
 END_TEST
 
+/* ---- repeated blocks: decomposition, monolithic ILP and enumeration agree ---------- */
+
+/*
+ * A stack of k copies of one random block: 2-4 ops reading the block's input or
+ * earlier ops of the block (some views, some tagged), the block's output feeding the
+ * next block, optionally through a residual add; the first block may carry an extra
+ * op. The backward reads the same random values of every block.
+ */
+static ilp_graph *
+block_graph(uint64_t seed, int k)
+{
+	static jbuf b;
+	int nops, extra, n = 0, x, tgt[4], src[4][2], view[4], reads[2], res;
+	int64_t by[4];
+	unsigned fl[4];
+	int tag[4];
+
+	rng_state = seed * 0x2545F4914F6CDD1Dull + 7;
+	b.len = 0;
+	nops = 2 + (int)rnd(3);
+	extra = rnd(2);
+	res = rnd(2);
+	for (int i = 0; i < nops; i++) {
+		tgt[i] = (int)rnd(3);
+		src[i][0] = (int)rnd((uint32_t)i + 1) - 1;   /* -1: block input */
+		src[i][1] = rnd(2) ? (int)rnd((uint32_t)i + 1) - 1 : -2;
+		view[i] = src[i][0] >= 0 && rnd(5) == 0;
+		by[i] = view[i] ? by[src[i][0]] : 16 * (1 + rnd(8));
+		fl[i] = rnd(100);
+		tag[i] = rnd(8) == 0 ? (int)rnd(4) : -1;
+	}
+	reads[0] = (int)rnd((uint32_t)nops);
+	reads[1] = (int)rnd((uint32_t)nops);
+	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
+	jadd(&b, "{\"name\": \"x\", \"kind\": \"primal\", \"bytes\": 64}");
+	x = -1;
+	for (int l = 0; l < k; l++) {
+		int base = n;
+		char in[16];
+
+		snprintf(in, sizeof in, x < 0 ? "x" : "v%d", x);
+		if (l == 0 && extra) {
+			jadd(&b, ", {\"name\": \"v%d\", \"kind\": \"op\", \"target\": \"aten.pre\", "
+			    "\"inputs\": [\"%s\"], \"bytes\": 64, \"flops\": 3e9}", n, in);
+			snprintf(in, sizeof in, "v%d", n);
+			n++, base++;
+		}
+		for (int i = 0; i < nops; i++, n++) {
+			char a[16], c[16];
+
+			if (src[i][0] >= 0)
+				snprintf(a, sizeof a, "v%d", base + src[i][0]);
+			else
+				snprintf(a, sizeof a, "%s", in);
+			if (src[i][1] >= 0)
+				snprintf(c, sizeof c, "v%d", base + src[i][1]);
+			else
+				snprintf(c, sizeof c, "%s", in);
+			jadd(&b, ", {\"name\": \"v%d\", \"kind\": \"op\", \"target\": \"aten.op%d\", "
+			    "\"inputs\": [\"%s\"", n, tgt[i], a);
+			if (!view[i] && src[i][1] != -2 && strcmp(a, c) != 0)
+				jadd(&b, ", \"%s\"", c);
+			if (view[i])
+				jadd(&b, "], \"view_of\": \"%s\", \"bytes\": %lld", a,
+				    (long long)by[i]);
+			else
+				jadd(&b, "], \"bytes\": %lld, \"flops\": %ue9", (long long)by[i], fl[i]);
+			if (tag[i] >= 0)
+				jadd(&b, ", \"recompute\": \"%s\", \"ac_graph_id\": 1", tags[tag[i]]);
+			jadd(&b, "}");
+		}
+		x = n - 1;
+		if (res) {
+			jadd(&b, ", {\"name\": \"v%d\", \"kind\": \"op\", \"target\": \"aten.add\", "
+			    "\"inputs\": [\"%s\", \"v%d\"], \"bytes\": 64, \"flops\": 1e9}", n, in, x);
+			x = n++;
+		}
+	}
+	jadd(&b, ", {\"name\": \"t\", \"kind\": \"tangent\", \"bytes\": 64}");
+	jadd(&b, ", {\"name\": \"g%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+	    "\"inputs\": [\"t\", \"v%d\"], \"bytes\": 64, \"flops\": 10}", 0, x);
+	for (int l = k - 1, gi = 1; l >= 0; l--)
+		for (int j = 0; j < 2; j++, gi++) {
+			int v = extra + l * (nops + res) + reads[j];
+
+			jadd(&b, ", {\"name\": \"g%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+			    "\"inputs\": [\"g%d\", \"v%d\"], \"bytes\": 64, \"flops\": 10}", gi, gi - 1,
+			    v);
+		}
+	jadd(&b, "], \"outputs\": {\"forward\": [\"v%d\"], \"backward\": [\"g%d\"]}}", x,
+	    2 * k);
+	if (getenv("T_DUMP") != NULL)
+		fprintf(stderr, "%s\n", b.s);
+	return t_graph(b.s);
+}
+
+/* 1 when the decomposition answered; a fall-back to the monolithic model after the
+ * plan succeeded never happens on graphs this small, so it fails the test. */
+static void
+note_blocks(void *ctx, const char *line)
+{
+	if (strncmp(line, "blocks: optimal", 15) == 0)
+		*(int *)ctx = 1;
+	ck_assert_msg(strstr(line, "blocks: over the work limit") == NULL, "%s", line);
+}
+
+/* Solves twice, decomposed and monolithic; both optimal, same cost, within budget.
+ * Returns the decomposed partition's cost (-1 when both report a conflict). */
+static double
+both_ways(const ilp_graph *g, ilp_solve_options *o, uint64_t seed, int *decomposed)
+{
+	ilp_partition *p = NULL, *q = NULL;
+	ilp_error e1 = { 0 }, e2 = { 0 };
+	ilp_check_options co = { o->prefer };
+	int r1, r2;
+	double cost;
+
+	*decomposed = 0;
+	o->verbose = 1;
+	o->log = note_blocks;
+	o->log_ctx = decomposed;
+	o->monolithic = 0;
+	r1 = ilp_solve(g, o, &p, &e1);
+	o->monolithic = 1;
+	o->log = NULL;
+	r2 = ilp_solve(g, o, &q, &e2);
+	o->monolithic = 0;
+	o->verbose = 0;
+	ck_assert_msg(r1 == r2, "seed %llu: decomposed %d (%s), monolithic %d (%s)",
+	    (unsigned long long)seed, r1, e1.msg, r2, e2.msg);
+	if (r1 != 0) {
+		ck_assert_int_eq(e1.kind, ILP_ERR_CONFLICT);
+		ck_assert_int_eq(e2.kind, ILP_ERR_CONFLICT);
+		return -1;
+	}
+	ck_assert_msg(ilp_check(g, p, &co, &e1) == 0, "seed %llu: %s",
+	    (unsigned long long)seed, e1.msg);
+	ck_assert_str_eq(p->status, "optimal");
+	ck_assert_str_eq(q->status, "optimal");
+	ck_assert_int_eq(p->budget_bytes, q->budget_bytes);
+	ck_assert_int_le(p->saved_bytes, p->budget_bytes);
+	expect_close(p->recompute_time_us, q->recompute_time_us, "decomposed vs monolithic",
+	    seed);
+	cost = p->recompute_time_us;
+	ilp_partition_free(p);
+	ilp_partition_free(q);
+	return cost;
+}
+
+START_TEST(blocks_vs_monolithic_vs_enumeration)
+{
+	int used = 0, runs = 0;
+
+	for (uint64_t s = 0; s < 40; s++) {
+		uint64_t seed = 700000 + (uint64_t)_i * 1000 + s;
+		int k = _i == 0 ? 2 : 3 + (int)(s % 10);
+		ilp_graph *g = block_graph(seed, k);
+		ilp_bans bans = s % 3 == 0 ? ILP_BANS_PYTORCH : ILP_BANS_NONE;
+		ilp_solve_options o;
+		world w;
+		oracle lo, hi;
+		int dec, small = _i == 0;
+
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_RUNTIME;
+		o.bans = bans;
+		if (small)
+			world_init(&w, g, ILP_PREFER_HARD, bans);
+		for (int t = 0; t < 4; t++) {
+			double got;
+
+			o.budget_bytes = -1, o.budget_fraction = -1;
+			if (t < 3)
+				o.budget_fraction = t == 0 ? 0.1 : t == 1 ? 0.3 : rnd(11) / 10.0;
+			else
+				o.budget_bytes = 64 * (int64_t)rnd((uint32_t)(8 * k + 1));
+			got = both_ways(g, &o, seed, &dec);
+			used += dec, runs++;
+			if (!small || got < 0)
+				continue;
+			/* the oracle, with the same budget definition */
+			lo = solve_oracle(&w, O_MEMORY, 0, 0);
+			hi = solve_oracle(&w, O_RUNTIME_FREE, 0, 0);
+			{
+				int64_t budget = o.budget_bytes;
+				oracle want;
+
+				if (o.budget_fraction >= 0)
+					budget = lo.bytes + (int64_t)floor(o.budget_fraction *
+					    (hi.cost - (double)lo.bytes));
+				want = solve_oracle(&w, O_RUNTIME_BUDGET, budget, 0);
+				ck_assert(want.feasible);
+				expect_close(got, want.value, "decomposed vs enumeration", seed);
+			}
+		}
+		if (small)
+			ilpi_rules_free(&w.r);
+		ilp_graph_free(g);
+	}
+	/* the decomposition must actually have been used on most of these stacks */
+	ck_assert_msg(used * 2 > runs, "decomposed %d of %d solves", used, runs);
+}
+END_TEST
+
 /* ---- GLPK environment ------------------------------------------------------------------ */
 
 static int
@@ -1091,6 +1295,7 @@ suite_solver(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, random_vs_enumeration, 0, 8);
 	tcase_add_loop_test(tc, soft_vs_enumeration, 0, 4);
+	tcase_add_loop_test(tc, blocks_vs_monolithic_vs_enumeration, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("budget");
 	tcase_set_timeout(tc, 300);
