@@ -481,6 +481,7 @@ seg_key(const ilpi_blocks *b, size_t s, keybuf *k)
 		memcpy(&cb, &it->cost, sizeof cb);
 		rc |= kput(k, it->can_save | it->can_recompute << 1 | it->boundary << 2);
 		rc |= kput(k, it->can_recompute ? cb : 0);
+		rc |= kput(k, it->can_recompute ? it->rng_bytes : 0);
 		if (it->can_save) {
 			if (red->stor_items[it->stor] >= 2) {
 				rc |= kput(k, 1);
@@ -890,6 +891,8 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 					by += red->stor_bytes[it->stor];
 				if (first && y)
 					by += yb;
+				if (rv)
+					by += it->rng_bytes;   /* the RNG states replaying needs */
 				nm = (uint16_t)(m & ~cp->dead[i]);
 				if ((sv || rv) && iv->slot >= 0 && iv->end > i)
 					nm |= (uint16_t)(1u << iv->slot);

@@ -624,7 +624,8 @@ note_blocks(void *ctx, const char *line)
 /* Solves twice, decomposed and monolithic; both optimal, same cost, within budget.
  * Returns the decomposed partition's cost (-1 when both report a conflict). */
 static double
-both_ways(const ilp_graph *g, ilp_solve_options *o, uint64_t seed, int *decomposed)
+both_ways(const ilp_graph *g, ilp_solve_options *o, uint64_t seed, int *decomposed,
+    int64_t *budget)
 {
 	ilp_partition *p = NULL, *q = NULL;
 	ilp_error e1 = { 0 }, e2 = { 0 };
@@ -656,6 +657,7 @@ both_ways(const ilp_graph *g, ilp_solve_options *o, uint64_t seed, int *decompos
 	ck_assert_str_eq(q->status, "optimal");
 	ck_assert_int_eq(p->budget_bytes, q->budget_bytes);
 	ck_assert_int_le(p->saved_bytes, p->budget_bytes);
+	*budget = p->budget_bytes;
 	expect_close(p->recompute_time_us, q->recompute_time_us, "decomposed vs monolithic",
 	    seed);
 	cost = p->recompute_time_us;
@@ -675,14 +677,14 @@ START_TEST(blocks_vs_monolithic_vs_enumeration)
 		ilp_bans bans = s % 3 == 0 ? ILP_BANS_PYTORCH : ILP_BANS_NONE;
 		ilp_solve_options o;
 		world w;
-		oracle lo, hi;
 		int dec, small = _i == 0;
+		int64_t budget_used;
 
 		ilp_solve_options_init(&o);
 		o.objective = ILP_OBJ_RUNTIME;
 		o.bans = bans;
 		if (small)
-			world_init(&w, g, ILP_PREFER_HARD, bans);
+			world_init(&w, g, ILP_PREFER_HARD, bans, 1);
 		for (int t = 0; t < 4; t++) {
 			double got;
 
@@ -691,21 +693,14 @@ START_TEST(blocks_vs_monolithic_vs_enumeration)
 				o.budget_fraction = t == 0 ? 0.1 : t == 1 ? 0.3 : rnd(11) / 10.0;
 			else
 				o.budget_bytes = 64 * (int64_t)rnd((uint32_t)(8 * k + 1));
-			got = both_ways(g, &o, seed, &dec);
+			got = both_ways(g, &o, seed, &dec, &budget_used);
 			used += dec, runs++;
 			if (!small || got < 0)
 				continue;
-			/* the oracle, with the same budget definition */
-			lo = solve_oracle(&w, O_MEMORY, 0, 0);
-			hi = solve_oracle(&w, O_RUNTIME_FREE, 0, 0);
+			/* the oracle, at the byte budget both solves used */
 			{
-				int64_t budget = o.budget_bytes;
-				oracle want;
+				oracle want = solve_oracle(&w, O_RUNTIME_BUDGET, budget_used, 0);
 
-				if (o.budget_fraction >= 0)
-					budget = lo.bytes + (int64_t)floor(o.budget_fraction *
-					    (hi.cost - (double)lo.bytes));
-				want = solve_oracle(&w, O_RUNTIME_BUDGET, budget, 0);
 				ck_assert(want.feasible);
 				expect_close(got, want.value, "decomposed vs enumeration", seed);
 			}
