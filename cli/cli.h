@@ -67,6 +67,10 @@ double cli_baseline_ref_budget(const char *name);
  * checked). */
 int cli_baseline(const ilp_graph *g, const ilp_solve_options *so, size_t k, const char **kind,
     char *name, size_t name_len, ilp_partition **out, ilp_error *err);
+/* The partition's canonical JSON written atomically to `path` ("-": stdout); 0 or -1
+ * with err filled. */
+int cli_write_partition(const char *path, const ilp_graph *g, const ilp_partition *p,
+    ilp_error *err);
 /* cli_fail() for a partition's error: the library says "partition: node ..."; only the
  * command knows the file, so "partition FILE: node ..." is printed. */
 int cli_fail_partition(const char *path, const ilp_error *err);

@@ -74,7 +74,6 @@ cmd_mincut(int argc, char **argv)
 	ilp_graph *g = NULL;
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
-	char *json = NULL;
 	int do_explain = 0, n_graph = 0, rc;
 
 	ilpi_mincut_options_init(&o);
@@ -141,17 +140,12 @@ cmd_mincut(int argc, char **argv)
 		goto out;
 	}
 	record(p, g, &o, pol.bans);
-	if (ilp_partition_to_json(g, p, &json, &err) != 0) {
-		rc = cli_fail(&err);
-		goto out;
-	}
-	if (ilp_write_file_atomic(outpath, json, strlen(json), &err) != 0) {
+	if (cli_write_partition(outpath, g, p, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	rc = CLI_OK;
 out:
-	free(json);
 	ilp_partition_free(p);
 	ilp_graph_free(g);
 	return rc;

@@ -20,7 +20,6 @@ cmd_remap(int argc, char **argv)
 	ilp_error err = { 0 };
 	ilp_graph *from = NULL, *to = NULL;
 	ilp_partition *p = NULL, *q = NULL;
-	char *json = NULL;
 	int nfiles = 0, rc;
 
 	cli_policy_opts_init(&po);
@@ -55,14 +54,12 @@ cmd_remap(int argc, char **argv)
 		rc = cli_fail_partition(files[1], &err);
 		goto out;
 	}
-	if (ilp_partition_to_json(to, q, &json, &err) != 0 ||
-	    ilp_write_file_atomic(output, json, strlen(json), &err) != 0) {
+	if (cli_write_partition(output, to, q, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	rc = CLI_OK;
 out:
-	free(json);
 	ilp_partition_free(q);
 	ilp_partition_free(p);
 	ilp_graph_free(to);

@@ -172,7 +172,6 @@ cmd_solve(int argc, char **argv)
 	ilp_error err = { 0 };
 	ilp_graph *g = NULL;
 	ilp_partition *p = NULL;
-	char *json = NULL;
 	int rc;
 
 	ilp_solve_options_init(&o);
@@ -182,15 +181,13 @@ cmd_solve(int argc, char **argv)
 		return CLI_INPUT;
 	if ((rc = cli_read_graph(graph, &po, &g)) != CLI_OK)
 		return rc;
-	if (ilp_solve(g, &o, &p, &err) != 0 || ilp_partition_to_json(g, p, &json, &err) != 0 ||
-	    ilp_write_file_atomic(output, json, strlen(json), &err) != 0 ||
+	if (ilp_solve(g, &o, &p, &err) != 0 || cli_write_partition(output, g, p, &err) != 0 ||
 	    (split != NULL && write_split(split, g, p, &err) != 0)) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	rc = CLI_OK;
 out:
-	free(json);
 	ilp_partition_free(p);
 	ilp_graph_free(g);
 	return rc;

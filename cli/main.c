@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -124,6 +125,19 @@ cli_fail_partition(const char *path, const ilp_error *err)
 	if (strncmp(err->msg, "partition: ", 11) == 0)
 		snprintf(e.msg, sizeof e.msg, "partition %s: %s", path, err->msg + 11);
 	return cli_fail(&e);
+}
+
+int
+cli_write_partition(const char *path, const ilp_graph *g, const ilp_partition *p,
+    ilp_error *err)
+{
+	char *json = NULL;
+	int rc = -1;
+
+	if (ilp_partition_to_json(g, p, &json, err) == 0)
+		rc = ilp_write_file_atomic(path, json, strlen(json), err);
+	free(json);
+	return rc;
 }
 
 int
