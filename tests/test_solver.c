@@ -532,22 +532,22 @@ block_graph(uint64_t seed, int k)
 	unsigned fl[4];
 	int tag[4];
 
-	rng_state = seed * 0x2545F4914F6CDD1Dull + 7;
+	rng.s = seed * 0x2545F4914F6CDD1Dull + 7; /* this generator's own seeding */
 	b.len = 0;
-	nops = 2 + (int)rnd(3);
-	extra = rnd(2);
-	res = rnd(2);
+	nops = 2 + (int)t_below(&rng, 3);
+	extra = t_below(&rng, 2);
+	res = t_below(&rng, 2);
 	for (int i = 0; i < nops; i++) {
-		tgt[i] = (int)rnd(3);
-		src[i][0] = (int)rnd((uint32_t)i + 1) - 1;   /* -1: block input */
-		src[i][1] = rnd(2) ? (int)rnd((uint32_t)i + 1) - 1 : -2;
-		view[i] = src[i][0] >= 0 && rnd(5) == 0;
-		by[i] = view[i] ? by[src[i][0]] : 16 * (1 + rnd(8));
-		fl[i] = rnd(100);
-		tag[i] = rnd(8) == 0 ? (int)rnd(4) : -1;
+		tgt[i] = (int)t_below(&rng, 3);
+		src[i][0] = (int)t_below(&rng, (uint32_t)i + 1) - 1;   /* -1: block input */
+		src[i][1] = t_below(&rng, 2) ? (int)t_below(&rng, (uint32_t)i + 1) - 1 : -2;
+		view[i] = src[i][0] >= 0 && t_below(&rng, 5) == 0;
+		by[i] = view[i] ? by[src[i][0]] : 16 * (1 + t_below(&rng, 8));
+		fl[i] = t_below(&rng, 100);
+		tag[i] = t_below(&rng, 8) == 0 ? (int)t_below(&rng, 4) : -1;
 	}
-	reads[0] = (int)rnd((uint32_t)nops);
-	reads[1] = (int)rnd((uint32_t)nops);
+	reads[0] = (int)t_below(&rng, (uint32_t)nops);
+	reads[1] = (int)t_below(&rng, (uint32_t)nops);
 	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
 	jadd(&b, "{\"name\": \"x\", \"kind\": \"primal\", \"bytes\": 64}");
 	x = -1;
@@ -690,9 +690,9 @@ START_TEST(blocks_vs_monolithic_vs_enumeration)
 
 			o.budget_bytes = -1, o.budget_fraction = -1;
 			if (t < 3)
-				o.budget_fraction = t == 0 ? 0.1 : t == 1 ? 0.3 : rnd(11) / 10.0;
+				o.budget_fraction = t == 0 ? 0.1 : t == 1 ? 0.3 : t_below(&rng, 11) / 10.0;
 			else
-				o.budget_bytes = 64 * (int64_t)rnd((uint32_t)(8 * k + 1));
+				o.budget_bytes = 64 * (int64_t)t_below(&rng, (uint32_t)(8 * k + 1));
 			got = both_ways(g, &o, seed, &dec, &budget_used);
 			used += dec, runs++;
 			if (!small || got < 0)
