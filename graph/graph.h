@@ -140,13 +140,14 @@ int ilpi_graph_set_outputs(ilp_graph *g, const int32_t *fw, size_t n_fw, const i
 int ilpi_graph_finish(ilp_graph *g, ilp_error *err);
 
 static inline ilpi_node *ilpi_graph_node(ilp_graph *g, long i) { return &g->node[i]; }
+/* A graph without edges has no in/use arrays: NULL + 0 is undefined behaviour. */
 static inline const int32_t *ilpi_inputs(const ilp_graph *g, const ilpi_node *n)
 {
-	return g->in + n->in_begin;
+	return g->in != NULL ? g->in + n->in_begin : NULL;
 }
 static inline const int32_t *ilpi_users(const ilp_graph *g, const ilpi_node *n)
 {
-	return g->use + n->use_begin;
+	return g->use != NULL ? g->use + n->use_begin : NULL;
 }
 /* Live: not removed by dead-code elimination. */
 static inline int ilpi_live(const ilpi_node *n)

@@ -274,8 +274,11 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 	    (r->bits[ilpi_getitem_parent(g, i)] & ILPI_R_NO_RECOMPUTE))
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_GETITEM);
 	/* Bans: forward ops that no recompute tag covers, views exempt (PyTorch's
-	 * ban_recomputation_if_allowed), only where nothing else already forbids it. */
+	 * ban_recomputation_if_allowed), only where nothing else already forbids it. A
+	 * forward op returned as a gradient is one of torch's required_bw_nodes, which it
+	 * never bans (min-cut recomputes it in the backward). */
 	if (o->bans != ILP_BANS_PYTORCH || o->budget || n->cls != ILPI_FORWARD ||
+	    (n->flags & ILPI_F_BW_OUTPUT) ||
 	    recompute_tag(r->tag[i]) || is_view(g, opc, (int32_t)i) ||
 	    (r->bits[i] & ILPI_R_NO_RECOMPUTE))
 		return;

@@ -526,7 +526,10 @@ main_loop(mc *m)
 
 		if (!m->live[i])
 			continue;
-		if (n->cls == ILPI_BACKWARD) {
+		/* torch's required_bw_nodes also hold the backward outputs, a forward op
+		 * among them too: it runs in the backward, unbanned and never saved. */
+		if (n->cls == ILPI_BACKWARD ||
+		    (n->kind == ILPI_OP && (n->flags & ILPI_F_BW_OUTPUT))) {
 			m->in_sink[i] = 1;
 			continue;
 		}

@@ -425,6 +425,37 @@ START_TEST(mc_reduction)
 }
 END_TEST
 
+START_TEST(mc_forward_op_as_gradient)
+{
+	/* s = sum(y) is a forward output and also returned as a gradient: torch puts it in
+	 * required_bw_nodes, so min-cut recomputes it in the backward from the saved
+	 * input (never bans or saves it); the ILP's rules do not ban it either, so the ILP
+	 * saves no more than min-cut (the fuzzer's ilp-saves-more-than-mincut input). */
+	ilp_graph *g = t_graph_parts("", P("x", 4000) ", "
+	    OP("s", "aten.sum.default", "'x'", 4, "") ", " T("t", 4) ", "
+	    OP("gx", "aten.mul.Tensor", "'t', 'x'", 4000, ""), "'s'", "'gx', 's'");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_solve_options so;
+	ilp_partition *p, *q = NULL;
+	ilp_error err;
+
+	ilpi_mincut_options_init(&o);
+	p = run(g, &o, &info);
+	ck_assert_int_eq(ban_of(g, &info, "s"), ILPI_MC_FREE);
+	expect(g, p, ILPI_P_SAVED, "x");
+	expect(g, p, ILPI_P_RECOMPUTED, "s");
+	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+	ilp_solve_options_init(&so);
+	ck_assert_msg(ilp_solve(g, &so, &q, &err) == 0, "%s", err.msg);
+	ck_assert_int_le(ilpi_partition_saved_bytes(g, q), ilpi_partition_saved_bytes(g, p));
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_partition_free(q);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(mc_materialized_backward)
 {
 	/* a is read by a backward matmul (not fusible): materialized, so banned */
@@ -1040,6 +1071,7 @@ suite_mincut(void)
 	tcase_add_test(tc, mc_region_end);
 	tcase_add_test(tc, mc_reduction);
 	tcase_add_test(tc, mc_materialized_backward);
+	tcase_add_test(tc, mc_forward_op_as_gradient);
 	tcase_add_test(tc, mc_used_far_apart);
 	tcase_add_test(tc, mc_long_fusible_chain);
 	tcase_add_test(tc, mc_other_bans);
