@@ -166,11 +166,8 @@ ilp_check(const ilp_graph *g, const ilp_partition *p, const ilp_check_options *o
 	checker c = { g, p, o != NULL ? o->prefer : ILP_PREFER_HARD, err };
 
 	ilpi_err_clear(err);
-	if (p->n != g->n) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: partition has %zu nodes, graph has %zu",
-		    g->path, p->n, g->n);
+	if (ilpi_partition_fits(g, p, err) != 0)
 		return -1;
-	}
 	for (size_t i = 0; i < g->n; i++) {
 		if (ilpi_saved(p, i) && ilpi_recomputed(p, i))
 			return violation(&c, i, "both saved and recomputed");

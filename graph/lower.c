@@ -136,6 +136,8 @@ ilpi_lower_unchecked(const ilp_graph *g, const ilp_partition *p, ilpi_split *s,
 	uint8_t *need = NULL;
 
 	memset(s, 0, sizeof *s);
+	if (ilpi_partition_fits(g, p, err) != 0)
+		return -1;
 	need = malloc(g->n + 1);
 	if (need == NULL || side_alloc(&s->fw, g->n, g->n_fw_out + g->n) != 0 ||
 	    side_alloc(&s->bw, g->n, g->n_bw_out) != 0) {

@@ -100,6 +100,16 @@ ilp_partition_fingerprint(const ilp_partition *p)
 }
 
 int
+ilpi_partition_fits(const ilp_graph *g, const ilp_partition *p, ilp_error *err)
+{
+	if (p->n == g->n)
+		return 0;
+	ilpi_err(err, ILP_ERR_INPUT, "%s: the partition has %zu nodes, the graph %zu", g->path,
+	    p->n, g->n);
+	return -1;
+}
+
+int
 ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain)
 {
 	ilpi_override *o;
@@ -790,11 +800,8 @@ ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, il
 
 	*out = NULL;
 	ilpi_err_clear(err);
-	if (p->n != g->n) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: partition has %zu nodes, graph has %zu",
-		    g->path, p->n, g->n);
+	if (ilpi_partition_fits(g, p, err) != 0)
 		return -1;
-	}
 	ilpi_buf_init(&b);
 	ilpi_buf_puts(&b, "{\n  \"format\": \"ilpart-partition\",\n  \"version\": 1");
 	write_producer(&b, p);

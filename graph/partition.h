@@ -114,5 +114,8 @@ int ilpi_partition_save_all(const ilp_graph *g, ilp_partition **out, ilp_error *
 ilp_prefer_mode ilpi_partition_prefer(const ilp_partition *p);
 /* Counts of saved and recomputed nodes. */
 size_t ilpi_partition_count(const ilp_partition *p, unsigned state_bit);
+/* 0 when `p` was made for a graph of g's size; else -1 with ILP_ERR_INPUT. Every
+ * function that indexes p by g's nodes asks first. */
+int ilpi_partition_fits(const ilp_graph *g, const ilp_partition *p, ilp_error *err);
 
 #endif /* ILPART_GRAPH_PARTITION_H */

@@ -167,11 +167,8 @@ ilp_partition_remap(const ilp_graph *from, const ilp_partition *p, const ilp_gra
 
 	ilpi_err_clear(err);
 	*out = NULL;
-	if (p->n != from->n) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: the partition has %zu nodes, the graph %zu",
-		    from->path, p->n, from->n);
+	if (ilpi_partition_fits(from, p, err) != 0)
 		return -1;
-	}
 	if ((map = malloc((from->n + 1) * sizeof *map)) == NULL ||
 	    (q = ilp_partition_new(to)) == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", to->path);

@@ -100,11 +100,8 @@ ilp_partition_evaluate(const ilp_graph *g, ilp_partition *p, const ilp_device *d
 	int64_t bytes;
 
 	ilpi_err_clear(err);
-	if (p->n != g->n) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: partition has %zu nodes, graph has %zu",
-		    g->path, p->n, g->n);
+	if (ilpi_partition_fits(g, p, err) != 0)
 		return -1;
-	}
 	if (dev == NULL) {
 		ilp_device_lookup("h100", &def);
 		dev = &def;

@@ -873,6 +873,38 @@ START_TEST(seed_pytorch_partition_violates_sac)
 }
 END_TEST
 
+/* A partition of another graph is refused by every entry point that reads it by node,
+ * before any node is read (ilp_partition_peak used to read past its state array). */
+START_TEST(partition_of_another_graph)
+{
+	ilp_graph *g = chain("", ""), *small = t_graph_parts("", P16("x") ", " OP16("y", "'x'",
+	    "") ", " T16("t") ", " OP16("gx", "'t'", ""), "'y'", "'gx'");
+	ilp_partition *p = t_part(small, "x", ""), *q = NULL;
+	ilp_error err;
+	ilp_peak pk;
+	char *text = NULL;
+	const char *want = "<test>: the partition has 4 nodes, the graph 6";
+
+#define REFUSED(call) do { \
+	ck_assert_int_eq((call), -1); \
+	ck_assert_int_eq(err.kind, ILP_ERR_INPUT); \
+	ck_assert_str_eq(err.msg, want); \
+} while (0)
+	REFUSED(ilp_check(g, p, NULL, &err));
+	REFUSED(ilp_partition_evaluate(g, p, NULL, &err));
+	REFUSED(ilp_partition_to_json(g, p, &text, &err));
+	REFUSED(ilp_split_render(g, p, ILP_SPLIT_TEXT, &text, &err));
+	REFUSED(ilp_partition_peak(g, p, &pk, &err));
+	REFUSED(ilp_partition_remap(g, p, small, &q, &err));
+#undef REFUSED
+	ck_assert_ptr_null(text);
+	ck_assert_ptr_null(q);
+	ilp_partition_free(p);
+	ilp_graph_free(small);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_check(void)
 {
@@ -898,6 +930,7 @@ suite_check(void)
 	tcase_add_test(t, check_tags_bind_ops_only);
 	tcase_add_test(c, check_dead_nodes);
 	tcase_add_test(t, check_random_effectful_collective);
+	tcase_add_test(f, partition_of_another_graph);
 	tcase_add_test(f, partition_read_and_canonical_write);
 	tcase_add_test(f, partition_derives_recomputed);
 	tcase_add_test(f, partition_cost_and_overrides);
