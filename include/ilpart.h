@@ -8,7 +8,9 @@
  *    `*_free`. `*_free(NULL)` is a no-op. Strings returned as `char *` are freed with free().
  *  - Pointer parameters are borrowed for the duration of the call; nothing is
  *    retained afterwards unless the comment says so. A partition is only meaningful
- *    together with the graph it was made for; the graph must outlive it.
+ *    together with the graph it was made for; the graph must outlive it. Given a
+ *    partition made for a graph with another node count, every function that takes
+ *    both fails with ILP_ERR_INPUT before reading any node.
  *  - `const char *` results (names, messages) point into the object they came from and
  *    live as long as it does.
  * Errors: functions return 0 on success and -1 on failure (NULL for constructors) and,
