@@ -126,10 +126,11 @@ def export_large(out, layers, reference, d=768, heads=12, seq=1024, batch=8):
                               "checkpointing; traced on the meta device by "
                               "scripts/gen_corpus.py from torch %s"
                               % (n, d, heads, seq, batch, torch_version()))
-        path = os.path.join(out, "transformer-%dl.json" % n)
+        name = "transformer-%dl" % n + ("" if d == 768 else "-d%d" % d)
+        path = os.path.join(out, name + ".json")
         ilpart.write_json(path, g)
-        print("transformer-%dl %6d nodes %9d bytes  %.1fs" % (n, len(g["nodes"]),
-                                                          os.path.getsize(path), time.time() - t))
+        print("%s %6d nodes %9d bytes  %.1fs" % (name, len(g["nodes"]),
+                                               os.path.getsize(path), time.time() - t))
 
 
 def torch_version():
@@ -142,6 +143,10 @@ def main():
     ap.add_argument("--only", help="comma-separated names from the small set")
     ap.add_argument("--out", help="output directory (default tests/data/corpus, or "
                     "bench/corpus with --large)")
+    ap.add_argument("--width", type=int, default=768,
+                    help="--large: model width d (default 768; other widths are written "
+                    "as transformer-<N>l-d<D>.json)")
+    ap.add_argument("--heads", type=int, default=12, help="--large: attention heads")
     ap.add_argument("--no-reference", action="store_true",
                     help="do not run PyTorch's min-cut partition for the reference")
     args = ap.parse_args()
@@ -151,7 +156,7 @@ def main():
     if args.large:
         layers = [int(v) for v in args.large.split(",") if v]
         export_large(args.out or os.path.join(top, "bench", "corpus"), layers,
-                     not args.no_reference)
+                     not args.no_reference, d=args.width, heads=args.heads)
     else:
         only = set(args.only.split(",")) if args.only else None
         export_small(args.out or os.path.join(top, "tests", "data", "corpus"), only,

@@ -351,6 +351,8 @@ budget_conflict(solve_ctx *c, const uint8_t *s0, int proven, ilp_error *err)
 	return -1;
 }
 
+static int lex_blocks(solve_ctx *c, int memory, ilp_error *err);
+
 static int
 obj_memory(solve_ctx *c, ilp_error *err)
 {
@@ -358,7 +360,10 @@ obj_memory(solve_ctx *c, ilp_error *err)
 	ilpi_mip mip;
 	size_t n = c->red.n_items;
 	double best;
+	int rc;
 
+	if ((rc = lex_blocks(c, 1, err)) != 1)
+		return rc;
 	if (stage(c, "least-memory", &t1, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
 		return -1;
 	memcpy(c->s, c->ts, n);
@@ -444,7 +449,21 @@ least_bytes_within(solve_ctx *c, const ilpi_mip *first, ilp_error *err)
 	return 0;
 }
 
-/* The model the caller asked to see, as the monolithic path would solve it last. */
+/* The model the caller asked to see, with objective t, as the monolithic path would
+ * solve it last. */
+static int
+write_model(solve_ctx *c, const ilpi_terms *t, ilp_error *err)
+{
+	if (c->o->write_lp == NULL && c->o->write_mps == NULL)
+		return 0;
+	ilpi_model_set_objective(&c->m, t);
+	if (c->o->write_lp != NULL && ilpi_model_write(&c->m, c->o->write_lp, 0, err) != 0)
+		return -1;
+	if (c->o->write_mps != NULL && ilpi_model_write(&c->m, c->o->write_mps, 1, err) != 0)
+		return -1;
+	return 0;
+}
+
 static int
 write_budget_model(solve_ctx *c, ilp_error *err)
 {
@@ -454,12 +473,20 @@ write_budget_model(solve_ctx *c, ilp_error *err)
 		return 0;
 	ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb,
 	    floor((double)c->budget / c->m.byte_unit));
-	ilpi_model_set_objective(&c->m, &tc);
-	if (c->o->write_lp != NULL && ilpi_model_write(&c->m, c->o->write_lp, 0, err) != 0)
+	return write_model(c, &tc, err);
+}
+
+/* rc 1 (over a limit of the decomposition): the monolithic model takes over. */
+static int
+blocks_fallback(solve_ctx *c, int rc)
+{
+	if (rc < 0)
 		return -1;
-	if (c->o->write_mps != NULL && ilpi_model_write(&c->m, c->o->write_mps, 1, err) != 0)
-		return -1;
-	return 0;
+	note(c, "blocks: over the work limit; solving the model as a whole");
+	ilpi_blocks_free(c->blocks);
+	c->blocks = NULL;
+	c->least_bytes = -1;
+	return 1;
 }
 
 /*
@@ -468,17 +495,16 @@ write_budget_model(solve_ctx *c, ilp_error *err)
  * Returns 1 when the decomposition does not apply (the caller solves the monolithic
  * model), 0 with c->s, c->r set, -1 on error.
  */
+/* Plans and prepares the decomposition: 0 ready, 1 it does not apply, -1 error. */
 static int
-runtime_blocks(solve_ctx *c, ilp_error *err)
+blocks_ready(solve_ctx *c, ilp_error *err)
 {
-	ilpi_terms tb = { 1, 0, NULL, NULL };
-	ilpi_blocks_stats st;
-	double t1 = now_s(), cost, used;
-	int64_t bytes;
 	int rc;
 
 	if (c->o->monolithic || c->o->prefer == ILP_PREFER_SOFT)
 		return 1;
+	if (c->blocks != NULL)
+		return 0;
 	if (ilpi_blocks_plan(&c->red, &c->blocks, err) != 0)
 		return -1;
 	if (c->blocks == NULL) {
@@ -486,39 +512,99 @@ runtime_blocks(solve_ctx *c, ilp_error *err)
 		return 1;
 	}
 	if ((rc = ilpi_blocks_prepare(c->blocks, err)) != 0)
-		goto fallback;
-	c->least_bytes = ilpi_blocks_least_bytes(c->blocks, c->ws, c->wr);
-	if (write_budget_model(c, err) != 0)
-		return -1;
-	rc = ilpi_blocks_solve(c->blocks, c->budget, &bytes, &cost, c->s, c->r, err);
+		return blocks_fallback(c, rc);
+	return 0;
+}
+
+static void
+blocks_note(solve_ctx *c, double t1)
+{
+	ilpi_blocks_stats st;
+
 	ilpi_blocks_get_stats(c->blocks, &st);
 	note(c, "blocks: %zu items in %zu segments, %zu distinct, cut width <= %zu, largest "
 	    "%zu items; %zu class runs, %zu points, %.2fs", st.n_active, st.n_seg,
 	    st.n_class, st.max_width, st.max_seg, st.n_subsolves, st.n_points,
 	    now_s() - t1);
-	if (rc == 2)
-		return budget_conflict(c, c->ws, 1, err);
-	if (rc != 0)
-		goto fallback;
-	used = ilpi_model_value(&c->m, &tb, c->s, c->r) * c->m.byte_unit;
-	if (fabs(used - (double)bytes) > 0.5 || bytes > c->budget) {
+}
+
+/* The decomposition's answer in c->s, c->r: its bytes must be the model's. */
+static int
+blocks_answer(solve_ctx *c, int64_t bytes, double cost, ilp_error *err)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL };
+	double used = ilpi_model_value(&c->m, &tb, c->s, c->r) * c->m.byte_unit;
+
+	if (fabs(used - (double)bytes) > 0.5) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the decomposition's answer "
 		    "saves %.0f bytes, its front says %lld", c->g->path, used, (long long)bytes);
 		return -1;
 	}
-	note(c, "blocks: optimal, recompute %.10g us, saved %lld of %lld bytes", cost,
-	    (long long)bytes, (long long)c->budget);
+	note(c, "blocks: optimal, recompute %.10g us, saved %lld bytes", cost,
+	    (long long)bytes);
 	c->status = "optimal";
 	c->gap = 0;
 	return 0;
-fallback:
-	if (rc < 0)
+}
+
+/* Lexicographic objectives by decomposition: memory (least bytes, then least cost) or
+ * runtime without a budget (least cost, then least bytes). 1: does not apply. */
+static int
+lex_blocks(solve_ctx *c, int memory, ilp_error *err)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
+	double t1 = now_s(), cost;
+	int64_t bytes, b0;
+	int rc;
+
+	if ((rc = blocks_ready(c, err)) != 0)
+		return rc;
+	if (memory) {
+		if ((b0 = ilpi_blocks_least_bytes(c->blocks, c->ws, c->wr)) < 0)
+			return blocks_fallback(c, 1);
+		rc = ilpi_blocks_solve(c->blocks, b0, &bytes, &cost, c->s, c->r, err);
+	} else {
+		rc = ilpi_blocks_runtime_optimal(c->blocks, &bytes, &cost, c->s, c->r, err);
+	}
+	blocks_note(c, t1);
+	if (rc != 0)
+		return blocks_fallback(c, rc == 2 ? 1 : rc);
+	if (memory)
+		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tb,
+		    level((double)bytes / c->m.byte_unit, 1));
+	else
+		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, level(cost, 0));
+	if (write_model(c, memory ? &tc : &tb, err) != 0)
 		return -1;
-	note(c, "blocks: over the work limit; solving the model as a whole");
-	ilpi_blocks_free(c->blocks);
-	c->blocks = NULL;
-	c->least_bytes = -1;
-	return 1;
+	return blocks_answer(c, bytes, cost, err);
+}
+
+static int
+runtime_blocks(solve_ctx *c, ilp_error *err)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL };
+	double t1 = now_s(), cost;
+	int64_t bytes;
+	int rc;
+
+	if ((rc = blocks_ready(c, err)) != 0)
+		return rc;
+	c->least_bytes = ilpi_blocks_least_bytes(c->blocks, c->ws, c->wr);
+	if (write_budget_model(c, err) != 0)
+		return -1;
+	rc = ilpi_blocks_solve(c->blocks, c->budget, &bytes, &cost, c->s, c->r, err);
+	blocks_note(c, t1);
+	if (rc == 2)
+		return budget_conflict(c, c->ws, 1, err);
+	if (rc != 0)
+		return blocks_fallback(c, rc);
+	(void)tb;
+	if (bytes > c->budget) {
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the decomposition's answer "
+		    "exceeds the budget", c->g->path);
+		return -1;
+	}
+	return blocks_answer(c, bytes, cost, err);
 }
 
 static int
@@ -531,8 +617,11 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 	double unit = c->m.byte_unit, b1, ub, used;
 	int proven;
 
-	if (o->budget_bytes < 0 && o->budget_fraction < 0)
+	if (o->budget_bytes < 0 && o->budget_fraction < 0) {
+		if ((proven = lex_blocks(c, 0, err)) != 1)
+			return proven;
 		return runtime_optimal(c, 1, 1, &b1, err);
+	}
 	if ((proven = runtime_blocks(c, err)) != 1)
 		return proven;
 	if (stage(c, "least-memory", &tb, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
