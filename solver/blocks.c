@@ -24,7 +24,7 @@
 enum {
 	MAX_WIDTH = 4,            /* state variables at a cut: 2^(in+out) sub-fronts */
 	MAX_SEG = 400,            /* items in a segment */
-	MAX_POINTS = 16000000,    /* combination points over all cuts (memory) */
+	MAX_POINTS = 48000000,    /* combination points over all cuts (8 bytes each) */
 	NLAM = 17,                /* Lagrange multipliers of the bounds */
 	BEAM = 128                /* points per state in the heuristic run */
 };
@@ -41,6 +41,15 @@ typedef struct dpoint {       /* a point of the combination at a cut */
 	int32_t prev;             /* point at the previous cut (global index), -1 at cut 0 */
 	int32_t seg;              /* class point of the segment just added */
 } dpoint;
+
+typedef struct dtrace {       /* what lowering needs of every point: 8 bytes */
+	int32_t prev, seg;
+} dtrace;
+
+typedef struct dval {         /* what the next cut needs: only two cuts are kept */
+	int64_t bytes;
+	double cost;
+} dval;
 
 typedef struct bclass {
 	int32_t rep;              /* segment that defined it */
@@ -78,8 +87,10 @@ struct ilpi_blocks {
 	int64_t *minb;            /* per global state: least bytes of the rest */
 	double *v[NLAM + 1];            /* per multiplier, per global state: Lagrangian values */
 	int32_t *path;            /* per segment: class point (scalar programmes) */
-	dpoint *dp;
+	dtrace *dp;               /* every point of the combination, global index */
 	size_t n_dp, cap_dp;
+	dval *val[2];             /* values of the points at cut c in val[c & 1], from cbase */
+	size_t cap_val[2], cbase[2];
 	size_t final_beg, final_cnt;
 	ilpi_blocks_stats st;
 };
@@ -1136,32 +1147,57 @@ cmp_bkey(const void *x, const void *y)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
-/* Heuristic run: keeps the `beam` points of least cost plus bound of the rest. */
+/* Heuristic run: keeps the `beam` points of least cost plus bound of the rest, among
+ * the kept points of state at (global indices from..from+kept, values in v). */
 static int
-beam_select(ilpi_blocks *b, const bounds *bd, size_t at, size_t kept)
+beam_select(ilpi_blocks *b, const bounds *bd, size_t at, size_t from, dval *v,
+    size_t kept)
 {
-	dpoint *p = b->dp + b->lbeg[at], *tmp;
+	dtrace *t = b->dp + from, *tt;
+	dval *tv;
 	bkey *k = malloc(kept * sizeof *k);
 
-	tmp = malloc(bd->beam * sizeof *tmp);
-	if (k == NULL || tmp == NULL) {
-		free(k);
-		free(tmp);
+	tt = malloc(bd->beam * sizeof *tt);
+	tv = malloc(bd->beam * sizeof *tv);
+	if (k == NULL || tt == NULL || tv == NULL) {
+		free(k), free(tt), free(tv);
 		return -1;
 	}
 	for (size_t i = 0; i < kept; i++) {
-		double lb = rest_bound(bd, at, p[i].bytes);
+		double lb = rest_bound(bd, at, v[i].bytes);
 
-		k[i].key = lb == DBL_MAX ? DBL_MAX : p[i].cost + lb;
+		k[i].key = lb == DBL_MAX ? DBL_MAX : v[i].cost + lb;
 		k[i].i = i;
 	}
 	qsort(k, kept, sizeof *k, cmp_bkey);
+	/* the chosen ones, back in ascending bytes (their original order) */
+	for (size_t i = 1; i < bd->beam; i++)
+		for (size_t j = i; j > 0 && k[j - 1].i > k[j].i; j--) {
+			bkey x = k[j];
+
+			k[j] = k[j - 1], k[j - 1] = x;
+		}
 	for (size_t i = 0; i < bd->beam; i++)
-		tmp[i] = p[k[i].i];
-	qsort(tmp, bd->beam, sizeof *tmp, cmp_dpoint);
-	memcpy(p, tmp, bd->beam * sizeof *tmp);
-	free(k);
-	free(tmp);
+		tt[i] = t[k[i].i], tv[i] = v[k[i].i];
+	memcpy(t, tt, bd->beam * sizeof *tt);
+	memcpy(v, tv, bd->beam * sizeof *tv);
+	free(k), free(tt), free(tv);
+	return 0;
+}
+
+static int
+val_reserve(ilpi_blocks *b, int w, size_t n)
+{
+	if (n > b->cap_val[w]) {
+		size_t c = b->cap_val[w] ? b->cap_val[w] : 4096;
+		dval *p;
+
+		while (c < n)
+			c *= 2;
+		if ((p = realloc(b->val[w], c * sizeof *p)) == NULL)
+			return -1;
+		b->val[w] = p, b->cap_val[w] = c;
+	}
 	return 0;
 }
 
@@ -1170,7 +1206,7 @@ dp_reserve(ilpi_blocks *b, size_t more)
 {
 	if (b->n_dp + more > b->cap_dp) {
 		size_t c = b->cap_dp ? b->cap_dp : 4096;
-		dpoint *p;
+		dtrace *p;
 
 		while (c < b->n_dp + more)
 			c *= 2;
@@ -1298,19 +1334,26 @@ combine(ilpi_blocks *b, const bounds *bd)
 	int rc = -1;
 
 	dp_reset(b);
-	if (dp_reserve(b, 1) != 0)
+	if (dp_reserve(b, 1) != 0 || val_reserve(b, 0, 1) != 0)
 		goto out;
 	memset(b->lcnt, 0, b->soff[b->n_seg + 1] * sizeof *b->lcnt);
-	b->dp[0] = (dpoint){ 0, 0, -1, -1 };
+	b->dp[0] = (dtrace){ -1, -1 };
+	b->val[0][0] = (dval){ 0, 0 };
+	b->cbase[0] = 0;
 	b->n_dp = 1;
 	b->lbeg[0] = 0, b->lcnt[0] = 1;
 	for (size_t s = 0; s < b->n_seg; s++) {
 		const bclass *cl = &b->cls[b->seg[s].cls];
 		size_t nin = (size_t)1 << cl->n_in, nout = (size_t)1 << cl->n_out;
+		const dval *pv = b->val[s & 1];
+		size_t pbase = b->cbase[s & 1];
+		int w = (s + 1) & 1;
 
+		b->cbase[w] = b->n_dp;
 		for (size_t o = 0; o < nout; o++) {
 			size_t nc = 0, kept = 0, at = b->soff[s + 1] + o;
 			double best = DBL_MAX;
+			dval *cv;
 
 			for (size_t a = 0; a < nin; a++) {
 				size_t k = a | o << cl->n_in, from = b->soff[s] + a;
@@ -1328,7 +1371,7 @@ combine(ilpi_blocks *b, const bounds *bd)
 				}
 				for (size_t i = 0; i < b->lcnt[from]; i++) {
 					size_t pi = b->lbeg[from] + i;
-					const dpoint *pp = &b->dp[pi];
+					const dval *pp = &pv[pi - pbase];
 
 					for (size_t j = 0; j < cl->fcnt[k]; j++) {
 						const bpoint *q = &b->pt[cl->fbeg[k] + j];
@@ -1346,17 +1389,21 @@ combine(ilpi_blocks *b, const bounds *bd)
 				}
 			}
 			qsort(cand, nc, sizeof *cand, cmp_dpoint);
-			if (dp_reserve(b, nc) != 0)
+			if (dp_reserve(b, nc) != 0 ||
+			    val_reserve(b, w, b->n_dp + nc - b->cbase[w]) != 0)
 				goto out;
 			b->lbeg[at] = b->n_dp;
+			cv = b->val[w] + (b->n_dp - b->cbase[w]);
 			for (size_t i = 0; i < nc; i++)
 				if (cand[i].cost < best) {
 					best = cand[i].cost;
-					b->dp[b->n_dp++] = cand[i];
+					b->dp[b->n_dp] = (dtrace){ cand[i].prev, cand[i].seg };
+					cv[kept] = (dval){ cand[i].bytes, cand[i].cost };
+					b->n_dp++;
 					kept++;
 				}
 			if (bd != NULL && bd->beam > 0 && kept > bd->beam) {
-				if (beam_select(b, bd, at, kept) != 0)
+				if (beam_select(b, bd, at, b->lbeg[at], cv, kept) != 0)
 					goto out;
 				kept = bd->beam;
 				b->n_dp = b->lbeg[at] + kept;
@@ -1459,6 +1506,14 @@ ilpi_blocks_least_bytes(ilpi_blocks *b, uint8_t *s, uint8_t *r)
 	return bytes;
 }
 
+static const dval *
+final_val(const ilpi_blocks *b, size_t i)
+{
+	int w = (int)(b->n_seg & 1);
+
+	return &b->val[w][b->final_beg + i - b->cbase[w]];
+}
+
 /* The best point of the last combination: least cost, then the least bytes among the
  * points within 1e-9 (relative) of it, as the monolithic path's level rows. */
 static int
@@ -1469,9 +1524,9 @@ best_final(ilpi_blocks *b, int64_t *bytes, double *cost, uint8_t *s, uint8_t *r)
 
 	if (b->final_cnt == 0)
 		return 1;
-	least = b->dp[b->final_beg + b->final_cnt - 1].cost;
+	least = final_val(b, b->final_cnt - 1)->cost;
 	lim = least + 1e-9 * (fabs(least) > 1 ? fabs(least) : 1);
-	while (b->dp[b->final_beg + i].cost > lim)
+	while (final_val(b, i)->cost > lim)
 		i++;
 	ilpi_blocks_point(b, i, bytes, cost);
 	ilpi_blocks_lower(b, i, s, r);
@@ -1602,8 +1657,8 @@ ilpi_blocks_front_size(const ilpi_blocks *b)
 void
 ilpi_blocks_point(const ilpi_blocks *b, size_t i, int64_t *bytes, double *cost)
 {
-	*bytes = b->dp[b->final_beg + i].bytes;
-	*cost = b->dp[b->final_beg + i].cost;
+	*bytes = final_val(b, i)->bytes;
+	*cost = final_val(b, i)->cost;
 }
 
 void
@@ -1614,7 +1669,7 @@ ilpi_blocks_lower(const ilpi_blocks *b, size_t i, uint8_t *s, uint8_t *r)
 	memset(s, 0, b->red->n_items);
 	memset(r, 0, b->red->n_items);
 	for (size_t sg = b->n_seg; sg-- > 0 && at >= 0;) {
-		const dpoint *d = &b->dp[at];
+		const dtrace *d = &b->dp[at];
 		const bclass *cl = &b->cls[b->seg[sg].cls];
 		const uint8_t *sol = cl->sol + (size_t)b->pt[d->seg].sol * 2 * (size_t)cl->n_own;
 
@@ -1661,5 +1716,7 @@ ilpi_blocks_free(ilpi_blocks *b)
 	for (size_t l = 0; l < NLAM + 1; l++)
 		free(b->v[l]);
 	free(b->dp);
+	free(b->val[0]);
+	free(b->val[1]);
 	free(b);
 }
