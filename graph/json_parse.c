@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "graph/graph.h"
@@ -120,4 +121,36 @@ ilpi_json_parse(const char *buf, size_t len, const char *path, ilp_error *err)
 		return NULL;
 	}
 	return root;
+}
+
+int
+ilpi_json_header(const cJSON *root, const char *format, const char *path,
+    const char *who, ilp_error *err)
+{
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+	char where[160];
+
+	snprintf(where, sizeof where, "%s%s", who != NULL ? who : "", who != NULL ? ": " : "");
+	if (fmt == NULL || !cJSON_IsString(fmt) || strcmp(fmt->valuestring, format) != 0) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'format': %s\"%s\"%s", path, where,
+		    fmt == NULL ? "missing (expected " : "expected ", format, fmt == NULL ? ")" : "");
+		return -1;
+	}
+	if (ver == NULL) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': missing (expected 1)", path,
+		    where);
+		return -1;
+	}
+	if (!cJSON_IsNumber(ver)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': expected a number", path,
+		    where);
+		return -1;
+	}
+	if (ver->valuedouble != 1) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': unsupported version %g (this "
+		    "ilpart reads version 1)", path, where, ver->valuedouble);
+		return -1;
+	}
+	return 0;
 }

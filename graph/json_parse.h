@@ -14,4 +14,10 @@
  * The caller owns the tree (cJSON_Delete). */
 cJSON *ilpi_json_parse(const char *buf, size_t len, const char *path, ilp_error *err);
 
+/* The "format" and "version" members every ilpart file carries: 0 when "format" is
+ * `format` and "version" is 1; else -1 with the same ILP_ERR_INPUT message from every
+ * reader, "PATH: WHO: field 'version': ..." (no "WHO: " when `who` is NULL). */
+int ilpi_json_header(const cJSON *root, const char *format, const char *path,
+    const char *who, ilp_error *err);
+
 #endif /* ILPART_GRAPH_JSON_PARSE_H */

@@ -480,8 +480,6 @@ read_refs(reader *r, const cJSON *refs)
 static int
 read_top(reader *r, const cJSON *root)
 {
-	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
 	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
 	const cJSON *rng = cJSON_GetObjectItemCaseSensitive(root, "rng_functionalized");
 	const cJSON *rsb = cJSON_GetObjectItemCaseSensitive(root, "rng_state_bytes");
@@ -492,14 +490,8 @@ read_top(reader *r, const cJSON *root)
 		for (const cJSON *b = root->child; b != a; b = b->next)
 			if (strcmp(a->string, b->string) == 0)
 				return fail(r, "graph", a->string, "repeated field");
-	if (fmt == NULL)
-		return fail(r, "graph", "format", "missing (expected \"ilpart-joint-graph\")");
-	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "ilpart-joint-graph") != 0)
-		return fail(r, "graph", "format", "expected \"ilpart-joint-graph\"");
-	if (ver == NULL)
-		return fail(r, "graph", "version", "missing");
-	if (!cJSON_IsNumber(ver) || ver->valuedouble != 1)
-		return fail(r, "graph", "version", "unsupported format version (this ilpart reads 1)");
+	if (ilpi_json_header(root, "ilpart-joint-graph", r->path, "graph", r->err) != 0)
+		return -1;
 	if (desc != NULL && !cJSON_IsNull(desc)) {
 		if (!cJSON_IsString(desc))
 			return fail(r, "graph", "description", "expected a string");

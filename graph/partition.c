@@ -580,23 +580,7 @@ read_overrides(reader *r, const cJSON *root)
 static int
 read_header(reader *r, const cJSON *root)
 {
-	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
-
-	if (fmt == NULL)
-		return bad(r, "format", "missing (expected \"ilpart-partition\")");
-	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "ilpart-partition") != 0)
-		return bad(r, "format", "expected \"ilpart-partition\"");
-	if (ver == NULL)
-		return bad(r, "version", "missing (expected 1)");
-	if (!cJSON_IsNumber(ver))
-		return bad(r, "version", "expected a number");
-	if (ver->valuedouble != 1) {
-		ilpi_err(r->err, ILP_ERR_INPUT, "%s: field 'version': unsupported version %g "
-		    "(this ilpart reads version 1)", r->path, ver->valuedouble);
-		return -1;
-	}
-	return 0;
+	return ilpi_json_header(root, "ilpart-partition", r->path, NULL, r->err);
 }
 
 int

@@ -229,8 +229,6 @@ static int
 read_policy(preader *r, const cJSON *root)
 {
 	ilp_policy *p = r->pol;
-	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
 	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
 	const cJSON *def = cJSON_GetObjectItemCaseSensitive(root, "default");
 	const cJSON *save = cJSON_GetObjectItemCaseSensitive(root, "save");
@@ -252,14 +250,8 @@ read_policy(preader *r, const cJSON *root)
 			    "region_id, default, save, rules, meta)");
 		}
 	}
-	if (fmt == NULL)
-		return pfail(r, "format", "missing (expected \"ilpart-policy\")");
-	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "ilpart-policy") != 0)
-		return pfail(r, "format", "expected \"ilpart-policy\"");
-	if (ver == NULL)
-		return pfail(r, "version", "missing");
-	if (!cJSON_IsNumber(ver) || ver->valuedouble != 1)
-		return pfail(r, "version", "unsupported policy version (this ilpart reads 1)");
+	if (ilpi_json_header(root, "ilpart-policy", r->path, "policy", r->err) != 0)
+		return -1;
 	if (desc != NULL && !cJSON_IsNull(desc)) {
 		if (!cJSON_IsString(desc))
 			return pfail(r, "description", "expected a string");
