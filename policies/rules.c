@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "graph/region.h"
+#include "policies/bans.h"
 #include "policies/rules.h"
 
 void
@@ -149,85 +150,40 @@ tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
 	}
 }
 
-/* ---- PyTorch's default recomputation bans (should_ban_recomputation) ---------- */
+/* ---- PyTorch's default recomputation bans (policies/bans.c) ------------------- */
 
+/* The ILP's view exemption (ban_recomputation_if_allowed): torch's view ops, and any
+ * value the graph marks as a view. */
 static int
-fusible(const unsigned *opc, int32_t a, int32_t b)
-{
-	if (opc[b] & ILPI_OPC_CAT)
-		return 1;
-	return (opc[a] & (ILPI_OPC_RECOMPUTABLE | ILPI_OPC_RANDOM)) &&
-	    (opc[b] & (ILPI_OPC_RECOMPUTABLE | ILPI_OPC_RANDOM));
-}
-
-static int
-is_view(const ilp_graph *g, const unsigned *opc, int32_t i)
+is_view(const ilp_graph *g, const unsigned *opc, size_t i)
 {
 	return g->node[i].view_of != ILPI_NONE || (opc[i] & ILPI_OPC_VIEW);
 }
 
-/* Some user outside the forward that cannot fuse with it (looking through views). */
-static int
-materialized_backward(const ilp_graph *g, const unsigned *opc, int32_t start, int32_t *stack)
-{
-	size_t top = 0;
-
-	stack[top++] = start;
-	while (top > 0) {
-		int32_t cur = stack[--top];
-		const ilpi_node *n = &g->node[cur];
-		const int32_t *use = ilpi_users(g, n);
-
-		for (uint32_t k = 0; k < n->use_count; k++) {
-			int32_t u = use[k];
-
-			if (g->node[u].cls != ILPI_FORWARD && !fusible(opc, cur, u))
-				return 1;
-			/* Views come after their base, so the walk terminates; each view is
-			 * pushed once per base it is reached from. */
-			if (is_view(g, opc, u) && top < g->n)
-				stack[top++] = u;
-		}
-	}
-	return 0;
-}
-
-static int64_t
-value_bytes(const ilp_graph *g, int32_t i)
-{
-	const ilpi_node *n = &g->node[i];
-	const int32_t *use = ilpi_users(g, n);
-	int64_t sum = 0;
-
-	if (!(n->flags & ILPI_F_TUPLE))
-		return n->bytes;
-	for (uint32_t k = 0; k < n->use_count; k++) /* a tuple: its elements */
-		if (g->node[use[k]].flags & ILPI_F_GETITEM)
-			sum += g->node[use[k]].bytes;
-	return sum;
-}
-
+/* torch's reason, named as the rules name it: in allowlist mode an op outside the
+ * allowlist is reported by what it is (compute-intensive, random) when it is one. */
 static ilpi_reason
-ban_reason(const ilp_graph *g, const unsigned *opc, int32_t i, int32_t *stack)
+ban_reason(ilpi_ban_ctx *bans, size_t i)
 {
-	const ilpi_node *n = &g->node[i];
-	const int32_t *in = ilpi_inputs(g, n);
-	int64_t in_bytes = 0;
+	unsigned opc = bans->opc[i];
 
-	if (n->target == NULL || (n->flags & ILPI_F_GETITEM) || (opc[i] & ILPI_OPC_LIFT))
-		return ILPI_WHY_NONE;
-	if (opc[i] & ILPI_OPC_COMPUTE)
-		return ILPI_WHY_BAN_COMPUTE;
-	if (opc[i] & ILPI_OPC_RANDOM || (n->flags & ILPI_F_RANDOM))
+	switch (ilpi_should_ban(bans, i)) {
+	case ILPI_BAN_NONE:
+		break;
+	case ILPI_BAN_NOT_IN_ALLOWLIST:
+		return (opc & ILPI_OPC_COMPUTE) ? ILPI_WHY_BAN_COMPUTE :
+		    (opc & ILPI_OPC_RANDOM) ? ILPI_WHY_BAN_OTHER : ILPI_WHY_BAN_ALLOWLIST;
+	case ILPI_BAN_RANDOM:
 		return ILPI_WHY_BAN_OTHER;
-	if (!(opc[i] & ILPI_OPC_RECOMPUTABLE))
-		return ILPI_WHY_BAN_ALLOWLIST;
-	if (materialized_backward(g, opc, i, stack))
+	case ILPI_BAN_COMPUTE_INTENSIVE:
+		return ILPI_WHY_BAN_COMPUTE;
+	case ILPI_BAN_MATERIALIZED_BACKWARD:
 		return ILPI_WHY_BAN_MATERIALIZED;
-	for (uint32_t k = 0; k < n->in_count; k++)
-		in_bytes += value_bytes(g, in[k]);
-	if (value_bytes(g, i) * 4 < in_bytes)
+	case ILPI_BAN_DIST_FROM_BW:
+		return ILPI_WHY_BAN_OTHER;
+	case ILPI_BAN_REDUCTION:
 		return ILPI_WHY_BAN_REDUCTION;
+	}
 	return ILPI_WHY_NONE;
 }
 
@@ -248,7 +204,7 @@ ilpi_rules_free(ilpi_rules *r)
 
 static void
 node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t i,
-    const uint8_t *boundary, const unsigned *opc, int32_t *stack)
+    const uint8_t *boundary, ilpi_ban_ctx *bans)
 {
 	const ilpi_node *n = &g->node[i];
 	ilpi_reason ban;
@@ -279,10 +235,10 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 	 * never bans (min-cut recomputes it in the backward). */
 	if (o->bans != ILP_BANS_PYTORCH || o->budget || n->cls != ILPI_FORWARD ||
 	    (n->flags & ILPI_F_BW_OUTPUT) ||
-	    recompute_tag(r->tag[i]) || is_view(g, opc, (int32_t)i) ||
+	    recompute_tag(r->tag[i]) || is_view(g, bans->opc, i) ||
 	    (r->bits[i] & ILPI_R_NO_RECOMPUTE))
 		return;
-	ban = ban_reason(g, opc, (int32_t)i, stack);
+	ban = ban_reason(bans, i);
 	if (ban != ILPI_WHY_NONE)
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ban);
 }
@@ -292,9 +248,10 @@ ilpi_rules_build(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r,
     ilp_error *err)
 {
 	ilpi_rule_options def;
+	ilpi_ban_config bc;
+	ilpi_ban_ctx bans = { 0 };
 	uint8_t *boundary = NULL;
 	unsigned *opc = NULL;
-	int32_t *stack = NULL;
 	size_t n = g->n ? g->n : 1;
 
 	if (o == NULL) {
@@ -310,22 +267,22 @@ ilpi_rules_build(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r,
 	r->region = calloc(n, sizeof *r->region);
 	boundary = calloc(n, 1);
 	opc = calloc(n, sizeof *opc);
-	stack = calloc(n, sizeof *stack);
+	ilpi_ban_config_init(&bc); /* --bans pytorch: torch 2.6's defaults */
 	if (r->bits == NULL || r->why_no_save == NULL || r->why_no_recompute == NULL ||
 	    r->tag == NULL || r->region == NULL || boundary == NULL || opc == NULL ||
-	    stack == NULL || ilpi_op_classes(g, opc) != 0)
+	    ilpi_op_classes(g, opc) != 0 || ilpi_ban_ctx_init(&bans, g, opc, &bc, NULL) != 0)
 		goto fail;
 	effective_tags(g, r, boundary, o->prefer);
 	for (size_t i = 0; i < g->n; i++)
-		node_rules(g, o, r, i, boundary, opc, stack);
+		node_rules(g, o, r, i, boundary, &bans);
 	free(boundary);
 	free(opc);
-	free(stack);
+	ilpi_ban_ctx_free(&bans);
 	return 0;
 fail:
 	free(boundary);
 	free(opc);
-	free(stack);
+	ilpi_ban_ctx_free(&bans);
 	ilpi_rules_free(r);
 	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 	return -1;

@@ -22,6 +22,7 @@
 #include "graph/grow.h"
 #include "graph/partition.h"
 #include "graph/region.h"
+#include "policies/bans.h"
 #include "policies/rules.h"
 #include "solver/cost.h"
 #include "solver/knapsack.h"
@@ -219,7 +220,9 @@ typedef struct mc {
 	uint8_t *out_sink;  /* node_out -> sink (a primal returned as a gradient) */
 	int32_t *order;     /* fw_order, -1 outside the forward */
 	int64_t *dist;      /* dist_from_bw */
-	double *size;       /* _size_of */
+	unsigned *opc;      /* ilpi_op_class per node */
+	ilpi_ban_config bc; /* should_ban_recomputation's switches (policies/bans.c) */
+	ilpi_ban_ctx bans;
 	double *weight;     /* node_in -> node_out capacity, -1 when there is no edge */
 	int32_t *heap;      /* scratch: binary min-heap of node indices (duplicates kept) */
 	size_t nheap, cap_heap;
@@ -227,7 +230,7 @@ typedef struct mc {
 	uint32_t cur;
 	int32_t *stack;
 	int oom;            /* a heap push failed */
-	int far, chain, mat, allow, red;
+	int far, chain;
 	const uint8_t *dont_ban; /* torch's dont_ban set (budget path), or NULL */
 } mc;
 
@@ -243,7 +246,8 @@ mc_free(mc *m)
 	free(m->out_sink);
 	free(m->order);
 	free(m->dist);
-	free(m->size);
+	free(m->opc);
+	ilpi_ban_ctx_free(&m->bans);
 	free(m->weight);
 	free(m->heap);
 	free(m->stamp);
@@ -253,15 +257,11 @@ mc_free(mc *m)
 static int
 op_classes(mc *m)
 {
-	unsigned *opc = malloc((m->n + 1) * sizeof *opc);
-
-	if (opc == NULL || ilpi_op_classes(m->g, opc) != 0) {
-		free(opc);
+	if ((m->opc = malloc((m->n + 1) * sizeof *m->opc)) == NULL ||
+	    ilpi_op_classes(m->g, m->opc) != 0)
 		return -1;
-	}
 	for (size_t i = 0; i < m->n; i++)
-		m->ot[i] = op_flags(&m->g->node[i], opc[i]);
-	free(opc);
+		m->ot[i] = op_flags(&m->g->node[i], m->opc[i]);
 	return 0;
 }
 
@@ -282,7 +282,6 @@ mc_alloc(mc *m, const ilp_graph *g)
 	m->out_sink = calloc(n, 1);
 	m->order = malloc(n * sizeof *m->order);
 	m->dist = calloc(n, sizeof *m->dist);
-	m->size = calloc(n, sizeof *m->size);
 	m->weight = malloc(n * sizeof *m->weight);
 	m->stamp = calloc(n, sizeof *m->stamp);
 	m->stack = malloc(n * sizeof *m->stack);
@@ -290,7 +289,7 @@ mc_alloc(mc *m, const ilp_graph *g)
 	m->heap = malloc(m->cap_heap * sizeof *m->heap);
 	if (m->live == NULL || m->ot == NULL || m->rc == NULL || m->save == NULL ||
 	    m->ban == NULL || m->in_sink == NULL || m->out_sink == NULL ||
-	    m->order == NULL || m->dist == NULL || m->size == NULL || m->weight == NULL ||
+	    m->order == NULL || m->dist == NULL || m->weight == NULL ||
 	    m->stamp == NULL || m->stack == NULL || m->heap == NULL)
 		return -1;
 	for (size_t i = 0; i < g->n; i++) {
@@ -324,7 +323,7 @@ output_user(const mc *m, size_t i)
 static inline int
 fusible(const mc *m, size_t a, size_t b)
 {
-	return (m->ot[b] & OT_CAT) || ((m->ot[a] & OT_FUSIBLE) && (m->ot[b] & OT_FUSIBLE));
+	return ilpi_fusible(m->opc, a, b);
 }
 
 #define FOR_USERS(m, i, u)							\
@@ -367,24 +366,10 @@ classify_ops(mc *m)
 	const ilp_graph *g = m->g;
 	int32_t cnt = 0;
 
-	for (size_t i = 0; i < m->n; i++) {
-		const ilpi_node *n = &g->node[i];
-
+	(void)g;
+	for (size_t i = 0; i < m->n; i++)
 		if (fw(m, i))
 			m->order[i] = cnt++;
-		m->size[i] = (double)n->bytes;
-	}
-	/* A tuple's _size_of is the sum of its tensors: those its getitems project. */
-	for (size_t i = 0; i < m->n; i++) {
-		const ilpi_node *n = &g->node[i];
-
-		if (!(n->flags & ILPI_F_TUPLE))
-			continue;
-		m->size[i] = 0;
-		FOR_USERS(m, i, u)
-			if (g->node[u].flags & ILPI_F_GETITEM)
-				m->size[i] += (double)g->node[u].bytes;
-	}
 }
 
 static void
@@ -406,35 +391,6 @@ compute_dist(mc *m)
 	}
 }
 
-/* torch's is_materialized_backwards: some non-forward user (through views) cannot
- * fuse it. The graph's output node counts as such a user. */
-static int
-materialized_backwards(mc *m, size_t node)
-{
-	size_t top = 0;
-
-	if (m->ot[node] & OT_VIEW)
-		return 0;
-	m->cur++;
-	m->stack[top++] = (int32_t)node;
-	m->stamp[node] = m->cur;
-	while (top > 0) {
-		size_t c = (size_t)m->stack[--top];
-
-		if (output_user(m, c))
-			return 1;
-		FOR_USERS(m, c, u) {
-			if (!fw(m, u) && !fusible(m, c, u))
-				return 1;
-			if ((m->ot[u] & OT_VIEW) && m->stamp[u] != m->cur) {
-				m->stamp[u] = m->cur;
-				m->stack[top++] = (int32_t)u;
-			}
-		}
-	}
-	return 0;
-}
-
 /* torch's is_materialized (for the weight): a placeholder, or a node some user
  * cannot fuse. */
 static int
@@ -448,38 +404,31 @@ materialized(const mc *m, size_t i)
 	return 0;
 }
 
+/* should_ban_recomputation: the tag checks, then torch's op rules (policies/bans.c). */
 static ilpi_mc_ban
 should_ban(mc *m, size_t i)
 {
 	const ilpi_node *n = &m->g->node[i];
-	const int32_t *in = ilpi_inputs(m->g, n);
-	double insum = 0;
 
 	if (n->kind != ILPI_OP || (m->ot[i] & OT_GETITEM))
 		return ILPI_MC_FREE;
 	if (m->save[i])
 		return (ilpi_mc_ban)m->save[i];
-	if (m->o->recompute_views && (m->ot[i] & OT_VIEW))
-		return ILPI_MC_FREE;
-	if (m->ot[i] & OT_LIFT)
-		return ILPI_MC_FREE;
-	if (m->allow) {
-		if (!(m->ot[i] & OT_RECOMPUTABLE))
-			return ILPI_MC_NOT_IN_ALLOWLIST;
-	} else {
-		if (m->ot[i] & OT_RANDOM)
-			return ILPI_MC_RANDOM;
-		if (m->ot[i] & OT_COMPUTE)
-			return ILPI_MC_COMPUTE_INTENSIVE;
-	}
-	if (m->mat && materialized_backwards(m, i))
+	switch (ilpi_should_ban(&m->bans, i)) {
+	case ILPI_BAN_NONE:
+		break;
+	case ILPI_BAN_NOT_IN_ALLOWLIST:
+		return ILPI_MC_NOT_IN_ALLOWLIST;
+	case ILPI_BAN_RANDOM:
+		return ILPI_MC_RANDOM;
+	case ILPI_BAN_COMPUTE_INTENSIVE:
+		return ILPI_MC_COMPUTE_INTENSIVE;
+	case ILPI_BAN_MATERIALIZED_BACKWARD:
 		return ILPI_MC_MATERIALIZED_BACKWARD;
-	if (m->dist[i] < 1000 && m->dist[i] > m->o->max_dist_from_bw)
+	case ILPI_BAN_DIST_FROM_BW:
 		return ILPI_MC_DIST_FROM_BW;
-	if (m->red) {
-		for (uint32_t k = 0; k < n->in_count; k++)
-			insum += m->size[in[k]];
-		return m->size[i] * 4 < insum ? ILPI_MC_REDUCTION : ILPI_MC_FREE;
+	case ILPI_BAN_REDUCTION:
+		return ILPI_MC_REDUCTION;
 	}
 	return ILPI_MC_FREE;
 }
@@ -849,25 +798,6 @@ ilpi_mincut_switches(const ilpi_mincut_options *o, ilpi_mc_switches *sw)
 	sw->red = o->ban_recompute_reductions;
 }
 
-double
-ilpi_mincut_size_of(const ilp_graph *g, size_t i)
-{
-	const ilpi_node *n = &g->node[i];
-	double sum = 0;
-
-	if (!(n->flags & ILPI_F_TUPLE))
-		return (double)n->bytes;
-	if (n->bytes_written >= 0) /* the exporter writes every tensor of the tuple */
-		return n->bytes_written;
-	for (uint32_t k = 0; k < n->use_count; k++) {
-		const ilpi_node *u = &g->node[ilpi_users(g, n)[k]];
-
-		if (u->flags & ILPI_F_GETITEM)
-			sum += (double)u->bytes;
-	}
-	return sum;
-}
-
 int
 ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_switches *sw,
     const uint8_t *dont_ban, uint8_t *saved, uint8_t *banned, ilpi_mincut_info *info,
@@ -884,10 +814,14 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
 	m.o = o;
 	m.far = sw->far;
 	m.chain = sw->chain;
-	m.mat = sw->mat;
-	m.allow = sw->allow;
-	m.red = sw->red;
 	m.dont_ban = dont_ban;
+	m.bc.not_in_allowlist = sw->allow;
+	m.bc.materialized_backward = sw->mat;
+	m.bc.reductions = sw->red;
+	m.bc.recompute_views = o->recompute_views;
+	m.bc.max_dist_from_bw = o->max_dist_from_bw;
+	if (ilpi_ban_ctx_init(&m.bans, g, m.opc, &m.bc, m.dist) != 0)
+		goto nomem;
 	mark_live(g, m.live);
 	classify_ops(&m);
 	read_tags(&m);

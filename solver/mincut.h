@@ -104,8 +104,6 @@ int ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o,
     ilpi_mincut_info *info, ilp_error *err);
 /* The switches of o (aggressive_recomputation applied). */
 void ilpi_mincut_switches(const ilpi_mincut_options *o, ilpi_mc_switches *sw);
-/* torch's _size_of(node): bytes; a tuple counts all its tensors. */
-double ilpi_mincut_size_of(const ilp_graph *g, size_t i);
 /* choose_saved_values_set with o->activation_memory_budget < 1 (solver/mincut_budget.c):
  * the raw saved set in saved; info (may be NULL) describes the final cut. */
 int ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *saved,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "policies/bans.h"
 #include "solver/knapsack.h"
 #include "solver/mincut.h"
 
@@ -25,7 +26,7 @@ act_size(const ilp_graph *g, const uint8_t *set)
 
 	for (size_t i = 0; i < g->n; i++)
 		if (set[i])
-			sum += ilpi_mincut_size_of(g, i);
+			sum += ilpi_size_of(g, i);
 	return sum / 1e9;
 }
 
@@ -85,12 +86,12 @@ ilpi_mincut_budget_bounds(const ilp_graph *g, const ilpi_mincut_options *o,
 	inputs(g, set);
 	for (size_t i = 0; i < g->n; i++)
 		if (set[i])
-			lo += ilpi_mincut_size_of(g, i);
+			lo += ilpi_size_of(g, i);
 	ilpi_mincut_switches(o, &sw);
 	if (ilpi_mincut_cut(g, o, &sw, NULL, set, NULL, NULL, err) == 0) {
 		for (size_t i = 0; i < g->n; i++)
 			if (set[i])
-				hi += ilpi_mincut_size_of(g, i);
+				hi += ilpi_size_of(g, i);
 		rc = 0;
 	}
 	*min_bytes = lo;
@@ -121,7 +122,7 @@ knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_swi
 		    g->node[g->node[i].storage].kind == ILPI_PRIMAL)
 			continue;
 		it[n].node = i;
-		it[n].size = ilpi_mincut_size_of(g, i);
+		it[n].size = ilpi_size_of(g, i);
 		it[n].name = g->node[i].name;
 		n++;
 	}

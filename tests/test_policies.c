@@ -459,7 +459,9 @@ START_TEST(ban_reduction_allowlist_materialized)
 	 * [16, 64] is exactly 4x smaller (allowed), to [15, 64] more (banned).
 	 * u = aten.foo(x): not in the allowlist. m = relu(x) used by a backward mm: not
 	 * fusible -> materialised. k = relu(x) used by threshold_backward only: fusible, ok.
-	 * v = permute(x) used by the backward mm: a view, never banned. */
+	 * v = permute(x) used by the backward mm: a view, never banned. p = relu(x) is a
+	 * forward output: the graph's output node cannot fuse it, so it is materialised
+	 * (torch's is_materialized_backwards); s, q4, q3 reach the outputs through fo. */
 	const char *nodes = PS("x", "[64, 64]") ", "
 	    OPS("s", "aten.sum.default", "['x']", "[]", "") ", "
 	    OPS("q4", "aten.amax.default", "['x']", "[16, 64]", "") ", "
@@ -469,14 +471,16 @@ START_TEST(ban_reduction_allowlist_materialized)
 	    OPS("k", "aten.relu.default", "['x']", "[64, 64]", "") ", "
 	    OPS("v", "aten.permute.default", "['x']", "[64, 64]", ", 'view_of': 'x'") ", "
 	    OPS("o", "aten.add.Tensor", "['k', 'v']", "[64, 64]", "") ", "
+	    OPS("fo", "aten.add.Tensor", "['o', 's', 'q4', 'q3']", "[64, 64]", "") ", "
+	    OPS("p", "aten.relu.default", "['x']", "[64, 64]", "") ", "
 	    TS("t", "[64, 64]") ", "
 	    OPS("g1", "aten.mm.default", "['t', 'm']", "[64, 64]", "") ", "
 	    OPS("g2", "aten.threshold_backward.default", "['g1', 'k']", "[64, 64]", "") ", "
 	    OPS("g3", "aten.mm.default", "['g2', 'v']", "[64, 64]", "") ", "
 	    OPS("g4", "aten.mul.Tensor", "['g3', 's']", "[64, 64]", "") ", "
 	    OPS("g5", "aten.mul.Tensor", "['g4', 'u']", "[64, 64]", "");
-	ilp_graph *g = t_graph_outputs("", nodes, "{'forward': ['o', 's', 'u', 'm', 'q4', 'q3'], "
-	    "'backward': ['g5']}");
+	ilp_graph *g = t_graph_outputs("", nodes,
+	    "{'forward': ['fo', 'u', 'm', 'p'], 'backward': ['g5']}");
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
@@ -488,6 +492,7 @@ START_TEST(ban_reduction_allowlist_materialized)
 	ck_assert_uint_eq(bits(g, &r, "k"), 0);
 	ck_assert_uint_eq(bits(g, &r, "v"), 0);
 	ck_assert_uint_eq(bits(g, &r, "o"), 0);
+	ck_assert_int_eq(why_nr(g, &r, "p"), ILPI_WHY_BAN_MATERIALIZED);
 	ilpi_rules_free(&r);
 	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
 	ck_assert_uint_eq(bits(g, &r, "s") | bits(g, &r, "u") | bits(g, &r, "m"), 0);
