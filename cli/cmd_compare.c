@@ -33,6 +33,7 @@ typedef struct compare_opts {
 	ilp_solve_options so;
 	const char *device;
 	int json, no_times;
+	int peak;                  /* --peak: add the least-peak row */
 } compare_opts;
 
 static double
@@ -72,6 +73,8 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 			c->json = 1;
 		} else if (strcmp(a, "--no-times") == 0) {
 			c->no_times = 1;
+		} else if (strcmp(a, "--peak") == 0) {
+			c->peak = 1;
 		} else if (cli_operand(cmd, a, graph, 1, &n_graph) != CLI_OK) {
 			return CLI_INPUT;
 		}
@@ -106,6 +109,61 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 	if (ilp_solve(g, &so, &r->p, &err) != 0)
 		snprintf(r->error, sizeof r->error, "%s", err.msg);
 	r->seconds = now_s() - t0;
+}
+
+/* --peak: the least simulated peak (then least recompute time), no byte budget. */
+static void
+row_ilp_peak(const ilp_graph *g, const compare_opts *c, row *r)
+{
+	ilp_solve_options so = c->so;
+	ilp_error err = { 0 };
+	double t0 = now_s();
+
+	r->kind = "ilp";
+	so.objective = ILP_OBJ_PEAK;
+	so.budget_bytes = -1;
+	so.budget_fraction = -1;
+	snprintf(r->name, sizeof r->name, "ilp (peak)");
+	if (ilp_solve(g, &so, &r->p, &err) != 0)
+		snprintf(r->error, sizeof r->error, "%s", err.msg);
+	r->seconds = now_s() - t0;
+}
+
+/* Where the saved-bytes optimum and the peak optimum differ: both figures, and the
+ * values one saves or recomputes and the other does not. */
+static void
+print_peak_diff(const ilp_graph *g, const row *mem, const row *pk)
+{
+	size_t shown = 0, differ = 0;
+
+	if (mem->p == NULL || pk->p == NULL || !mem->has_peak || !pk->has_peak)
+		return;
+	printf("peak optimum vs saved-bytes optimum: peak %lld -> %lld bytes (%+lld), saved "
+	    "%lld -> %lld bytes (%+lld)\n", (long long)mem->peak.peak_bytes,
+	    (long long)pk->peak.peak_bytes,
+	    (long long)(pk->peak.peak_bytes - mem->peak.peak_bytes),
+	    (long long)mem->p->saved_bytes, (long long)pk->p->saved_bytes,
+	    (long long)(pk->p->saved_bytes - mem->p->saved_bytes));
+	/* Primals cost nothing to save (the caller holds them): only ops are listed. */
+	for (size_t v = 0; v < g->n; v++)
+		if (g->node[v].kind == ILPI_OP && (mem->p->state[v] & 3) != (pk->p->state[v] & 3))
+			differ++;
+	printf("  %zu values decided differently%s", differ, differ ? ":" : "\n");
+	for (size_t v = 0; v < g->n && differ; v++) {
+		static const char *const what[4] = { "-", "saved", "recomputed", "?" };
+
+		if (g->node[v].kind != ILPI_OP ||
+		    (mem->p->state[v] & 3) == (pk->p->state[v] & 3))
+			continue;
+		if (shown++ == 8) {
+			printf(" ...");
+			break;
+		}
+		printf(" %s (%s -> %s)", g->node[v].name, what[mem->p->state[v] & 3],
+		    what[pk->p->state[v] & 3]);
+	}
+	if (differ)
+		printf("\n");
 }
 
 static void
@@ -320,13 +378,15 @@ cmd_compare(int argc, char **argv)
 		return rc;
 	if ((rc = cli_read_graph(graph, &c.pol, &g)) != CLI_OK)
 		return rc;
-	rows = calloc(1 + cli_baseline_count(g), sizeof *rows);
+	rows = calloc(2 + cli_baseline_count(g), sizeof *rows);
 	if (rows == NULL) {
 		fprintf(stderr, "ilpart compare: out of memory\n");
 		rc = CLI_INPUT;
 		goto out;
 	}
 	row_ilp(g, &c, &rows[n++]);
+	if (c.peak)
+		row_ilp_peak(g, &c, &rows[n++]);
 	for (size_t k = 0; k < cli_baseline_count(g); k++) {
 		double f = k >= 1 && k - 1 < g->n_ref ?
 		    cli_baseline_ref_budget(g->ref[k - 1].name) : -1;
@@ -352,6 +412,8 @@ cmd_compare(int argc, char **argv)
 		free(s);
 	} else {
 		print_table(g, &c, rows, n, opt);
+		if (c.peak)
+			print_peak_diff(g, &rows[0], &rows[1]);
 	}
 	rc = CLI_OK;
 out:

@@ -19,8 +19,8 @@
 #include "graph/lower.h"
 
 static const char *usage_line =
-    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted] "
-    "[--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
+    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted|peak] "
+    "[--memory-budget B] [--peak-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
     "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v] "
     "[--policy F] "
     "[--prefer M] [--bans M]";
@@ -65,7 +65,7 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 
 /* The options that take a value; parse_args dispatches on the one it found. */
 static const char *const value_opts[] = { "-o", "--split", "--objective",
-    "--memory-budget", "--alpha", "--device", "--time-limit", "--gap", "--rng-replay",
+    "--memory-budget", "--peak-budget", "--alpha", "--device", "--time-limit", "--gap", "--rng-replay",
     "--write-lp", "--write-mps" };
 
 static int
@@ -113,9 +113,21 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 				o->objective = ILP_OBJ_RUNTIME;
 			else if (strcmp(v, "weighted") == 0)
 				o->objective = ILP_OBJ_WEIGHTED;
+			else if (strcmp(v, "peak") == 0)
+				o->objective = ILP_OBJ_PEAK;
 			else
-				return cli_usage("solve", "--objective: expected memory, runtime or "
-				    "weighted, not '%s'", v), -1;
+				return cli_usage("solve", "--objective: expected memory, runtime, "
+				    "weighted or peak, not '%s'", v), -1;
+		} else if (strcmp(name, "--peak-budget") == 0) {
+			int64_t bytes;
+			double frac;
+
+			if (cli_opt_budget("solve", v, &bytes, &frac) != CLI_OK)
+				return -1;
+			if (bytes < 0)
+				return cli_usage("solve", "--peak-budget: expected bytes (e.g. 512MiB), "
+				    "not '%s'", v), -1;
+			o->peak_budget = bytes;
 		} else if (strcmp(name, "--memory-budget") == 0) {
 			if (cli_opt_budget("solve", v, &o->budget_bytes, &o->budget_fraction) !=
 			    CLI_OK)
@@ -154,7 +166,8 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 		return cli_usage("solve", "expected GRAPH; usage: ilpart solve %s", usage_line),
 		    -1;
 	/* A budget only means something to the runtime objective. */
-	if (!have_objective && (o->budget_bytes >= 0 || o->budget_fraction >= 0))
+	if (!have_objective && (o->budget_bytes >= 0 || o->budget_fraction >= 0 ||
+	    o->peak_budget >= 0))
 		o->objective = ILP_OBJ_RUNTIME;
 	if (o->objective == ILP_OBJ_WEIGHTED && o->alpha == 0 && o->verbose)
 		fprintf(stderr, "ilpart solve: --alpha 0: recomputation is free\n");

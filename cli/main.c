@@ -19,8 +19,8 @@ static const struct {
 	const char *details;   /* option notes for COMMAND --help, or "" */
 } commands[] = {
 	{ "solve", cmd_solve, "optimal partition by ILP (GLPK)",
-	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted]\n"
-	    "    [--memory-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
+	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted|peak]\n"
+	    "    [--memory-budget B] [--peak-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
 	    "    [--time-limit S] [--gap G] [--rng-replay auto|yes|no] [--write-lp F]\n"
 	    "    [--write-mps F] [--monolithic] [-v]\n    " SAC_OPTS,
 	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
@@ -29,7 +29,10 @@ static const struct {
 	    "--rng-replay: may random ops be recomputed by replaying a saved RNG state\n"
 	    "(default auto: with a budget). Budgeted solves decompose along repeated blocks\n"
 	    "when the graph allows; --monolithic always solves the whole model.\n"
-	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n" },
+	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n"
+	    "--objective peak: least simulated peak memory, then least recompute time;\n"
+	    "--peak-budget B (runtime objective): simulated peak <= B bytes. docs/solver.md\n"
+	    "\"Peak memory\".\n" },
 	{ "mincut", cmd_mincut, "PyTorch 2.6's min-cut heuristic",
 	    "GRAPH [-o PARTITION] [--memory-budget F] [--config NAME=VALUE]... [--device D]\n"
 	    "    [--explain] [--no-check] " SAC_OPTS,
@@ -55,14 +58,17 @@ static const struct {
 	    "GRAPH PARTITION [--format json|text|dot] [-o FILE] [--policy FILE]",
 	    "The partition must pass the checker first. docs/partition.md.\n" },
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
-	    "GRAPH [--memory-budget B] [--json] [--device D] [--time-limit S] [--no-times]\n"
+	    "GRAPH [--memory-budget B] [--peak] [--json] [--device D] [--time-limit S]\n"
+	    "    [--no-times]\n"
 	    "    " SAC_OPTS,
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
 	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"
 	    "does), each reference partition of the graph file, and save-everything-needed.\n"
 	    "SAC is ilp_check's verdict in the --prefer mode (default hard). B is bytes\n"
 	    "(1024, 512MiB, 2GB) or a fraction (0.3), as for solve. --no-times hides solve\n"
-	    "times (for golden tests). D: " CLI_DEVICE_HELP ".\n" },
+	    "times (for golden tests). D: " CLI_DEVICE_HELP ".\n"
+	    "peak_bytes is the simulated peak (docs/partition.md \"Peak memory\"). --peak adds\n"
+	    "the least-peak row and where it differs from the saved-bytes optimum.\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
 	    "GRAPH [--points N] [-o FILE] [--json] [--device D] [--time-limit S]\n    " SAC_OPTS,
 	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"

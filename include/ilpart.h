@@ -165,7 +165,8 @@ int ilp_rules_check(const ilp_graph *g, ilp_prefer_mode prefer, ilp_bans bans,
 typedef enum ilp_objective {
 	ILP_OBJ_MEMORY = 0, /* least saved bytes; among those, least recompute cost */
 	ILP_OBJ_RUNTIME,    /* least recompute cost with saved bytes <= budget */
-	ILP_OBJ_WEIGHTED    /* saved bytes + alpha * recompute cost (us) */
+	ILP_OBJ_WEIGHTED,   /* saved bytes + alpha * recompute cost (us) */
+	ILP_OBJ_PEAK        /* least simulated peak memory; among those, least recompute cost */
 } ilp_objective;
 
 /* Device profile for the roofline cost max(flops / peak, bytes / bandwidth). */
@@ -193,6 +194,7 @@ typedef struct ilp_solve_options {
 	double alpha;              /* ILP_OBJ_WEIGHTED */
 	int64_t budget_bytes;      /* < 0: none */
 	double budget_fraction;    /* < 0: none; PyTorch's activation_memory_budget scale */
+	int64_t peak_budget;       /* < 0: none; ILP_OBJ_RUNTIME: simulated peak <= this */
 	ilp_prefer_mode prefer;
 	ilp_bans bans;
 	ilp_device device;

@@ -23,6 +23,7 @@
 #include "solver/mincut.h"
 #include "solver/blocks.h"
 #include "solver/model.h"
+#include "solver/peak.h"
 #include "solver/reduce.h"
 
 /* Everything a solve allocates lives here (the model's buffers in `m`, owned by
@@ -47,6 +48,12 @@ typedef struct solve_ctx {
 	double gap;
 	int64_t budget;           /* bytes, < 0 none */
 	int64_t least_bytes;      /* B0 when computed, else -1 */
+	/* peak objective and peak budget (solver/peak.c) */
+	ilpi_peak_rows peak;      /* peak.col == 0 when not used */
+	double peak_bound;        /* bytes: proven lower bound of the least peak, < 0 none */
+	int64_t peak_sim;         /* simulated peak of the answer, < 0 not simulated */
+	const double *keep_obj;   /* objective stage() must keep, or NULL */
+	int64_t peak_best;        /* best simulated peak so far, < 0 none */
 } solve_ctx;
 
 enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
@@ -85,6 +92,7 @@ ilp_solve_options_init(ilp_solve_options *o)
 	o->alpha = 0;
 	o->budget_bytes = -1;
 	o->budget_fraction = -1;
+	o->peak_budget = -1;
 	o->prefer = ILP_PREFER_HARD;
 	o->bans = ILP_BANS_PYTORCH;
 	ilp_device_lookup("h100", &o->device);
@@ -96,7 +104,7 @@ static int
 check_options(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 {
 	if (o->objective != ILP_OBJ_MEMORY && o->objective != ILP_OBJ_RUNTIME &&
-	    o->objective != ILP_OBJ_WEIGHTED) {
+	    o->objective != ILP_OBJ_WEIGHTED && o->objective != ILP_OBJ_PEAK) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'objective': unknown objective %d",
 		    g->path, (int)o->objective);
 		return -1;
@@ -115,6 +123,11 @@ check_options(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 	    o->objective != ILP_OBJ_RUNTIME) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'memory-budget': only the runtime "
 		    "objective takes a budget", g->path);
+		return -1;
+	}
+	if (o->peak_budget >= 0 && o->objective != ILP_OBJ_RUNTIME) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'peak-budget': only the runtime "
+		    "objective takes a peak budget", g->path);
 		return -1;
 	}
 	if (!(o->alpha >= 0) || !isfinite(o->alpha)) {
@@ -243,12 +256,16 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	double t1 = now_s();
 
 	memset(mip, 0, sizeof *mip);
+	if (c->peak.col != 0)
+		ws = wr = NULL; /* a start knows nothing of the peak column */
 	if (o->time_limit > 0) {
 		mip->time_limit = o->time_limit - (t1 - c->t0);
 		if (mip->time_limit < 0.001)
 			mip->time_limit = 0.001;
 	}
 	ilpi_model_set_objective(&c->m, t);
+	for (int j = 1; c->keep_obj != NULL && j <= c->m.n_cols; j++)
+		glp_set_obj_coef(c->m.lp, j, c->keep_obj[j]);
 	if (write && o->write_lp != NULL && ilpi_model_write(&c->m, o->write_lp, 0, err) != 0)
 		return -1;
 	if (write && o->write_mps != NULL && ilpi_model_write(&c->m, o->write_mps, 1, err) != 0)
@@ -276,12 +293,15 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	    now_s() - t1);
 	if (mip->status == GLP_OPT || mip->status == GLP_FEAS)
 		stage_status(c, mip);
-	if (mip->status == GLP_NOFEAS && strcmp(what, "runtime") != 0) {
+	if (mip->status == GLP_NOFEAS && strcmp(what, "runtime") != 0 &&
+	    strcmp(what, "least-peak") != 0) {
 		/* Only the budget row can make the model infeasible. */
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: stage '%s' is infeasible",
 		    c->g->path, what);
 		return -1;
 	}
+	if (mip->status == GLP_UNDEF && c->peak.col != 0 && c->o->objective == ILP_OBJ_PEAK)
+		return 0; /* obj_peak keeps what it has */
 	if (mip->status == GLP_UNDEF) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: stage '%s': %s before any feasible partition "
 		    "was found", c->g->path, what, mip->timed_out ? "time limit reached" :
@@ -289,6 +309,29 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 		return -1;
 	}
 	return 0;
+}
+
+/* stage() for an objective the caller has set on the model itself. */
+static int
+stage_keep(solve_ctx *c, const char *what, uint8_t *s, uint8_t *r, ilpi_mip *mip,
+    ilp_error *err)
+{
+	int nc = c->m.n_cols, rc;
+	double *keep = malloc(((size_t)nc + 1) * sizeof *keep);
+	ilpi_terms none = { 0, 0, NULL, NULL };
+
+	if (keep == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+		return -1;
+	}
+	for (int j = 1; j <= nc; j++)
+		keep[j] = glp_get_obj_coef(c->m.lp, j);
+	/* stage() sets the model's own columns from terms: put ours back afterwards. */
+	c->keep_obj = keep;
+	rc = stage(c, what, &none, NULL, NULL, s, r, mip, 0, err);
+	c->keep_obj = NULL;
+	free(keep);
+	return rc;
 }
 
 /* Level of a lexicographic stage: byte expressions are integral in model units. */
@@ -655,6 +698,235 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 	}
 }
 
+static int to_nodes(solve_ctx *c);
+
+/* The simulated peak (graph/memsim.c, the truth) of the item answer (s, r); -1 when it
+ * cannot be simulated. Leaves the node answer in c->node_s/node_r. */
+static int64_t
+simulate(solve_ctx *c, const uint8_t *s, const uint8_t *r)
+{
+	ilp_partition *p;
+	ilp_peak pk;
+	int64_t out = -1;
+
+	if (s != c->s) {
+		memcpy(c->s, s, c->red.n_items);
+		memcpy(c->r, r, c->red.n_items);
+	}
+	if (to_nodes(c) != 0 || (p = ilp_partition_new(c->g)) == NULL)
+		return -1;
+	for (size_t v = 0; v < c->g->n; v++)
+		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+	if (ilp_partition_peak(c->g, p, &pk, NULL) == 0)
+		out = pk.peak_bytes;
+	ilp_partition_free(p);
+	return out;
+}
+
+/* No-good cut: any answer other than (s, r) may be anything down to P's floor; (s, r)
+ * itself peaks at `sim` (model units). P + d * (distance to (s, r)) >= sim. */
+static int
+nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
+{
+	glp_prob *lp = c->m.lp;
+	double d = sim - glp_get_col_lb(lp, c->peak.col), rhs = sim;
+	int *ind = malloc((2 * c->red.n_items + 2) * sizeof *ind), len = 0, row;
+	double *val = malloc((2 * c->red.n_items + 2) * sizeof *val);
+
+	if (ind == NULL || val == NULL) {
+		free(ind);
+		free(val);
+		return -1;
+	}
+
+	ind[++len] = c->peak.col;
+	val[len] = 1;
+	for (size_t it = 0; it < c->red.n_items; it++) {
+		int cols[2] = { c->m.col_s[it], c->m.col_r[it] };
+		int on[2] = { s[it], r[it] };
+
+		for (int k = 0; k < 2; k++) {
+			if (cols[k] == 0)
+				continue;
+			ind[++len] = cols[k];
+			val[len] = on[k] ? -d : d;
+			if (on[k])
+				rhs -= d;
+		}
+	}
+	row = glp_add_rows(lp, 1);
+	glp_set_mat_row(lp, row, len, ind, val);
+	glp_set_row_bnds(lp, row, GLP_LO, rhs, 0);
+	free(ind);
+	free(val);
+	return 0;
+}
+
+/* Least simulated peak, then least recompute cost at that peak. The peak rows bound
+ * the peak from below; the simulator (graph/memsim.c) is the truth. Each answer is
+ * simulated and cut off by a no-good cut carrying its true peak, until the ILP's bound
+ * meets the best simulated peak (proven optimal) or time runs out (the gap is
+ * reported). docs/solver.md "Peak memory". */
+static int
+obj_peak(solve_ctx *c, ilp_error *err)
+{
+	ilpi_terms none = { 0, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
+	ilpi_mip mip;
+	size_t n = c->red.n_items;
+	/* The decisions' tiny costs add at most half a byte: bounds stay exact in bytes. */
+	double unit = c->m.byte_unit, eps = 0.5 / unit / (double)(2 * n + 1), limit;
+	int64_t best = -1, sim;
+	int iter;
+	double b0 = -1, b1 = -1;
+	const ilpi_terms seeds[2] = { terms(c, 1, 0, 0), terms(c, 0, 1, 0) };
+
+	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
+	limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
+	c->peak_bound = 0;
+	/* Incumbents: the least-bytes and the least-recompute answers, then the least
+	 * recompute cost at budgets between their saved bytes (PyTorch's budget scale):
+	 * each is simulated and cut off. */
+	for (int k = 0; k < 6; k++) {
+		static const double frac[6] = { -1, -1, 0, 0.25, 0.5, 0.75 };
+		const ilpi_terms *t = &seeds[k == 0 ? 0 : 1];
+
+		if (k >= 2) {
+			if (b1 < 0)
+				break;
+			ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &seeds[0],
+			    floor(b0 + frac[k] * (b1 - b0)) + 0.5);
+		}
+		if (stage(c, "peak-seed", t, NULL, NULL, c->ts, c->tr, &mip, 0, err) != 0)
+			return -1;
+		if (mip.status != GLP_OPT && mip.status != GLP_FEAS)
+			continue;
+		if (k == 0)
+			b0 = ilpi_model_value(&c->m, &seeds[0], c->ts, c->tr);
+		if (k == 1)
+			b1 = ilpi_model_value(&c->m, &seeds[0], c->ts, c->tr);
+		sim = simulate(c, c->ts, c->tr);
+		if (sim < 0)
+			continue;
+		if (best < 0 || sim < best) {
+			best = c->peak_best = sim;
+			memcpy(c->ws, c->ts, n);
+			memcpy(c->wr, c->tr, n);
+		}
+		if (nogood_cut(c, c->ts, c->tr, (double)sim / unit) != 0) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+			return -1;
+		}
+	}
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &seeds[0], -1);
+	for (iter = 0;; iter++) {
+		ilpi_model_set_objective(&c->m, &none);
+		/* A tiny cost on every decision keeps answers canonical (nothing needless
+		 * saved or recomputed), so cuts are not spent on equivalent answers. */
+		for (size_t it = 0; it < n; it++) {
+			if (c->m.col_s[it])
+				glp_set_obj_coef(c->m.lp, c->m.col_s[it], eps);
+			if (c->m.col_r[it])
+				glp_set_obj_coef(c->m.lp, c->m.col_r[it], eps);
+		}
+		glp_set_obj_coef(c->m.lp, c->peak.col, 1);
+		if (now_s() - c->t0 > limit)
+			break;
+		if (stage_keep(c, "least-peak", c->ts, c->tr, &mip, err) != 0)
+			return -1;
+		if (mip.status == GLP_NOFEAS)
+			break; /* every answer cut off: the best is proven */
+		if (mip.status == GLP_UNDEF)
+			break; /* out of time: the bound of the last solve stands */
+		c->peak_bound = (mip.status == GLP_OPT ? mip.obj : mip.bound) * unit - 0.5;
+		sim = simulate(c, c->ts, c->tr);
+		if (sim < 0) {
+			ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the peak answer cannot "
+			    "be simulated", c->g->path);
+			return -1;
+		}
+		if (best < 0 || sim < best) {
+			best = c->peak_best = sim;
+			memcpy(c->ws, c->ts, n);
+			memcpy(c->wr, c->tr, n);
+		}
+		if (mip.status != GLP_OPT || mip.timed_out ||
+		    (double)best <= ceil(c->peak_bound - 1e-6) || now_s() - c->t0 > limit)
+			break;
+		if (nogood_cut(c, c->ts, c->tr, (double)sim / unit) != 0) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+			return -1;
+		}
+	}
+	note(c, "least-peak: %d cuts, bound %.0f bytes, best simulated %lld bytes", iter,
+	    c->peak_bound, (long long)best);
+	if (best < 0) {
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: time limit reached before any partition was "
+		    "simulated", c->g->path);
+		return -1;
+	}
+	if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS)
+		c->peak_bound = (double)best;
+	memcpy(c->s, c->ws, n);
+	memcpy(c->r, c->wr, n);
+	c->peak_sim = best;
+	if (mip.status == GLP_UNDEF || mip.timed_out || c->peak_bound < (double)best ||
+	    now_s() - c->t0 > limit) {
+		if (mip.status == GLP_UNDEF || mip.timed_out)
+			c->status = "time-limit";
+		return 0;
+	}
+	/* Stage 2: least recompute cost among answers whose bound allows the best peak;
+	 * kept only when its simulated peak is no worse. */
+	glp_set_obj_coef(c->m.lp, c->peak.col, 0);
+	glp_set_col_bnds(c->m.lp, c->peak.col, GLP_DB, glp_get_col_lb(c->m.lp, c->peak.col),
+	    (double)best / unit + 1e-9 * (1 + (double)best / unit));
+	if (stage(c, "least-recompute", &tc, NULL, NULL, c->ts, c->tr, &mip, 1, err) != 0)
+		return -1;
+	if (mip.status == GLP_OPT || mip.status == GLP_FEAS) {
+		sim = simulate(c, c->ts, c->tr);
+		if (sim >= 0 && sim <= best) {
+			memcpy(c->ws, c->ts, n);
+			memcpy(c->wr, c->tr, n);
+			c->peak_sim = sim;
+		}
+	}
+	memcpy(c->s, c->ws, n);
+	memcpy(c->r, c->wr, n);
+	return 0;
+}
+
+/* --peak-budget with the runtime objective: the rows hold P <= budget; when the
+ * simulated peak still exceeds it, tighten by the excess and solve again. */
+static int
+obj_runtime_peak(solve_ctx *c, ilp_error *err)
+{
+	double unit = c->m.byte_unit, ub = (double)c->o->peak_budget / unit;
+	double lb = glp_get_col_lb(c->m.lp, c->peak.col);
+
+	for (int round = 0; round < 5; round++) {
+		if (ub < lb) {
+			ilpi_err(err, ILP_ERR_CONFLICT, "%s: peak budget %lld bytes is below the "
+			    "least peak any partition can have (at least %.0f bytes)", c->g->path,
+			    (long long)c->o->peak_budget, lb * unit);
+			return -1;
+		}
+		glp_set_col_bnds(c->m.lp, c->peak.col, GLP_DB, lb, ub);
+		if (obj_runtime(c, err) != 0)
+			return -1;
+		c->peak_sim = simulate(c, c->s, c->r);
+		if (c->peak_sim >= 0 && c->peak_sim <= c->o->peak_budget)
+			return 0;
+		note(c, "simulated peak %lld exceeds the peak budget: tightening the rows",
+		    (long long)c->peak_sim);
+		ub -= ((double)c->peak_sim - (double)c->o->peak_budget) / unit;
+	}
+	ilpi_err(err, ILP_ERR_SOLVER, "%s: no partition found whose simulated peak is within "
+	    "%lld bytes (the peak rows are a lower bound; see docs/solver.md)", c->g->path,
+	    (long long)c->o->peak_budget);
+	return -1;
+}
+
 static int
 run_model(void *ctx, ilp_error *err)
 {
@@ -662,15 +934,22 @@ run_model(void *ctx, ilp_error *err)
 
 	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
 		return -1;
+	if ((c->o->objective == ILP_OBJ_PEAK || c->o->peak_budget >= 0) &&
+	    ilpi_peak_rows_add(c->g, &c->m, &c->peak, err) != 0)
+		return -1;
 	note(c, "model: %d columns, %d rows, byte unit %g", glp_get_num_cols(c->m.lp),
 	    glp_get_num_rows(c->m.lp), c->m.byte_unit);
+	if (c->peak.col != 0)
+		note(c, "peak rows: %d at %d steps", c->peak.n_rows, c->peak.n_steps);
 	if (c->o->prefer == ILP_PREFER_SOFT)
 		penalties(c);
 	switch (c->o->objective) {
 	case ILP_OBJ_MEMORY:
 		return obj_memory(c, err);
 	case ILP_OBJ_RUNTIME:
-		return obj_runtime(c, err);
+		return c->o->peak_budget >= 0 ? obj_runtime_peak(c, err) : obj_runtime(c, err);
+	case ILP_OBJ_PEAK:
+		return obj_peak(c, err);
 	case ILP_OBJ_WEIGHTED:
 		return obj_weighted(c, err);
 	}
@@ -727,7 +1006,8 @@ to_nodes(solve_ctx *c)
 static const char *
 objective_name(ilp_objective o)
 {
-	return o == ILP_OBJ_RUNTIME ? "runtime" : o == ILP_OBJ_WEIGHTED ? "weighted" : "memory";
+	return o == ILP_OBJ_RUNTIME ? "runtime" : o == ILP_OBJ_WEIGHTED ? "weighted" :
+	    o == ILP_OBJ_PEAK ? "peak" : "memory";
 }
 
 /* Soft mode: every preference the optimum overrode, with the penalty it accepted for
@@ -801,6 +1081,16 @@ make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
 		break;
 	case ILP_OBJ_WEIGHTED:
 		p->objective_value = (double)p->saved_bytes + c->o->alpha * p->recompute_time_us;
+		break;
+	case ILP_OBJ_PEAK:
+		/* Proven: the bound; the answer's truth: its simulated peak. */
+		p->objective_value = (double)c->peak_sim;
+		if (c->peak_sim > 0 && c->peak_bound >= 0 &&
+		    (double)c->peak_sim > ceil(c->peak_bound - 1e-6)) {
+			ilpi_partition_set_producer(p, NULL, NULL, NULL,
+			    strcmp(c->status, "time-limit") == 0 ? "time-limit" : "feasible");
+			p->gap = ((double)c->peak_sim - c->peak_bound) / (double)c->peak_sim;
+		}
 		break;
 	}
 	co.prefer = c->o->prefer;
@@ -930,6 +1220,9 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	c.status = "optimal";
 	c.budget = o->budget_bytes;
 	c.least_bytes = -1;
+	c.peak_bound = -1;
+	c.peak_sim = -1;
+	c.peak_best = -1;
 	if (o->budget_fraction >= 0 && fraction_bytes(&c, err) != 0)
 		return -1;
 	if (prepare(&c, err) != 0)

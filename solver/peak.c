@@ -1,0 +1,468 @@
+/*
+ * peak.c - peak-memory rows for the ILP (docs/solver.md "Peak memory").
+ *
+ * The backward ops run in a fixed order whatever the partition (graph order; only
+ * recomputation moves), so the bytes they allocate at each step are a constant profile.
+ * What the partition adds is interval-shaped over that order:
+ *   - a saved storage lives from the end of its forward life to the end of the
+ *     forward, and in the backward at least until its last backward user;
+ *   - a recomputed value lives at least from its first to its last backward user.
+ * Between two consecutive interval ends the set of active terms is the same, so one
+ * row at that segment's largest constant dominates the others: rows P >= constant +
+ * active terms at O(intervals) candidate steps, no variable per value and step.
+ * Each row is a lower bound of the simulated memory at that step (recomputation
+ * chains placed earlier, saved values kept for recomputed users, and transients inside
+ * a recomputation chain are not counted), so the optimum of P bounds the least peak from
+ * below; the solver simulates its answer (graph/memsim.c) and reports the gap.
+ */
+#include "config.h"
+
+#include <glpk.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "solver/model.h"
+#include "solver/peak.h"
+#include "solver/reduce.h"
+
+typedef struct term {
+	int col;
+	double coef;          /* model bytes */
+	int32_t lo, hi;       /* active steps, inclusive */
+} term;
+
+typedef struct peak_build {
+	const ilp_graph *g;
+	ilpi_model *m;
+	int32_t *step;        /* node -> its step on its side, -1 */
+	int32_t *first, *last;/* node -> its first / last backward user's step, -1 */
+	int32_t *tmin;       /* node -> first backward step that needs it transitively, -1 */
+	int32_t *st, *en;     /* storage root -> live steps in the fixed profile */
+	int64_t *delta;       /* difference array of the fixed profile */
+	double *base;         /* fixed profile, bytes per step */
+	term *t;
+	size_t n_t, cap_t;
+	int32_t nf, nb;       /* forward and backward steps */
+} peak_build;
+
+static int64_t
+root_bytes(const ilp_graph *g, int32_t root)
+{
+	const ilpi_node *r = &g->node[root];
+
+	return r->kind == ILPI_OP && !(r->flags & ILPI_F_TUPLE) ? r->bytes : 0;
+}
+
+static int
+add_term(peak_build *b, int col, double bytes, int32_t lo, int32_t hi)
+{
+	if (col == 0 || bytes <= 0 || lo > hi)
+		return 0;
+	if (b->n_t == b->cap_t) {
+		size_t cap = b->cap_t ? 2 * b->cap_t : 256;
+		term *t = realloc(b->t, cap * sizeof *t);
+
+		if (t == NULL)
+			return -1;
+		b->t = t;
+		b->cap_t = cap;
+	}
+	b->t[b->n_t++] = (term){ col, bytes / b->m->byte_unit, lo, hi };
+	return 0;
+}
+
+/* The fixed profile of one side: values `cls` ops that run (step >= 0), each live from
+ * its step (a getitem: its tuple's) to its last user of the same side, or to `end`
+ * when held. */
+static void
+side_profile(peak_build *b, int cls, int32_t end, const uint8_t *held)
+{
+	const ilp_graph *g = b->g;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *use = ilpi_users(g, n);
+		const int32_t *in = ilpi_inputs(g, n);
+		int32_t prod = b->step[i], die, s = n->storage;
+
+		if (n->cls != cls || n->kind != ILPI_OP || prod < 0)
+			continue;
+		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1 && b->step[in[0]] >= 0)
+			prod = b->step[in[0]];
+		die = b->step[i];
+		for (uint32_t k = 0; k < n->use_count; k++)
+			if (g->node[use[k]].cls == cls && b->step[use[k]] > die)
+				die = b->step[use[k]];
+		if (held[i])
+			die = end;
+		if (g->node[s].cls != cls)
+			continue; /* a view of another side's value: not this side's bytes */
+		if (b->st[s] < 0 || prod < b->st[s])
+			b->st[s] = prod;
+		if (die > b->en[s])
+			b->en[s] = die;
+	}
+	for (size_t s = 0; s < g->n; s++) {
+		if (b->st[s] < 0 || g->node[s].cls != cls)
+			continue;
+		b->delta[b->st[s]] += root_bytes(g, (int32_t)s);
+		b->delta[b->en[s] + 1] -= root_bytes(g, (int32_t)s);
+	}
+}
+
+static int
+cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Steps: forward ops (class forward) in graph order, then the backward ops the
+ * gradients need, in graph order. */
+static void
+number_steps(peak_build *b, uint8_t *need)
+{
+	const ilp_graph *g = b->g;
+
+	for (size_t i = 0; i < g->n; i++)
+		b->step[i] = b->first[i] = b->last[i] = -1;
+	memset(need, 0, g->n + 1);
+	for (size_t k = 0; k < g->n_bw_out; k++)
+		if (g->bw_out[k] != ILPI_NONE)
+			need[g->bw_out[k]] = 1;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (!need[i] || n->cls != ILPI_BACKWARD || n->kind != ILPI_OP)
+			continue;
+		for (uint32_t k = 0; k < n->in_count; k++)
+			need[in[k]] = 1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].kind == ILPI_OP && g->node[i].cls == ILPI_FORWARD)
+			b->step[i] = b->nf++;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].kind == ILPI_OP && g->node[i].cls == ILPI_BACKWARD && need[i])
+			b->step[i] = b->nf + b->nb++;
+	/* The first backward step that needs a value through any path: recomputation of
+	 * it cannot be placed earlier. */
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *use = ilpi_users(g, n);
+
+		b->tmin[i] = -1;
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int32_t u = use[k], t = g->node[u].cls == ILPI_BACKWARD ? b->step[u] :
+			    b->tmin[u];
+
+			if (t >= b->nf && (b->tmin[i] < 0 || t < b->tmin[i]))
+				b->tmin[i] = t;
+		}
+	}
+	/* Backward users of every value: the first and last backward step needing it. */
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (n->cls != ILPI_BACKWARD || b->step[i] < 0)
+			continue;
+		for (uint32_t k = 0; k < n->in_count; k++) {
+			int32_t v = in[k];
+
+			if (b->first[v] < 0 || b->step[i] < b->first[v])
+				b->first[v] = b->step[i];
+			if (b->step[i] > b->last[v])
+				b->last[v] = b->step[i];
+		}
+	}
+}
+
+/* The column that says storage class k is saved: y_k, or its one saveable item's s. */
+static int
+class_col(const ilpi_model *m, size_t k)
+{
+	const ilpi_reduced *red = m->red;
+
+	if (m->col_y[k])
+		return m->col_y[k];
+	for (size_t it = 0; it < red->n_items; it++)
+		if (red->item[it].can_save && (size_t)red->item[it].stor == k)
+			return m->col_s[it];
+	return 0;
+}
+
+/* Saved item `it` (storage `bytes`) lives past step `hi` when a recomputed user runs
+ * later: the user item whose earliest step is latest gives (s + r_u - 1) * bytes on
+ * (hi, that step]; the -1 goes into the constant profile. */
+static int
+extension(peak_build *b, int32_t it, double bytes, int32_t hi)
+{
+	const ilp_graph *g = b->g;
+	const ilpi_reduced *red = b->m->red;
+	const ilpi_node *n = &g->node[red->item[it].rep];
+	const int32_t *use = ilpi_users(g, n);
+	int32_t best_u = -1, best_t = hi;
+
+	for (uint32_t k = 0; k < n->use_count; k++) {
+		int32_t u = use[k], ui = red->item_of[u];
+
+		if (g->node[u].cls == ILPI_BACKWARD || ui < 0 || b->m->col_r[ui] == 0 ||
+		    ui == it || b->tmin[u] <= best_t)
+			continue;
+		best_u = ui;
+		best_t = b->tmin[u];
+	}
+	if (best_u < 0)
+		return 0;
+	if (add_term(b, b->m->col_s[it], bytes, hi + 1, best_t) != 0 ||
+	    add_term(b, b->m->col_r[best_u], bytes, hi + 1, best_t) != 0)
+		return -1;
+	for (int32_t t = hi + 1; t <= best_t; t++)
+		b->base[t] -= bytes;
+	return 0;
+}
+
+/* Saved storages: forward life extended to the end of the forward, backward life
+ * until the last backward user of the item of the class used latest. */
+static int
+saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
+{
+	const ilp_graph *g = b->g;
+	const ilpi_reduced *red = b->m->red;
+	int32_t *best = malloc((red->n_stor + 1) * sizeof *best);
+
+	if (best == NULL)
+		return -1;
+	for (size_t k = 0; k < red->n_stor; k++)
+		best[k] = -1;
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+
+		if (!item->can_save || b->m->col_s[it] == 0)
+			continue;
+		if (best[item->stor] < 0 ||
+		    b->last[item->rep] > b->last[red->item[best[item->stor]].rep])
+			best[item->stor] = (int32_t)it;
+	}
+	for (size_t k = 0; k < red->n_stor; k++) {
+		int32_t root = red->stor_root[k], lo, hi;
+		double bytes = (double)root_bytes(g, root);
+		int col = class_col(b->m, k);
+
+		if (bytes <= 0 || col == 0 || best[k] < 0)
+			continue;
+		/* Forward: alive after its last forward use (or, unclaimed, from where the
+		 * forward computes it) to the end of the forward. */
+		if (g->node[root].cls == ILPI_FORWARD)
+			lo = b->en[root] + 1;
+		else
+			lo = pos_of[root];
+		if (add_term(b, col, bytes, lo, b->nf - 1) != 0)
+			goto fail;
+		if (out_root[root])
+			continue; /* the caller holds it through the backward anyway */
+		/* A saved value is a backward input: live at the backward's first step at
+		 * least, and to its last backward user. */
+		hi = b->last[red->item[best[k]].rep];
+		if (hi < b->nf)
+			hi = b->nf;
+		if (add_term(b, b->m->col_s[best[k]], bytes, b->nf, hi) != 0)
+			goto fail;
+		/* ... and, when a user is recomputed, until that user can run at the
+		 * earliest: (s + r_u - 1) is a lower bound of "saved and user recomputed". */
+		if (extension(b, best[k], bytes, hi) != 0)
+			goto fail;
+	}
+	free(best);
+	return 0;
+fail:
+	free(best);
+	return -1;
+}
+
+/* Recomputed values: fresh storage from the first to the last backward user. */
+static int
+recompute_terms(peak_build *b)
+{
+	const ilp_graph *g = b->g;
+	const ilpi_reduced *red = b->m->red;
+
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *item = &red->item[it];
+
+		if (b->m->col_r[it] == 0)
+			continue;
+		for (uint32_t k = 0; k < item->mem_count; k++) {
+			int32_t v = red->member[item->mem_begin + k];
+			const ilpi_node *n = &g->node[v];
+
+			if (n->view_of != ILPI_NONE || b->first[v] < 0)
+				continue;
+			if (add_term(b, b->m->col_r[it], (double)root_bytes(g, v), b->first[v],
+			    b->last[v]) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* One row per segment between consecutive term ends, at its largest constant. */
+static int
+add_rows(peak_build *b, ilpi_peak_rows *pr)
+{
+	int32_t total = b->nf + b->nb, *cut = malloc((2 * b->n_t + 4) * sizeof *cut);
+	int n_cols = glp_get_num_cols(b->m->lp);
+	int *ind = malloc(((size_t)n_cols + 2) * sizeof *ind);
+	double *val = malloc(((size_t)n_cols + 2) * sizeof *val), floor_p = 0;
+	double *acc = calloc((size_t)n_cols + 2, sizeof *acc);
+	size_t n_cut = 0;
+
+	if (cut == NULL || ind == NULL || val == NULL || acc == NULL) {
+		free(cut);
+		free(ind);
+		free(val);
+		free(acc);
+		return -1;
+	}
+	cut[n_cut++] = 0;
+	cut[n_cut++] = b->nf;
+	cut[n_cut++] = total;
+	for (size_t k = 0; k < b->n_t; k++) {
+		cut[n_cut++] = b->t[k].lo;
+		cut[n_cut++] = b->t[k].hi + 1;
+	}
+	qsort(cut, n_cut, sizeof *cut, cmp_i32);
+	for (size_t c = 0; c + 1 < n_cut; c++) {
+		int32_t lo = cut[c], hi = cut[c + 1] - 1, at = lo;
+		int len = 0, row;
+
+		if (lo > hi || lo >= total)
+			continue;
+		for (int32_t t = lo; t <= hi; t++)
+			if (b->base[t] > b->base[at])
+				at = t;
+		ind[++len] = pr->col;
+		val[len] = 1;
+		/* One column may carry several terms (an item's members): sum them. */
+		for (size_t k = 0; k < b->n_t; k++)
+			if (b->t[k].lo <= at && at <= b->t[k].hi) {
+				if (acc[b->t[k].col] == 0)
+					ind[++len] = b->t[k].col;
+				acc[b->t[k].col] -= b->t[k].coef;
+			}
+		for (int k = 2; k <= len; k++) {
+			val[k] = acc[ind[k]];
+			acc[ind[k]] = 0;
+		}
+		if (len == 1) {
+			if (b->base[at] > floor_p)
+				floor_p = b->base[at];
+			continue;
+		}
+		row = glp_add_rows(b->m->lp, 1);
+		glp_set_mat_row(b->m->lp, row, len, ind, val);
+		glp_set_row_bnds(b->m->lp, row, GLP_LO, b->base[at] / b->m->byte_unit, 0);
+		pr->n_rows++;
+	}
+	glp_set_col_bnds(b->m->lp, pr->col, GLP_LO, floor_p / b->m->byte_unit, 0);
+	free(cut);
+	free(ind);
+	free(val);
+	free(acc);
+	return 0;
+}
+
+int
+ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_error *err)
+{
+	peak_build b;
+	uint8_t *need = NULL, *held = NULL, *out_root = NULL;
+	int32_t *pos_of = NULL;
+	int rc = -1;
+	int64_t outputs = 0;
+
+	memset(&b, 0, sizeof b);
+	memset(pr, 0, sizeof *pr);
+	b.g = g;
+	b.m = m;
+	b.step = malloc((g->n + 1) * sizeof *b.step);
+	b.first = malloc((g->n + 1) * sizeof *b.first);
+	b.last = malloc((g->n + 1) * sizeof *b.last);
+	b.tmin = malloc((g->n + 1) * sizeof *b.tmin);
+	b.st = malloc((g->n + 1) * sizeof *b.st);
+	b.en = malloc((g->n + 1) * sizeof *b.en);
+	b.delta = calloc(g->n + 3, sizeof *b.delta);
+	b.base = calloc(g->n + 3, sizeof *b.base);
+	need = malloc(g->n + 1);
+	held = calloc(g->n + 1, 1);
+	out_root = calloc(g->n + 1, 1);
+	pos_of = malloc((g->n + 1) * sizeof *pos_of);
+	if (b.step == NULL || b.first == NULL || b.last == NULL || b.tmin == NULL ||
+	    b.st == NULL ||
+	    b.en == NULL || b.delta == NULL || b.base == NULL || need == NULL || held == NULL ||
+	    out_root == NULL || pos_of == NULL)
+		goto out;
+	number_steps(&b, need);
+	for (size_t i = 0; i < g->n; i++)
+		b.st[i] = b.en[i] = -1;
+	/* Forward: its outputs live to its end. */
+	for (size_t k = 0; k < g->n_fw_out; k++) {
+		held[g->fw_out[k]] = 1;
+		out_root[g->node[g->fw_out[k]].storage] = 1;
+	}
+	side_profile(&b, ILPI_FORWARD, b.nf - 1, held);
+	/* Where the forward would compute an unclaimed value it saves: before the first
+	 * forward op that comes after it in the graph. */
+	for (size_t i = 0, f = 0; i < g->n; i++) {
+		pos_of[i] = (int32_t)f;
+		if (b.step[i] >= 0 && g->node[i].cls == ILPI_FORWARD)
+			f++;
+	}
+	/* Backward: the gradients are held to its end; the forward's user outputs are a
+	 * constant the caller holds. */
+	memset(held, 0, g->n + 1);
+	for (size_t k = 0; k < g->n_bw_out; k++)
+		if (g->bw_out[k] != ILPI_NONE)
+			held[g->bw_out[k]] = 1;
+	/* Storages are per class, so the forward's st/en (saved_terms reads them) stay. */
+	side_profile(&b, ILPI_BACKWARD, b.nf + b.nb - 1, held);
+	for (size_t s = 0; s < g->n; s++)
+		if (out_root[s])
+			outputs += root_bytes(g, (int32_t)s);
+	{
+		int64_t cur = 0;
+
+		for (int32_t t = 0; t < b.nf + b.nb; t++) {
+			cur += b.delta[t];
+			b.base[t] = (double)cur + (t >= b.nf ? (double)outputs : 0);
+		}
+	}
+	pr->col = glp_add_cols(m->lp, 1);
+	glp_set_col_name(m->lp, pr->col, "peak");
+	glp_set_col_kind(m->lp, pr->col, GLP_CV);
+	if (saved_terms(&b, out_root, pos_of) != 0 || recompute_terms(&b) != 0 ||
+	    add_rows(&b, pr) != 0)
+		goto out;
+	pr->n_steps = b.nf + b.nb;
+	rc = 0;
+out:
+	if (rc != 0)
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	free(b.step);
+	free(b.first);
+	free(b.last);
+	free(b.tmin);
+	free(b.st);
+	free(b.en);
+	free(b.delta);
+	free(b.base);
+	free(b.t);
+	free(need);
+	free(held);
+	free(out_root);
+	free(pos_of);
+	return rc;
+}

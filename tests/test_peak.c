@@ -1,0 +1,199 @@
+/* test_peak.c - the peak objective (solver/peak.c, --objective peak, --peak-budget)
+ * against the simulator: on random graphs small enough to enumerate every partition,
+ * a proven-optimal answer's simulated peak is the least any executable partition has. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "tests/suites.h"
+#include "tests/util.h"
+
+static uint64_t rng_state;
+
+static unsigned
+rnd(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)((rng_state >> 33) % n);
+}
+
+/* A random joint graph: 2 primals, F forward ops over earlier values, the last one the
+ * forward output; a tangent and B backward ops mixing the tangent, earlier backward
+ * values and forward values; the last backward op is the gradient of the first primal. */
+static ilp_graph *
+random_graph(int f, int b)
+{
+	char json[8192], *p = json;
+	const char *names[32];
+	static char buf[32][8];
+	int n = 0;
+
+	p += sprintf(p, "{'format': 'ilpart-joint-graph', 'version': 1, 'nodes': [");
+	for (int i = 0; i < 2; i++) {
+		snprintf(buf[n], sizeof buf[n], "x%d", i);
+		names[n] = buf[n];
+		p += sprintf(p, "%s{'name': '%s', 'kind': 'primal', 'bytes': %u}", n ? ", " : "",
+		    names[n], 8 * (1 + rnd(8)));
+		n++;
+	}
+	for (int i = 0; i < f; i++) {
+		int a = (int)rnd((unsigned)n), c = (int)rnd((unsigned)n);
+
+		snprintf(buf[n], sizeof buf[n], "f%d", i);
+		names[n] = buf[n];
+		p += sprintf(p, ", {'name': '%s', 'kind': 'op', 'target': 'aten.f.default', "
+		    "'inputs': ['%s', '%s'], 'bytes': %u, 'flops': %u}", names[n], names[n - 1],
+		    names[a == n - 1 ? c : a], 8 * (1 + rnd(16)), 1 + rnd(1000));
+		n++;
+	}
+	int fw_last = n - 1, bw_first;
+
+	p += sprintf(p, ", {'name': 'g', 'kind': 'tangent', 'bytes': 8}");
+	buf[n][0] = 'g', buf[n][1] = '\0';
+	names[n] = buf[n];
+	bw_first = n++;
+	for (int i = 0; i < b; i++) {
+		int fv = 2 + (int)rnd((unsigned)f);
+
+		snprintf(buf[n], sizeof buf[n], "b%d", i);
+		names[n] = buf[n];
+		p += sprintf(p, ", {'name': '%s', 'kind': 'op', 'target': 'aten.f.default', "
+		    "'inputs': ['%s', '%s'], 'bytes': %u}", names[n],
+		    names[bw_first + (int)rnd((unsigned)(n - bw_first))], names[fv],
+		    8 * (1 + rnd(16)));
+		n++;
+	}
+	sprintf(p, "], 'outputs': {'forward': ['%s'], 'backward': ['%s', null]}}",
+	    names[fw_last], names[n - 1]);
+	return t_graph_q(json);
+}
+
+/* The least simulated peak over every executable partition of the forward ops and
+ * primals (each saved, recomputed or neither), or -1 when none is. */
+static int64_t
+enumerate(const ilp_graph *g)
+{
+	int32_t cand[16];
+	size_t nc = 0;
+	int64_t best = -1;
+	long total = 1;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].cls != ILPI_BACKWARD && g->node[i].kind != ILPI_TANGENT &&
+		    g->node[i].cls != ILPI_DEAD) {
+			cand[nc++] = (int32_t)i;
+			total *= g->node[i].kind == ILPI_OP ? 3 : 2;
+		}
+	for (long code = 0; code < total; code++) {
+		ilp_partition *p = ilp_partition_new(g);
+		ilp_error err = { 0 };
+		ilp_peak pk;
+		long c = code;
+
+		for (size_t k = 0; k < nc; k++) {
+			int base = g->node[cand[k]].kind == ILPI_OP ? 3 : 2, d = (int)(c % base);
+
+			c /= base;
+			p->state[cand[k]] = d == 1 ? ILPI_P_SAVED : d == 2 ? ILPI_P_RECOMPUTED : 0;
+		}
+		if (ilp_check(g, p, NULL, &err) == 0 && ilp_partition_peak(g, p, &pk, &err) == 0 &&
+		    (best < 0 || pk.peak_bytes < best))
+			best = pk.peak_bytes;
+		ilp_partition_free(p);
+	}
+	return best;
+}
+
+START_TEST(peak_objective_matches_enumeration)
+{
+	int proven = 0;
+
+	for (int seed = 1; seed <= 40; seed++) {
+		ilp_solve_options o;
+		ilp_partition *p = NULL;
+		ilp_error err = { 0 };
+		ilp_peak pk;
+		ilp_graph *g;
+		int64_t least;
+
+		rng_state = (uint64_t)seed;
+		g = random_graph(4 + (int)rnd(3), 3 + (int)rnd(3));
+		least = enumerate(g);
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_PEAK;
+		o.bans = ILP_BANS_NONE;
+		o.time_limit = 20;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "seed %d: %s", seed, err.msg);
+		ck_assert_msg(ilp_partition_peak(g, p, &pk, &err) == 0, "seed %d: %s", seed,
+		    err.msg);
+		/* Never better than the truth allows; equal to it when proven optimal. */
+		ck_assert_int_ge(pk.peak_bytes, least);
+		ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
+		if (strcmp(p->status, "optimal") == 0) {
+			ck_assert_msg(pk.peak_bytes == least, "seed %d: proven %lld, enumeration "
+			    "%lld", seed, (long long)pk.peak_bytes, (long long)least);
+			proven++;
+		}
+		ilp_partition_free(p);
+		ilp_graph_free(g);
+	}
+	/* The search closes its gap on graphs this small. */
+	ck_assert_int_ge(proven, 35);
+}
+END_TEST
+
+START_TEST(peak_budget_holds_in_simulation)
+{
+	for (int seed = 1; seed <= 20; seed++) {
+		ilp_solve_options o;
+		ilp_partition *p = NULL, *q = NULL;
+		ilp_error err = { 0 };
+		ilp_peak pk, pq;
+		ilp_graph *g;
+		int rc;
+
+		rng_state = (uint64_t)seed + 1000;
+		g = random_graph(5, 4);
+		ilp_solve_options_init(&o);
+		o.bans = ILP_BANS_NONE;
+		o.objective = ILP_OBJ_PEAK;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+		/* A budget at the least peak: met in simulation, or refused. */
+		o.objective = ILP_OBJ_RUNTIME;
+		o.peak_budget = pk.peak_bytes;
+		rc = ilp_solve(g, &o, &q, &err);
+		if (rc == 0) {
+			ck_assert_int_eq(ilp_partition_peak(g, q, &pq, &err), 0);
+			ck_assert_int_le(pq.peak_bytes, pk.peak_bytes);
+			ck_assert_double_le(q->recompute_time_us, p->recompute_time_us + 1e-9);
+		}
+		/* Below the least peak: always refused. */
+		o.peak_budget = pk.peak_bytes - 1;
+		ilp_partition_free(q);
+		q = NULL;
+		if (strcmp(p->status, "optimal") == 0)
+			ck_assert_int_eq(ilp_solve(g, &o, &q, &err), -1);
+		ilp_partition_free(q);
+		ilp_partition_free(p);
+		ilp_graph_free(g);
+	}
+}
+END_TEST
+
+Suite *
+suite_peak(void)
+{
+	Suite *s = suite_create("peak");
+	TCase *tc = tcase_create("objective");
+
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, peak_objective_matches_enumeration);
+	tcase_add_test(tc, peak_budget_holds_in_simulation);
+	suite_add_tcase(s, tc);
+	return s;
+}
