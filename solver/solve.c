@@ -544,7 +544,8 @@ blocks_ready(solve_ctx *c, ilp_error *err)
 {
 	int rc;
 
-	if (c->o->monolithic || c->o->prefer == ILP_PREFER_SOFT)
+	/* The peak rows live in the whole model only. */
+	if (c->o->monolithic || c->o->prefer == ILP_PREFER_SOFT || c->peak.col != 0)
 		return 1;
 	if (c->blocks != NULL)
 		return 0;
