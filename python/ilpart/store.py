@@ -111,11 +111,19 @@ class Store:
             os.link(tmp, dest)
             return True
         except OSError as e:
-            if e.errno != errno.EEXIST:
+            if e.errno == errno.EEXIST:
+                return False
+            if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
                 raise
-            return False
+            # No hard links here: rename when nothing is there yet. Two writers may
+            # both rename; each file is whole and either is right.
+            if os.path.exists(dest):
+                return False
+            os.replace(tmp, dest)
+            return True
         finally:
-            os.unlink(tmp)
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
     def _run(self, *argv):
         proc = subprocess.run([self._bin()] + [str(a) for a in argv], stdout=subprocess.PIPE,

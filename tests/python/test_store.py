@@ -11,8 +11,6 @@ import sys
 import tempfile
 import unittest
 
-import torch
-
 sys.path.insert(0, os.path.dirname(__file__))
 import ilpart  # noqa: E402
 
