@@ -13,17 +13,10 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
-PYDIR = os.path.join(TOP, "python")
-if PYDIR not in sys.path:
-    sys.path.insert(0, PYDIR)
+from notorch import PYDIR, SEED, SEED_POLICY, main  # sets sys.path up for ilpart
 
-import ilpart  # noqa: E402  (after the path set-up above)
+import ilpart  # noqa: E402
 from ilpart import graphfile, runner  # noqa: E402
-
-SEED = os.path.join(TOP, "examples", "seed_float8_sac.json")
-SEED_POLICY = os.path.join(TOP, "examples", "policies", "seed_mm_only.json")
 
 
 def chain(x_extra=None):
@@ -220,13 +213,5 @@ class Files(unittest.TestCase):
         self.assertEqual(graphfile.node_bytes({"tuple": True}), 0)
 
 
-def main():
-    result = unittest.main(exit=False, verbosity=2).result
-    failed = len(result.failures) + len(result.errors)
-    passed = result.testsRun - failed - len(result.skipped)
-    print("python_notorch: %d passed, %d failed" % (passed, failed))
-    return 1 if failed or passed == 0 else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("runner_notorch"))

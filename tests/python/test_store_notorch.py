@@ -16,18 +16,13 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
-PYDIR = os.path.join(TOP, "python")
-if PYDIR not in sys.path:
-    sys.path.insert(0, PYDIR)
+from notorch import SEED, TOP, main  # sets sys.path up for ilpart
+from notorch import SEED_POLICY as POLICY
 
 from ilpart import runner, store  # noqa: E402
 from ilpart.runner import IlpartError  # noqa: E402
 
-SEED = os.path.join(TOP, "examples", "seed_float8_sac.json")
 RENAMED = os.path.join(TOP, "tests", "golden", "remap-renamed", "renamed.json")
-POLICY = os.path.join(TOP, "examples", "policies", "seed_mm_only.json")
 
 
 def load(path):
@@ -141,13 +136,5 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
 
 
-def main():
-    result = unittest.main(exit=False, verbosity=2).result
-    failed = len(result.failures) + len(result.errors)
-    passed = result.testsRun - failed - len(result.skipped)
-    print("store_notorch: %d passed, %d failed" % (passed, failed))
-    return 1 if failed or passed == 0 else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("store_notorch"))
