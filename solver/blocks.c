@@ -35,14 +35,9 @@ typedef struct bpoint {       /* a point of a class front */
 	int32_t sol;              /* into the class's solutions */
 } bpoint;
 
-typedef struct dpoint {       /* a point of the combination at a cut */
-	int64_t bytes;
-	double cost;
-	int32_t prev;             /* point at the previous cut (global index), -1 at cut 0 */
-	int32_t seg;              /* class point of the segment just added */
-} dpoint;
-
-typedef struct dtrace {       /* what lowering needs of every point: 8 bytes */
+typedef struct dtrace {       /* a point of the combination, for lowering: the point
+	                           * at the previous cut (global index, -1 at cut 0) and
+	                           * the class point of the segment just added */
 	int32_t prev, seg;
 } dtrace;
 
@@ -1093,18 +1088,6 @@ typedef struct bounds {
 	size_t beam;              /* > 0: a heuristic run keeping this many points per state */
 } bounds;
 
-static int
-cmp_dpoint(const void *x, const void *y)
-{
-	const dpoint *a = x, *b = y;
-
-	if (a->bytes != b->bytes)
-		return a->bytes < b->bytes ? -1 : 1;
-	if (a->cost != b->cost)
-		return a->cost < b->cost ? -1 : 1;
-	return 0;
-}
-
 /* Lower bound on the cost of completing a point with by bytes at global state at:
  * DBL_MAX when no completion fits the cap. */
 static double
@@ -1325,11 +1308,60 @@ dp_reset(ilpi_blocks *b)
 	b->final_beg = b->final_cnt = 0;
 }
 
+/* A run of the merge: points pi..pend of an entry state plus class point q. */
+typedef struct brun {
+	int64_t bytes;            /* of the current head */
+	double cost;
+	const bpoint *q;
+	int32_t qi;
+	size_t pi, pend;
+} brun;
+
+static int
+run_less(const brun *a, const brun *b)
+{
+	return a->bytes < b->bytes || (a->bytes == b->bytes && a->cost < b->cost);
+}
+
+/* Min-heap over run[0..n): sift the last element up. */
+static void
+heap_push(brun *run, size_t n)
+{
+	for (size_t i = n - 1; i > 0;) {
+		size_t p = (i - 1) / 2;
+		brun t;
+
+		if (!run_less(&run[i], &run[p]))
+			break;
+		t = run[i], run[i] = run[p], run[p] = t;
+		i = p;
+	}
+}
+
+/* Sift run[0] down. */
+static void
+heap_down(brun *run, size_t n)
+{
+	for (size_t i = 0;;) {
+		size_t l = 2 * i + 1, m = i;
+		brun t;
+
+		if (l < n && run_less(&run[l], &run[m]))
+			m = l;
+		if (l + 1 < n && run_less(&run[l + 1], &run[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		t = run[i], run[i] = run[m], run[m] = t;
+		i = m;
+	}
+}
+
 /* Forward combination of the fronts; with bd, only points that can still be optimal. */
 static int
 combine(ilpi_blocks *b, const bounds *bd)
 {
-	dpoint *cand = NULL;
+	brun *run = NULL;
 	size_t ncap = 0;
 	int rc = -1;
 
@@ -1351,57 +1383,70 @@ combine(ilpi_blocks *b, const bounds *bd)
 
 		b->cbase[w] = b->n_dp;
 		for (size_t o = 0; o < nout; o++) {
-			size_t nc = 0, kept = 0, at = b->soff[s + 1] + o;
+			size_t nr = 0, kept = 0, at = b->soff[s + 1] + o;
 			double best = DBL_MAX;
 			dval *cv;
 
+			/* One run per (entry state, class point): the entry state's points
+			 * plus that point, ascending in bytes. A heap merges the runs in
+			 * (bytes, cost) order, so dominance is decided as they come and the
+			 * bound is only evaluated for points that are not dominated. */
 			for (size_t a = 0; a < nin; a++) {
 				size_t k = a | o << cl->n_in, from = b->soff[s] + a;
-				size_t need = b->lcnt[from] * cl->fcnt[k];
 
-				if (nc + need > ncap) {
-					size_t c2 = ncap ? ncap : 4096;
-					dpoint *p;
+				if (b->lcnt[from] == 0)
+					continue;
+				if (nr + cl->fcnt[k] > ncap) {
+					size_t c2 = ncap ? ncap : 64;
+					brun *p;
 
-					while (c2 < nc + need)
+					while (c2 < nr + cl->fcnt[k])
 						c2 *= 2;
-					if ((p = realloc(cand, c2 * sizeof *p)) == NULL)
+					if ((p = realloc(run, c2 * sizeof *p)) == NULL)
 						goto out;
-					cand = p, ncap = c2;
+					run = p, ncap = c2;
 				}
-				for (size_t i = 0; i < b->lcnt[from]; i++) {
-					size_t pi = b->lbeg[from] + i;
-					const dval *pp = &pv[pi - pbase];
+				for (size_t j = 0; j < cl->fcnt[k]; j++) {
+					brun *r = &run[nr];
 
-					for (size_t j = 0; j < cl->fcnt[k]; j++) {
-						const bpoint *q = &b->pt[cl->fbeg[k] + j];
-						int64_t by = pp->bytes + q->bytes;
-						double co = pp->cost + q->cost;
-
-						if (bd != NULL && bd->cap >= 0 && bd->minb != NULL &&
-						    bd->minb[at] < INT64_MAX && by + bd->minb[at] > bd->cap)
-							break;   /* ascending bytes: the rest is larger */
-						if (!keep(bd, at, by, co))
-							continue;
-						cand[nc++] = (dpoint){ by, co, (int32_t)pi,
-						    (int32_t)(cl->fbeg[k] + j) };
-					}
+					r->q = &b->pt[cl->fbeg[k] + j];
+					r->qi = (int32_t)(cl->fbeg[k] + j);
+					r->pi = b->lbeg[from];
+					r->pend = b->lbeg[from] + b->lcnt[from];
+					r->bytes = pv[r->pi - pbase].bytes + r->q->bytes;
+					r->cost = pv[r->pi - pbase].cost + r->q->cost;
+					heap_push(run, ++nr);
 				}
 			}
-			qsort(cand, nc, sizeof *cand, cmp_dpoint);
-			if (dp_reserve(b, nc) != 0 ||
-			    val_reserve(b, w, b->n_dp + nc - b->cbase[w]) != 0)
-				goto out;
 			b->lbeg[at] = b->n_dp;
-			cv = b->val[w] + (b->n_dp - b->cbase[w]);
-			for (size_t i = 0; i < nc; i++)
-				if (cand[i].cost < best) {
-					best = cand[i].cost;
-					b->dp[b->n_dp] = (dtrace){ cand[i].prev, cand[i].seg };
-					cv[kept] = (dval){ cand[i].bytes, cand[i].cost };
+			while (nr > 0) {
+				brun *r = &run[0];
+				int64_t by = r->bytes;
+				double co = r->cost;
+				int drop = 0;
+
+				if (bd != NULL && bd->cap >= 0 && bd->minb != NULL &&
+				    bd->minb[at] < INT64_MAX && by + bd->minb[at] > bd->cap)
+					drop = 1;   /* ascending bytes: the rest of the run too */
+				else if (co < best && keep(bd, at, by, co)) {
+					if (dp_reserve(b, 1) != 0 ||
+					    val_reserve(b, w, b->n_dp + 1 - b->cbase[w]) != 0)
+						goto out;
+					best = co;
+					b->dp[b->n_dp] = (dtrace){ (int32_t)r->pi, r->qi };
+					b->val[w][b->n_dp - b->cbase[w]] = (dval){ by, co };
 					b->n_dp++;
 					kept++;
 				}
+				if (!drop && ++r->pi < r->pend) {
+					r->bytes = pv[r->pi - pbase].bytes + r->q->bytes;
+					r->cost = pv[r->pi - pbase].cost + r->q->cost;
+				} else {
+					run[0] = run[--nr];
+				}
+				heap_down(run, nr);
+			}
+			cv = b->val[w] + (b->lbeg[at] - b->cbase[w]);
 			if (bd != NULL && bd->beam > 0 && kept > bd->beam) {
 				if (beam_select(b, bd, at, b->lbeg[at], cv, kept) != 0)
 					goto out;
@@ -1421,7 +1466,7 @@ combine(ilpi_blocks *b, const bounds *bd)
 	b->st.front = b->final_cnt;
 	rc = 0;
 out:
-	free(cand);
+	free(run);
 	return rc;
 }
 
