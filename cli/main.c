@@ -182,7 +182,7 @@ main(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("ilpart %s\n", PACKAGE_VERSION);
+		printf("ilpart %s\n", ilp_version());
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
