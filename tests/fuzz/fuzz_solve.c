@@ -10,7 +10,8 @@
  *   byte 0  options: bits 0-1 prefer (3 = hard), bit 2 bans none, bit 3
  *           rng_functionalized, bits 4-5 objective (0, 1 memory, 2 runtime under a
  *           budget fraction, 3 weighted), bits 6-7 budget fraction 0.1 .. 0.7
- *   byte 1  bits 0-1: primals - 1 (1..3, 3 = 1), bit 2: two tangents
+ *   byte 1  bits 0-1: primals - 1 (1..3, 3 = 1), bit 2: two tangents, bits 3-4 RNG
+ *           replay (0, 3 auto, 1 never, 2 always)
  *   then 5 bytes per op, at most MAX_OPS: target, first input, second input,
  *   attributes (bits 0-2 tag, 3-4 region, 5 view, 6-7 size), output bits (bit 0
  *   forward output, bit 1 backward output, bit 2 random, bits 3-4 flops, bit 5 getitem
@@ -20,7 +21,10 @@
  * min-cut is PyTorch's heuristic and is allowed what torch does (docs/mincut.md): no
  * finite cut (ILP_ERR_CONFLICT), or a partition the checker rejects, refused with
  * ILP_ERR_VIOLATION, where the ILP finds one. FUZZ_SOLVE_STRICT=1 in the environment
- * demands that min-cut agree with the rules check as well. */
+ * demands that min-cut and the ILP agree as well. Min-cut replays a random op's RNG
+ * state as torch does; the ILP only when its options allow it (rng_replay), so a
+ * min-cut partition that replays is compared with the ILP only then. Under a budget
+ * only the budget is checked (the ILP lifts the bans there). */
 #include "config.h"
 
 #include <stdio.h>
@@ -214,6 +218,8 @@ decode(const uint8_t *data, size_t size, ilp_solve_options *o, int *rng)
 	}
 	np = (b1 & 3) == 3 ? 1 : 1 + (b1 & 3);
 	nt = 1 + ((b1 >> 2) & 1);
+	o->rng_replay = ((b1 >> 3) & 3) == 1 ? ILP_RNG_REPLAY_NEVER :
+	    ((b1 >> 3) & 3) == 2 ? ILP_RNG_REPLAY_ALWAYS : ILP_RNG_REPLAY_AUTO;
 	ilpi_buf_init(&x.b);
 	ilpi_buf_init(&x.fw);
 	ilpi_buf_init(&x.bw);
@@ -302,9 +308,14 @@ run(const ilp_graph *g, const ilp_solve_options *o)
 	ilp_partition *ps = NULL, *pm = NULL;
 	ilp_error es, em, er;
 	int budget = o->budget_fraction >= 0 || o->budget_bytes >= 0;
+	/* The ILP may replay a random op's RNG state with ILP_RNG_REPLAY_ALWAYS, or AUTO
+	 * under a budget; the rules check never does. Min-cut always does, as torch. */
+	int replay = o->rng_replay == ILP_RNG_REPLAY_ALWAYS ||
+	    (o->rng_replay == ILP_RNG_REPLAY_AUTO && budget);
 	int rules = ilp_rules_check(g, o->prefer, o->bans, &er) == 0;
 	int sol = verdict("ilp_solve", ilp_solve(g, o, &ps, &es), &es, 0);
 	int mc = verdict("ilp_mincut", ilp_mincut(g, o, &pm, &em), &em, 1);
+	int mc_replays = mc == 1 && ilpi_partition_count(pm, ILPI_P_RNG_SAVED) > 0;
 
 	if (!rules)
 		FZ_ASSERT(er.kind == ILP_ERR_CONFLICT, "rules check failed with kind %d: %s",
@@ -313,22 +324,31 @@ run(const ilp_graph *g, const ilp_solve_options *o)
 		checked("ilp_solve", g, ps, o->prefer);
 	if (mc == 1)
 		checked("ilp_mincut", g, pm, o->prefer);
-	/* A budget may make the ILP infeasible on its own; nothing else may. */
-	if (!budget)
+	if (budget) {
+		/* A budget may make the ILP infeasible, and lifts PyTorch's bans. */
+		if (sol == 1)
+			FZ_ASSERT(ilpi_partition_saved_bytes(g, ps) <= ps->budget_bytes ||
+			    ps->budget_bytes < 0, "ilp_solve saves %lld bytes over its budget %lld",
+			    (long long)ilpi_partition_saved_bytes(g, ps),
+			    (long long)ps->budget_bytes);
+		goto out;
+	}
+	if (!replay)
 		FZ_ASSERT(sol == rules, "ilp_solve says %s, ilp_rules_check says %s",
 		    sol ? "feasible" : es.msg, rules ? "feasible" : er.msg);
 	else
-		FZ_ASSERT(rules || !sol, "ilp_solve found a partition, ilp_rules_check says %s",
-		    er.msg);
-	FZ_ASSERT(rules || mc != 1, "ilp_mincut found a partition, ilp_rules_check says %s",
-	    er.msg);
+		FZ_ASSERT(sol || !rules, "ilp_solve says %s, ilp_rules_check says feasible",
+		    es.msg);
+	/* What min-cut finds without replaying RNG, the rules and the ILP allow. */
+	if (mc_replays && !replay)
+		goto out;
+	if (!mc_replays)
+		FZ_ASSERT(rules || mc != 1, "ilp_mincut found a partition, ilp_rules_check says "
+		    "%s", er.msg);
+	FZ_ASSERT(sol || mc != 1, "ilp_mincut found a partition, ilp_solve says %s", es.msg);
 	if (strict)
-		FZ_ASSERT(mc == rules, "ilp_mincut says %s, ilp_rules_check says %s",
-		    mc == 1 ? "feasible" : em.msg, rules ? "feasible" : er.msg);
-	if (sol && budget)
-		FZ_ASSERT(ilpi_partition_saved_bytes(g, ps) <= ps->budget_bytes ||
-		    ps->budget_bytes < 0, "ilp_solve saves %lld bytes over its budget %lld",
-		    (long long)ilpi_partition_saved_bytes(g, ps), (long long)ps->budget_bytes);
+		FZ_ASSERT(mc == sol, "ilp_mincut says %s, ilp_solve says %s",
+		    mc == 1 ? "feasible" : em.msg, sol ? "feasible" : es.msg);
 	if (sol && mc == 1 && o->objective == ILP_OBJ_MEMORY && o->prefer != ILP_PREFER_SOFT &&
 	    strcmp(ps->status, "optimal") == 0) {
 		int64_t bs = ilpi_partition_saved_bytes(g, ps), bm = ilpi_partition_saved_bytes(g, pm);
@@ -336,6 +356,7 @@ run(const ilp_graph *g, const ilp_solve_options *o)
 		FZ_ASSERT(bs <= bm, "the ILP saves %lld bytes, min-cut %lld",
 		    (long long)bs, (long long)bm);
 	}
+out:
 	ilp_partition_free(ps);
 	ilp_partition_free(pm);
 }
