@@ -23,22 +23,36 @@ typedef struct point {
 	int64_t budget;         /* < 0: none */
 	ilp_partition *p;
 	int violates;
+	int64_t peak;           /* simulated peak, < 0 unknown */
 } point;
 
 static int
 solve_point(const ilp_graph *g, const ilp_solve_options *base, ilp_objective obj,
-    int64_t budget, point *pt, ilp_error *err)
+    int64_t budget, int peak_axis, point *pt, ilp_error *err)
 {
 	ilp_solve_options so = *base;
 
 	so.objective = obj;
-	so.budget_bytes = budget;
+	if (peak_axis)
+		so.peak_budget = budget;
+	else
+		so.budget_bytes = budget;
 	pt->kind = "ilp";
 	pt->budget = budget;
 	snprintf(pt->name, sizeof pt->name, "ilp");
 	if (ilp_solve(g, &so, &pt->p, err) != 0)
 		return -1;
 	return ilp_partition_evaluate(g, pt->p, &so.device, err);
+}
+
+/* The simulated peak of a point's partition, -1 when it does not run. */
+static int64_t
+point_peak(const ilp_graph *g, const point *pt)
+{
+	ilp_peak pk;
+
+	return pt->p != NULL && ilp_partition_peak(g, pt->p, &pk, NULL) == 0 ?
+	    pk.peak_bytes : -1;
 }
 
 static void
@@ -68,7 +82,7 @@ render(const point *pts, size_t n, int json, const ilp_graph *g)
 		ilpi_buf_json_str(&b, g->path);
 		ilpi_buf_puts(&b, ",\n  \"points\": [");
 	} else {
-		ilpi_buf_puts(&b, "kind,name,budget_bytes,saved_bytes,recompute_flops,"
+		ilpi_buf_puts(&b, "kind,name,budget_bytes,saved_bytes,peak_bytes,recompute_flops,"
 		    "recompute_time_us,n_saved,n_recomputed,status,sac\n");
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -85,8 +99,13 @@ render(const point *pts, size_t n, int json, const ilp_graph *g)
 				ilpi_buf_printf(&b, "%lld", (long long)pt->budget);
 			else
 				ilpi_buf_puts(&b, "null");
-			ilpi_buf_printf(&b, ", \"saved_bytes\": %lld, \"recompute_flops\": ",
+			ilpi_buf_printf(&b, ", \"saved_bytes\": %lld, \"peak_bytes\": ",
 			    (long long)p->saved_bytes);
+			if (pt->peak >= 0)
+				ilpi_buf_printf(&b, "%lld", (long long)pt->peak);
+			else
+				ilpi_buf_puts(&b, "null");
+			ilpi_buf_puts(&b, ", \"recompute_flops\": ");
 			ilpi_buf_json_num(&b, p->recompute_flops);
 			ilpi_buf_puts(&b, ", \"recompute_time_us\": ");
 			ilpi_buf_json_num(&b, p->recompute_time_us);
@@ -105,6 +124,9 @@ render(const point *pts, size_t n, int json, const ilp_graph *g)
 		else
 			ilpi_buf_puts(&b, ",");
 		ilpi_buf_printf(&b, ",%lld,", (long long)p->saved_bytes);
+		if (pt->peak >= 0)
+			ilpi_buf_printf(&b, "%lld", (long long)pt->peak);
+		ilpi_buf_puts(&b, ",");
 		ilpi_buf_json_num(&b, p->recompute_flops);
 		ilpi_buf_puts(&b, ",");
 		ilpi_buf_json_num(&b, p->recompute_time_us);
@@ -149,7 +171,7 @@ cmd_pareto(int argc, char **argv)
 	point *pts = NULL;
 	size_t n = 0, cap = 0;
 	long points = 10;
-	int json = 0, n_graph = 0, rc;
+	int json = 0, n_graph = 0, rc, peak_axis = 0;
 	int64_t lo, hi;
 	char *out = NULL;
 
@@ -176,6 +198,13 @@ cmd_pareto(int argc, char **argv)
 				return CLI_INPUT;
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
+		} else if (cli_opt("pareto", argc, argv, &i, "--axis", &v)) {
+			if (v == NULL)
+				return CLI_INPUT;
+			if (strcmp(v, "peak") != 0 && strcmp(v, "saved") != 0)
+				return cli_usage("pareto", "--axis: expected saved or peak, not '%s'",
+				    v);
+			peak_axis = strcmp(v, "peak") == 0;
 		} else if (cli_opt("pareto", argc, argv, &i, "--device", &v)) {
 			if (cli_opt_device("pareto", v, &so.device) != CLI_OK)
 				return CLI_INPUT;
@@ -198,15 +227,17 @@ cmd_pareto(int argc, char **argv)
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;
 	}
-	/* The two ends: least feasible bytes, and the bytes of the runtime optimum. */
-	if (solve_point(g, &so, ILP_OBJ_MEMORY, -1, &pts[0], &err) != 0)
+	/* The two ends: least feasible bytes (--axis peak: least peak), and the bytes
+	 * (peak) of the runtime optimum. */
+	if (solve_point(g, &so, peak_axis ? ILP_OBJ_PEAK : ILP_OBJ_MEMORY, -1, 0, &pts[0],
+	    &err) != 0)
 		goto fail;
-	lo = pts[0].p->saved_bytes;
+	lo = peak_axis ? point_peak(g, &pts[0]) : pts[0].p->saved_bytes;
 	ilp_partition_free(pts[0].p);
 	pts[0].p = NULL;
-	if (solve_point(g, &so, ILP_OBJ_RUNTIME, -1, &pts[0], &err) != 0)
+	if (solve_point(g, &so, ILP_OBJ_RUNTIME, -1, 0, &pts[0], &err) != 0)
 		goto fail;
-	hi = pts[0].p->saved_bytes;
+	hi = peak_axis ? point_peak(g, &pts[0]) : pts[0].p->saved_bytes;
 	ilp_partition_free(pts[0].p);
 	pts[0].p = NULL;
 	if (hi < lo)
@@ -216,12 +247,21 @@ cmd_pareto(int argc, char **argv)
 
 		if (k == points - 1)
 			b = hi;
-		if (solve_point(g, &so, ILP_OBJ_RUNTIME, b, &pts[n], &err) != 0)
+		if (solve_point(g, &so, ILP_OBJ_RUNTIME, b, peak_axis, &pts[n], &err) != 0) {
+			/* A peak budget the search cannot meet in simulation: no point. */
+			if (peak_axis && err.kind == ILP_ERR_SOLVER) {
+				ilp_partition_free(pts[n].p);
+				pts[n].p = NULL;
+				continue;
+			}
 			goto fail;
+		}
 		n++;
 	}
 	if (extra_points(g, &so, &pol, pts, &n, &err) != 0)
 		goto fail;
+	for (size_t k = 0; k < n; k++)
+		pts[k].peak = point_peak(g, &pts[k]);
 	if ((out = render(pts, n, json, g)) == NULL) {
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;

@@ -897,30 +897,33 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	return 0;
 }
 
-/* --peak-budget with the runtime objective: the rows hold P <= budget; when the
- * simulated peak still exceeds it, tighten by the excess and solve again. */
+/* --peak-budget with the runtime objective: the rows hold P <= budget; an answer whose
+ * simulated peak still exceeds it is cut off (no-good cut with its true peak) and the
+ * stages run again. */
 static int
 obj_runtime_peak(solve_ctx *c, ilp_error *err)
 {
 	double unit = c->m.byte_unit, ub = (double)c->o->peak_budget / unit;
 	double lb = glp_get_col_lb(c->m.lp, c->peak.col);
+	double limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
 
-	for (int round = 0; round < 5; round++) {
-		if (ub < lb) {
-			ilpi_err(err, ILP_ERR_CONFLICT, "%s: peak budget %lld bytes is below the "
-			    "least peak any partition can have (at least %.0f bytes)", c->g->path,
-			    (long long)c->o->peak_budget, lb * unit);
-			return -1;
-		}
-		glp_set_col_bnds(c->m.lp, c->peak.col, GLP_DB, lb, ub);
+	if (ub < lb) {
+		ilpi_err(err, ILP_ERR_CONFLICT, "%s: peak budget %lld bytes is below the least "
+		    "peak any partition can have (at least %.0f bytes)", c->g->path,
+		    (long long)c->o->peak_budget, lb * unit);
+		return -1;
+	}
+	glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb, ub);
+	for (int round = 0; round < 200 && now_s() - c->t0 < limit; round++) {
 		if (obj_runtime(c, err) != 0)
 			return -1;
 		c->peak_sim = simulate(c, c->s, c->r);
 		if (c->peak_sim >= 0 && c->peak_sim <= c->o->peak_budget)
 			return 0;
-		note(c, "simulated peak %lld exceeds the peak budget: tightening the rows",
+		note(c, "simulated peak %lld exceeds the peak budget: cutting the answer off",
 		    (long long)c->peak_sim);
-		ub -= ((double)c->peak_sim - (double)c->o->peak_budget) / unit;
+		if (c->peak_sim < 0 || nogood_cut(c, c->s, c->r, (double)c->peak_sim / unit) != 0)
+			break;
 	}
 	ilpi_err(err, ILP_ERR_SOLVER, "%s: no partition found whose simulated peak is within "
 	    "%lld bytes (the peak rows are a lower bound; see docs/solver.md)", c->g->path,

@@ -38,6 +38,7 @@ def read_points(path):
             "name": r["name"],
             "budget": None if budget in (None, "") else float(budget),
             "saved": float(r["saved_bytes"]),
+            "peak": None if r.get("peak_bytes") in (None, "") else float(r["peak_bytes"]),
             "time_us": float(r["recompute_time_us"]),
             "flops": float(r["recompute_flops"]),
             "sac": r.get("sac", "ok"),
@@ -55,7 +56,8 @@ def _byte_scale(maximum):
     return "B", 1
 
 
-def plot(points, outputs, title=None):
+def plot(points, outputs, title=None, axis="saved"):
+    """axis: "saved" (saved bytes) or "peak" (simulated peak, `pareto --axis peak`)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -65,16 +67,19 @@ def plot(points, outputs, title=None):
         sys.exit("ilpart.plot: matplotlib is needed (Debian: apt-get install "
                  "python3-matplotlib, then run /usr/bin/python3 -m ilpart.plot)")
 
-    unit, scale = _byte_scale(max(p["saved"] for p in points))
+    points = [dict(p, x=p[axis]) for p in points if p.get(axis) is not None]
+    if not points:
+        raise ValueError("no point has %s bytes" % axis)
+    unit, scale = _byte_scale(max(p["x"] for p in points))
     fig, ax = plt.subplots(figsize=(8, 5))
     frontier = sorted((p for p in points if p["kind"] == "ilp"),
-                      key=lambda p: (p["saved"], p["time_us"]))
+                      key=lambda p: (p["x"], p["time_us"]))
     if frontier:
-        ax.plot([p["saved"] / scale for p in frontier], [p["time_us"] for p in frontier],
+        ax.plot([p["x"] / scale for p in frontier], [p["time_us"] for p in frontier],
                 marker="o", color="tab:blue", label="ILP optimum per budget")
         loose = [p for p in frontier if p["status"] not in ("optimal", "")]
         if loose:
-            ax.scatter([p["saved"] / scale for p in loose], [p["time_us"] for p in loose],
+            ax.scatter([p["x"] / scale for p in loose], [p["time_us"] for p in loose],
                        marker="o", s=80, facecolors="white", edgecolors="tab:blue",
                        zorder=3, label="ILP, time limit (best found, not proven)")
     for p in points:
@@ -83,10 +88,11 @@ def plot(points, outputs, title=None):
         marker, color = STYLE.get(p["kind"], ("o", "tab:red"))
         bad = p["sac"] != "ok"
         label = p["name"] + (" (breaks SAC tags)" if bad else "")
-        ax.scatter([p["saved"] / scale], [p["time_us"]], marker=marker, s=70,
+        ax.scatter([p["x"] / scale], [p["time_us"]], marker=marker, s=70,
                    color=color, edgecolors="red" if bad else "black",
                    linewidths=2 if bad else 0.5, label=label, zorder=3)
-    ax.set_xlabel(f"saved for backward ({unit})")
+    ax.set_xlabel(f"saved for backward ({unit})" if axis == "saved" else
+                  f"peak memory, simulated ({unit})")
     ax.set_ylabel("recompute time in backward (µs, roofline)")
     ax.set_title(title or "Memory / recompute trade-off")
     ax.grid(True, alpha=0.3)
@@ -107,12 +113,17 @@ def main(argv=None):
     ap.add_argument("-o", "--output", action="append", required=True,
                     help="image to write (.png, .svg, .pdf); repeat for several")
     ap.add_argument("--title", help="plot title")
+    ap.add_argument("--axis", choices=("saved", "peak"), default="saved",
+                    help="x axis: saved bytes (default) or simulated peak")
     args = ap.parse_args(argv)
     try:
         points = read_points(args.csv)
     except (OSError, ValueError, KeyError) as e:
         sys.exit(f"ilpart.plot: {args.csv}: {e}")
-    plot(points, args.output, args.title)
+    try:
+        plot(points, args.output, args.title, args.axis)
+    except ValueError as e:
+        sys.exit(f"ilpart.plot: {args.csv}: {e}")
     return 0
 
 
