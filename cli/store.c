@@ -19,17 +19,23 @@ cli_is_key(const char *s)
 	return i == 64 && s[64] == '\0';
 }
 
-/* Options an entry may carry: each takes one value. */
+/* Options an entry may carry: those of solve that change the question. Each takes one
+ * value except the flags. */
 static const char *const allowed[] = {
-	"--objective", "--memory-budget", "--alpha", "--device", "--gap", "--policy",
-	"--prefer", "--bans",
+	"--objective", "--memory-budget", "--peak-budget", "--alpha", "--device", "--gap",
+	"--rng-replay", "--policy", "--prefer", "--bans",
 };
+static const char *const flags[] = { "--monolithic" };
 
+/* 2: an option with a value, 1: a flag, 0: not allowed. */
 static int
 allowed_option(const char *a)
 {
 	for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
 		if (strcmp(a, allowed[i]) == 0)
+			return 2;
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+		if (strcmp(a, flags[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -60,6 +66,7 @@ read_args(const cJSON *a, cli_entry *e, char *msg, size_t size)
 {
 	const cJSON *v;
 	size_t n = 0;
+	int want_value = 0;
 
 	if (!cJSON_IsArray(a))
 		return bad(msg, size, "field 'args': expected an array of strings");
@@ -69,19 +76,26 @@ read_args(const cJSON *a, cli_entry *e, char *msg, size_t size)
 	cJSON_ArrayForEach(v, a) {
 		if (!cJSON_IsString(v))
 			return bad(msg, size, "field 'args': expected an array of strings");
-		if (n % 2 == 0 && !allowed_option(v->valuestring)) {
-			snprintf(msg, size, "field 'args': option '%.60s' is not allowed in a store "
-			    "entry", v->valuestring);
-			return -1;
+		if (want_value) {
+			if (strcmp(e->args[n - 1], "--policy") == 0 && !store_policy(v->valuestring))
+				return bad(msg, size, "field 'args': --policy must name "
+				    "policies/SHA256.json");
+			want_value = 0;
+		} else {
+			int kind = allowed_option(v->valuestring);
+
+			if (kind == 0) {
+				snprintf(msg, size, "field 'args': option '%.60s' is not allowed in a "
+				    "store entry", v->valuestring);
+				return -1;
+			}
+			want_value = kind == 2;
 		}
-		if (n % 2 == 1 && strcmp(e->args[n - 1], "--policy") == 0 &&
-		    !store_policy(v->valuestring))
-			return bad(msg, size, "field 'args': --policy must name policies/SHA256.json");
 		if ((e->args[n] = strdup(v->valuestring)) == NULL)
 			return bad(msg, size, "out of memory");
 		e->n_args = ++n;
 	}
-	if (n % 2 != 0)
+	if (want_value)
 		return bad(msg, size, "field 'args': an option without its value");
 	return 0;
 }

@@ -395,6 +395,8 @@ ilpi_graph_compute_fingerprint(ilp_graph *g)
 	PUT(g->n);
 	PUT(g->n_fw_out);
 	PUT(g->n_bw_out);
+	if (g->rng_state_bytes >= 0) /* absent in older files: their fingerprints stay */
+		PUT(0x7265706c61790000ULL ^ (uint64_t)g->rng_state_bytes);
 	distinct(&f, f.col);
 	for (size_t i = 0; i < f.n; i++)
 		PUTC(f.sorted[i]);

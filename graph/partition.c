@@ -36,6 +36,7 @@ ilp_partition_new(const ilp_graph *g)
 	p->opt.alpha = -1;
 	p->opt.budget_bytes = -1;
 	p->opt.budget_fraction = -1;
+	p->opt.peak_budget = -1;
 	p->opt.time_limit = -1;
 	p->opt.gap = -1;
 	return p;
@@ -170,6 +171,10 @@ ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_opti
 		r->alpha = o->objective == ILP_OBJ_WEIGHTED ? o->alpha : -1;
 		r->budget_bytes = o->budget_bytes;
 		r->budget_fraction = o->budget_bytes >= 0 ? -1 : o->budget_fraction;
+		r->peak_budget = o->peak_budget;
+		set_field(r->rng_replay, sizeof r->rng_replay,
+		    o->rng_replay == ILP_RNG_REPLAY_ALWAYS ? "yes" :
+		    o->rng_replay == ILP_RNG_REPLAY_NEVER ? "no" : "");
 		r->time_limit = o->time_limit > 0 ? o->time_limit : -1;
 		r->gap = o->gap > 0 ? o->gap : -1;
 	}
@@ -500,6 +505,10 @@ read_options(reader *r, const cJSON *root)
 	    &x->budget_bytes) < 0 ||
 	    get_number(r, o, "memory_budget_fraction", "options.memory_budget_fraction",
 	    &x->budget_fraction) < 0 ||
+	    get_int64(r, o, "peak_budget_bytes", "options.peak_budget_bytes",
+	    &x->peak_budget) < 0 ||
+	    get_string(r, o, "rng_replay", "options.rng_replay", x->rng_replay,
+	    sizeof x->rng_replay) < 0 ||
 	    get_string(r, o, "prefer", "options.prefer", x->prefer, sizeof x->prefer) < 0 ||
 	    get_string(r, o, "bans", "options.bans", x->bans, sizeof x->bans) < 0 ||
 	    get_string(r, o, "device", "options.device", x->device, sizeof x->device) < 0 ||
@@ -735,6 +744,13 @@ write_provenance(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p)
 	else if (o->budget_fraction >= 0) {
 		ilpi_buf_puts(b, "\"memory_budget_fraction\": ");
 		short_num(b, o->budget_fraction);
+		ilpi_buf_puts(b, ", ");
+	}
+	if (o->peak_budget >= 0)
+		ilpi_buf_printf(b, "\"peak_budget_bytes\": %lld, ", (long long)o->peak_budget);
+	if (o->rng_replay[0] != '\0') {
+		ilpi_buf_puts(b, "\"rng_replay\": ");
+		ilpi_buf_json_str(b, o->rng_replay);
 		ilpi_buf_puts(b, ", ");
 	}
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {

@@ -32,6 +32,8 @@ typedef struct ilpi_run_options {
 	double alpha;             /* weighted objective only */
 	int64_t budget_bytes;     /* --memory-budget in bytes ... */
 	double budget_fraction;   /* ... or as a fraction */
+	int64_t peak_budget;      /* --peak-budget in bytes */
+	char rng_replay[8];       /* "yes", "no"; "" for the default (auto) */
 	char prefer[16];
 	char bans[16];
 	char device[96];          /* a profile name or FLOPS:BYTES_PER_S */

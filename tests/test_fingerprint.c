@@ -278,6 +278,8 @@ START_TEST(fingerprint_sees_every_change)
 		{ "edge", "", NODES("", "'x'", "[4, 4]"), "'b'", "null, 'gw'" },
 		{ "outputs", "", NODES("", "'a'", "[4, 4]"), "'b'", "'gw', null" },
 		{ "flops", "", NODES(", 'flops': 128", "'a'", "[4, 4]"), "'b'", "null, 'gw'" },
+		{ "rng state", "'rng_state_bytes': 16,", NODES("", "'a'", "[4, 4]"), "'b'",
+		  "null, 'gw'" },
 		{ "rng", "'rng_functionalized': true,", NODES("", "'a'", "[4, 4]"), "'b'",
 		  "null, 'gw'" },
 		{ "region", "", NODES(", 'recompute': 'MUST_SAVE', 'ac_graph_id': 1", "'a'",
@@ -387,13 +389,15 @@ START_TEST(partition_records_graph_and_options)
 	o.objective = ILP_OBJ_RUNTIME;
 	o.budget_fraction = 0.3;
 	o.bans = ILP_BANS_NONE;
+	o.rng_replay = ILP_RNG_REPLAY_NEVER;
 	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(ilp_partition_to_json(g, p, &json, &err), 0);
 	snprintf(expect, sizeof expect, "\"graph\": {\"fingerprint\": \"%s\"",
 	    ilp_graph_fingerprint(g));
 	ck_assert_ptr_nonnull(strstr(json, expect));
 	ck_assert_ptr_nonnull(strstr(json, "\"options\": {\"objective\": \"runtime\", "
-	    "\"memory_budget_fraction\": 0.3, \"prefer\": \"hard\", \"bans\": \"none\", "
+	    "\"memory_budget_fraction\": 0.3, \"rng_replay\": \"no\", \"prefer\": \"hard\", "
+	    "\"bans\": \"none\", "
 	    "\"device\": \"h100\", \"ilpart\": \"" PACKAGE_VERSION "\"}"));
 	/* read back and written again: the same bytes */
 	ck_assert_msg(ilp_partition_read_buffer(g, json, strlen(json), "p.json", &r, &err) == 0,
