@@ -15,8 +15,11 @@ int ilpi_grow_cap(size_t cap, size_t used, size_t more, size_t elem, size_t *out
  * or out of memory, leaving the array and *cap unchanged. */
 int ilpi_grow(void *pp, size_t *cap, size_t used, size_t more, size_t elem);
 
-/* ilpi_grow for an array variable `arr` and its capacity variable `cap`. */
+/* ilpi_grow for an array variable `arr` and its capacity variable `cap`, with the
+ * common case (room already) inline for hot loops. Evaluates its arguments more than
+ * once: pass no side effects. */
 #define ILPI_GROW(arr, cap, used, more) \
-	ilpi_grow(&(arr), &(cap), (used), (more), sizeof *(arr))
+	((used) <= (cap) && (more) <= (cap) - (used) ? 0 : \
+	    ilpi_grow(&(arr), &(cap), (used), (more), sizeof *(arr)))
 
 #endif /* ILPART_GRAPH_GROW_H */

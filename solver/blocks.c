@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/grow.h"
 #include "solver/blocks.h"
 
 enum {
@@ -413,14 +414,8 @@ typedef struct keybuf {
 static int
 kput(keybuf *k, int64_t x)
 {
-	if (k->n == k->cap) {
-		size_t c = k->cap ? 2 * k->cap : 256;
-		int64_t *p = realloc(k->v, c * sizeof *p);
-
-		if (p == NULL)
-			return -1;
-		k->v = p, k->cap = c;
-	}
+	if (ILPI_GROW(k->v, k->cap, k->n, 1) != 0)
+		return -1;
 	k->v[k->n++] = x;
 	return 0;
 }
@@ -569,16 +564,15 @@ classes(ilpi_blocks *b)
 			bclass *cl;
 
 			if (b->n_cls == cap) {
-				void *p1 = realloc(b->cls, 2 * cap * sizeof *b->cls);
-				void *p2 = p1 ? realloc(keys, 2 * cap * sizeof *keys) : NULL;
-				void *p3 = p2 ? realloc(klen, 2 * cap * sizeof *klen) : NULL;
+				/* three parallel arrays, one capacity: each grows from cap */
+				size_t c1 = cap, c2 = cap, c3 = cap;
 
-				if (p1) b->cls = p1;
-				if (p2) keys = p2;
-				if (p3) klen = p3;
-				if (p3 == NULL)
+				if (ILPI_GROW(b->cls, c1, b->n_cls, 1) != 0 ||
+				    ILPI_GROW(keys, c2, b->n_cls, 1) != 0 ||
+				    ILPI_GROW(klen, c3, b->n_cls, 1) != 0)
 					goto out;
-				cap *= 2;
+				cap = c1 < c2 ? c1 : c2;
+				cap = cap < c3 ? cap : c3;
 			}
 			cl = &b->cls[b->n_cls];
 			memset(cl, 0, sizeof *cl);
@@ -904,14 +898,9 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 					nm |= (uint16_t)(1u << iv->slot);
 				if (first && y && yv->slot >= 0 && yv->end > i)
 					nm |= (uint16_t)(1u << yv->slot);
-				if (n == cap) {
-					label *p = realloc(pool, 2 * cap * sizeof *p);
-
-					if (p == NULL) {
-						free(pool);
-						return -1;
-					}
-					pool = p, cap *= 2;
+				if (ILPI_GROW(pool, cap, n, 1) != 0) {
+					free(pool);
+					return -1;
 				}
 				pool[n++] = (label){ by, pool[l].cost + (rv ? it->cost : 0),
 				    (int32_t)l, nm, (uint8_t)(sv | rv << 1 | y << 2) };
@@ -941,14 +930,8 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 static int
 add_point(ilpi_blocks *b, int64_t bytes, double cost, int32_t sol)
 {
-	if (b->n_pt == b->cap_pt) {
-		size_t c = b->cap_pt ? 2 * b->cap_pt : 1024;
-		bpoint *p = realloc(b->pt, c * sizeof *p);
-
-		if (p == NULL)
-			return -1;
-		b->pt = p, b->cap_pt = c;
-	}
+	if (ILPI_GROW(b->pt, b->cap_pt, b->n_pt, 1) != 0)
+		return -1;
 	b->pt[b->n_pt].bytes = bytes;
 	b->pt[b->n_pt].cost = cost;
 	b->pt[b->n_pt].sol = sol;
@@ -983,14 +966,9 @@ class_collect(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label *pool
 
 			if (o[l] != out)
 				continue;
-			if (cl->n_sol == cl->cap_sol) {
-				size_t c = cl->cap_sol ? 2 * cl->cap_sol : 16;
-				uint8_t *p = realloc(cl->sol, c * 2 * (size_t)cp->no);
-
-				if (p == NULL)
-					goto fail;
-				cl->sol = p, cl->cap_sol = c;
-			}
+			/* a solution is 2 * cp->no bytes */
+			if (ilpi_grow(&cl->sol, &cl->cap_sol, cl->n_sol, 1, 2 * (size_t)cp->no) != 0)
+				goto fail;
 			sol = cl->sol + cl->n_sol * 2 * (size_t)cp->no;
 			at = (int32_t)(from + l);
 			for (int i = cp->no; i-- > 0;) {
@@ -1171,33 +1149,15 @@ beam_select(ilpi_blocks *b, const bounds *bd, size_t at, size_t from, dval *v,
 static int
 val_reserve(ilpi_blocks *b, int w, size_t n)
 {
-	if (n > b->cap_val[w]) {
-		size_t c = b->cap_val[w] ? b->cap_val[w] : 4096;
-		dval *p;
-
-		while (c < n)
-			c *= 2;
-		if ((p = realloc(b->val[w], c * sizeof *p)) == NULL)
-			return -1;
-		b->val[w] = p, b->cap_val[w] = c;
-	}
-	return 0;
+	if (n <= b->cap_val[w])
+		return 0;
+	return ilpi_grow(&b->val[w], &b->cap_val[w], 0, n, sizeof *b->val[w]);
 }
 
 static int
 dp_reserve(ilpi_blocks *b, size_t more)
 {
-	if (b->n_dp + more > b->cap_dp) {
-		size_t c = b->cap_dp ? b->cap_dp : 4096;
-		dtrace *p;
-
-		while (c < b->n_dp + more)
-			c *= 2;
-		if ((p = realloc(b->dp, c * sizeof *p)) == NULL)
-			return -1;
-		b->dp = p, b->cap_dp = c;
-	}
-	return 0;
+	return ILPI_GROW(b->dp, b->cap_dp, b->n_dp, more);
 }
 
 /* Backward scalar programme: v[state] = least cost + lam * bytes of the rest (lam < 0:
@@ -1396,16 +1356,8 @@ combine(ilpi_blocks *b, const bounds *bd)
 
 				if (b->lcnt[from] == 0)
 					continue;
-				if (nr + cl->fcnt[k] > ncap) {
-					size_t c2 = ncap ? ncap : 64;
-					brun *p;
-
-					while (c2 < nr + cl->fcnt[k])
-						c2 *= 2;
-					if ((p = realloc(run, c2 * sizeof *p)) == NULL)
-						goto out;
-					run = p, ncap = c2;
-				}
+				if (ILPI_GROW(run, ncap, nr, cl->fcnt[k]) != 0)
+					goto out;
 				for (size_t j = 0; j < cl->fcnt[k]; j++) {
 					brun *r = &run[nr];
 

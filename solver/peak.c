@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/grow.h"
 #include "solver/model.h"
 #include "solver/peak.h"
 #include "solver/reduce.h"
@@ -59,15 +60,8 @@ add_term(peak_build *b, int col, double bytes, int32_t lo, int32_t hi)
 {
 	if (col == 0 || bytes <= 0 || lo > hi)
 		return 0;
-	if (b->n_t == b->cap_t) {
-		size_t cap = b->cap_t ? 2 * b->cap_t : 256;
-		term *t = realloc(b->t, cap * sizeof *t);
-
-		if (t == NULL)
-			return -1;
-		b->t = t;
-		b->cap_t = cap;
-	}
+	if (ILPI_GROW(b->t, b->cap_t, b->n_t, 1) != 0)
+		return -1;
 	b->t[b->n_t++] = (term){ col, bytes / b->m->byte_unit, lo, hi };
 	return 0;
 }
