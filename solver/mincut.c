@@ -201,6 +201,9 @@ ilpi_mc_ban_text(ilpi_mc_ban b)
 		return "ends a long fusible chain";
 	case ILPI_MC_UNSAFE:
 		return "random (RNG not functionalized) or effectful";
+	case ILPI_MC_RULE:
+		return "may not be recomputed (ilpart's hard rules: tag, random, effectful, "
+		    "collective, getitem of such a tuple)";
 	}
 	return "?";
 }
@@ -223,6 +226,8 @@ typedef struct mc {
 	unsigned *opc;      /* ilpi_op_class per node */
 	ilpi_ban_config bc; /* should_ban_recomputation's switches (policies/bans.c) */
 	ilpi_ban_ctx bans;
+	ilpi_rules rules;   /* the hard rules (policies/rules.c, no bans): the ILP's */
+	int have_rules;
 	double *weight;     /* node_in -> node_out capacity, -1 when there is no edge */
 	int32_t *heap;      /* scratch: binary min-heap of node indices (duplicates kept) */
 	size_t nheap, cap_heap;
@@ -248,6 +253,8 @@ mc_free(mc *m)
 	free(m->dist);
 	free(m->opc);
 	ilpi_ban_ctx_free(&m->bans);
+	if (m->have_rules)
+		ilpi_rules_free(&m->rules);
 	free(m->weight);
 	free(m->heap);
 	free(m->stamp);
@@ -471,20 +478,30 @@ main_loop(mc *m)
 
 	for (size_t i = 0; i < m->n; i++) {
 		const ilpi_node *n = &g->node[i];
+		unsigned hard = m->have_rules ?
+		    m->rules.bits[i] & (ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE) : 0;
 		ilpi_mc_ban why;
 
 		if (!m->live[i])
 			continue;
-		/* torch's required_bw_nodes also hold the backward outputs, a forward op
-		 * among them too: it runs in the backward, unbanned and never saved. */
-		if (n->cls == ILPI_BACKWARD ||
-		    (n->kind == ILPI_OP && (n->flags & ILPI_F_BW_OUTPUT))) {
+		if (n->cls == ILPI_BACKWARD) {
 			m->in_sink[i] = 1;
 			continue;
 		}
-		if (n->kind == ILPI_PRIMAL && (n->flags & ILPI_F_BW_OUTPUT))
+		/* torch's required_bw_nodes also hold the backward outputs, a forward op
+		 * among them too: it runs in the backward, unbanned and never saved; and a
+		 * must-recompute node goes to the sink. Unless the hard rules forbid
+		 * recomputing it: then it must be saved (a gradient) or is banned and
+		 * unsaveable, a conflict exactly when the backward needs it, as for the
+		 * ILP (torch would recompute it against the rule, or fail). */
+		if (n->kind == ILPI_OP && (n->flags & ILPI_F_BW_OUTPUT) &&
+		    !(hard & ILPI_R_NO_RECOMPUTE)) {
+			m->in_sink[i] = 1;
+			continue;
+		}
+		if (n->flags & ILPI_F_BW_OUTPUT)
 			m->out_sink[i] = 1;
-		if (m->rc[i]) {
+		if (m->rc[i] && !(hard & ILPI_R_NO_RECOMPUTE)) {
 			m->in_sink[i] = 1;
 			continue;
 		}
@@ -499,7 +516,10 @@ main_loop(mc *m)
 		    !(m->o->activation_memory_budget < 1)) ||
 		    (n->flags & ILPI_F_EFFECTFUL)))
 			ban_if_allowed(m, i, ILPI_MC_UNSAFE);
-		m->weight[i] = node_weight(m, i);
+		/* The hard rules hold whatever torch's exemptions (views, dont_ban). */
+		if ((hard & ILPI_R_NO_RECOMPUTE) && !m->ban[i])
+			m->ban[i] = n->kind == ILPI_PRIMAL ? ILPI_MC_PRIMAL : ILPI_MC_RULE;
+		m->weight[i] = (hard & ILPI_R_NO_SAVE) ? INFINITY : node_weight(m, i);
 	}
 }
 
@@ -662,8 +682,8 @@ report_unbounded(const ilp_graph *g, const ilpi_flow *f, ilp_error *err)
 		pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%s", k ? " -> " : "",
 		    name);
 	}
-	ilpi_err(err, ILP_ERR_CONFLICT, "%s: min-cut: no finite cut (torch's networkx raises "
-	    "NetworkXUnbounded): infinite path %s%s", g->path, buf, len > 16 ? " ..." : "");
+	ilpi_err(err, ILP_ERR_CONFLICT, "%s: min-cut: conflict: no finite cut (torch's networkx "
+	    "raises NetworkXUnbounded): infinite path %s%s", g->path, buf, len > 16 ? " ..." : "");
 }
 
 /* Builds the network from live/weight/ban/in_sink/out_sink, solves, and sets
@@ -803,6 +823,7 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
     const uint8_t *dont_ban, uint8_t *saved, uint8_t *banned, ilpi_mincut_info *info,
     ilp_error *err)
 {
+	ilpi_rule_options ro;
 	double value = 0;
 	mc m;
 	int rc = -1;
@@ -822,6 +843,17 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
 	m.bc.max_dist_from_bw = o->max_dist_from_bw;
 	if (ilpi_ban_ctx_init(&m.bans, g, m.opc, &m.bc, m.dist) != 0)
 		goto nomem;
+	/* Without a budget the ILP's hard rules hold in the network too; torch's budget
+	 * path lifts tag bans (its knapsack), which is reproduced as is. */
+	ilpi_rule_options_init(&ro);
+	ro.prefer = o->prefer;
+	ro.bans = ILP_BANS_NONE;
+	ro.rng_replay = 1; /* torch functionalises the RNG of random ops it recomputes */
+	if (!(o->activation_memory_budget < 1)) {
+		if (ilpi_rules_build(g, &ro, &m.rules, err) != 0)
+			goto out;
+		m.have_rules = 1;
+	}
 	mark_live(g, m.live);
 	classify_ops(&m);
 	read_tags(&m);
@@ -837,7 +869,8 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
 		goto out;
 	if (banned != NULL)
 		for (size_t i = 0; i < g->n; i++)
-			banned[i] = m.ban[i] != ILPI_MC_FREE && m.ban[i] != ILPI_MC_UNSAFE;
+			banned[i] = m.ban[i] != ILPI_MC_FREE && m.ban[i] != ILPI_MC_UNSAFE &&
+			    m.ban[i] != ILPI_MC_RULE;
 	if (info != NULL && fill_info(&m, info, value) != 0)
 		goto nomem;
 	rc = 0;

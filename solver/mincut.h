@@ -59,7 +59,8 @@ typedef enum ilpi_mc_ban {
 	ILPI_MC_REDUCTION,
 	ILPI_MC_USED_FAR_APART,
 	ILPI_MC_LONG_FUSIBLE_CHAIN,
-	ILPI_MC_UNSAFE             /* ilpart: random (RNG not functionalized) or effectful */
+	ILPI_MC_UNSAFE,            /* ilpart: random (RNG not functionalized) or effectful */
+	ILPI_MC_RULE               /* ilpart's hard rules forbid recomputing it (rules.c) */
 } ilpi_mc_ban;
 
 /* What the heuristic derived per node (arrays of g->n entries, owned by the struct). */
