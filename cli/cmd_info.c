@@ -1,10 +1,14 @@
-/* cmd_info.c - `ilpart info GRAPH`: validate, classify, and summarise a joint graph. */
+/* cmd_info.c - `ilpart info GRAPH [--blocks]`: validate, classify, and summarise a joint
+ * graph; --blocks adds the decomposition a budgeted solve would use (solver/blocks.h). */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "graph/graph.h"
+#include "solver/blocks.h"
 
 int
 cmd_info(int argc, char **argv)
@@ -13,10 +17,26 @@ cmd_info(int argc, char **argv)
 	ilp_graph *g = NULL;
 	int64_t boundary_bytes = 0;
 	size_t boundary = 0;
+	const char *path = NULL;
+	int blocks = 0, n_graph = 0;
+	cli_policy_opts pol;
 
-	if (argc != 2)
+	cli_policy_opts_init(&pol);
+	for (int i = 1; i < argc; i++) {
+		int k = cli_policy_arg(&pol, "info", argc, argv, &i);
+
+		if (k < 0)
+			return CLI_INPUT;
+		if (k > 0)
+			continue;
+		if (strcmp(argv[i], "--blocks") == 0)
+			blocks = 1;
+		else if (cli_operand("info", argv[i], &path, 1, &n_graph) != CLI_OK)
+			return CLI_INPUT;
+	}
+	if (path == NULL)
 		return cli_usage("info", "expected one GRAPH argument");
-	if (ilp_graph_read_file(argv[1], &g, &err) != 0)
+	if (ilp_graph_read_file(path, &g, &err) != 0)
 		return cli_fail(&err);
 	for (size_t i = 0; i < g->n; i++)
 		if (g->node[i].flags & ILPI_F_BOUNDARY) {
@@ -29,6 +49,23 @@ cmd_info(int argc, char **argv)
 	printf("boundary: %zu values, %lld bytes if all saved\n", boundary,
 	    (long long)boundary_bytes);
 	printf("fingerprint: %s\n", ilp_graph_fingerprint(g));
+	if (blocks) {
+		ilp_solve_options o;
+		char *text = NULL;
+
+		/* as a budgeted solve sees the graph: its rules and costs */
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_RUNTIME;
+		o.budget_bytes = INT64_MAX;
+		o.prefer = pol.prefer;
+		o.bans = pol.bans;
+		if (ilpi_blocks_report(g, &o, &text, &err) != 0) {
+			ilp_graph_free(g);
+			return cli_fail(&err);
+		}
+		fputs(text, stdout);
+		free(text);
+	}
 	ilp_graph_free(g);
 	return CLI_OK;
 }

@@ -78,9 +78,11 @@ static const struct {
 	    "partitions on the same axes. Plot: python3 -m ilpart.plot FILE -o out.png\n"
 	    "--axis peak: the budgets bound the simulated peak instead (from the least peak\n"
 	    "to the runtime optimum's); every row has peak_bytes. Plot with --axis peak.\n" },
-	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH",
+	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH [--blocks]\n    " SAC_OPTS,
 	    "Prints node counts per class, the boundary the partition must cover, and the\n"
-	    "graph's fingerprint (independent of node names and order; docs/format.md).\n" },
+	    "graph's fingerprint (independent of node names and order; docs/format.md).\n"
+	    "--blocks: the repeated blocks a budgeted solve decomposes into (docs/solver.md):\n"
+	    "segments, distinct classes, and each class's interface (entry and exit state).\n" },
 	{ "batch", cmd_batch, "solve the pending graphs of a partition store",
 	    "DIR [--time-limit S] [-j N] [--shard I/N] [--retry] [--force] [--dry-run]\n"
 	    "    [--no-times]",

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "graph/grow.h"
+#include "graph/strbuf.h"
 #include "solver/blocks.h"
 
 enum {
@@ -1716,4 +1717,50 @@ ilpi_blocks_free(ilpi_blocks *b)
 	free(b->val[0]);
 	free(b->val[1]);
 	free(b);
+}
+
+/* ---- description (ilpart info --blocks) ------------------------------------------ */
+
+static void
+describe_var(const ilp_graph *g, const ilpi_blocks *b, int32_t v, ilpi_buf *out)
+{
+	if (v >= 0)
+		ilpi_buf_printf(out, " '%s'", g->node[b->red->item[v].rep].name);
+	else
+		ilpi_buf_printf(out, " storage of '%s'",
+		    g->node[b->red->stor_root[-v - 1]].name);
+}
+
+void
+ilpi_blocks_describe(const ilp_graph *g, const ilpi_blocks *b, ilpi_buf *out)
+{
+	size_t *count = calloc(b->n_cls + 1, sizeof *count);
+
+	ilpi_buf_printf(out, "blocks: %zu items in %zu segments, %zu distinct; states of at "
+	    "most %zu variables at the cuts\n", b->n, b->n_seg, b->n_cls, b->st.max_width);
+	if (count == NULL)
+		return;
+	for (size_t s = 0; s < b->n_seg; s++)
+		count[b->seg[s].cls]++;
+	for (size_t c = 0; c < b->n_cls; c++) {
+		const bclass *cl = &b->cls[c];
+		const bseg *sg = &b->seg[cl->rep];
+		size_t s = (size_t)cl->rep;
+
+		ilpi_buf_printf(out, "class %zu: %zu x %d items, first '%s' .. '%s'", c, count[c],
+		    cl->n_own, g->node[b->red->item[b->ord[sg->lo]].rep].name,
+		    g->node[b->red->item[b->ord[sg->hi - 1]].rep].name);
+		ilpi_buf_puts(out, "; in:");
+		for (size_t i = b->cbeg[s]; i < b->cbeg[s + 1]; i++)
+			describe_var(g, b, b->sep[i], out);
+		if (b->cbeg[s] == b->cbeg[s + 1])
+			ilpi_buf_puts(out, " -");
+		ilpi_buf_puts(out, "; out:");
+		for (size_t i = b->cbeg[s + 1]; i < b->cbeg[s + 2]; i++)
+			describe_var(g, b, b->sep[i], out);
+		if (b->cbeg[s + 1] == b->cbeg[s + 2])
+			ilpi_buf_puts(out, " -");
+		ilpi_buf_puts(out, "\n");
+	}
+	free(count);
 }

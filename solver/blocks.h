@@ -79,4 +79,18 @@ void ilpi_blocks_get_stats(const ilpi_blocks *b, ilpi_blocks_stats *st);
 
 void ilpi_blocks_free(ilpi_blocks *b);
 
+struct ilpi_buf;
+
+/* One line for the plan, then one per class: how many segments, its items, its first
+ * segment's first and last node, and the variables of its entry and exit states. */
+void ilpi_blocks_describe(const ilp_graph *g, const ilpi_blocks *b, struct ilpi_buf *out);
+
+/*
+ * The decomposition a solve with options o would use, described as above (solve.c:
+ * the same rules, costs and reduction). *text is caller-owned; "blocks: none ..." when
+ * the model has no narrow cuts.
+ */
+int ilpi_blocks_report(const ilp_graph *g, const ilp_solve_options *o, char **text,
+    ilp_error *err);
+
 #endif /* ILPART_SOLVER_BLOCKS_H */

@@ -17,6 +17,7 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
+#include "graph/strbuf.h"
 #include "policies/rules.h"
 #include "solver/cost.h"
 #include "solver/glpk_env.h"
@@ -1198,6 +1199,39 @@ fraction_bytes(solve_ctx *c, ilp_error *err)
 	note(c, "budget: %g in torch's normalisation [%.0f (inputs), %.0f (min-cut at "
 	    "budget 1)] = %lld bytes", f, lo, hi, (long long)c->budget);
 	return 0;
+}
+
+int
+ilpi_blocks_report(const ilp_graph *g, const ilp_solve_options *o, char **text,
+    ilp_error *err)
+{
+	solve_ctx c;
+	ilpi_buf out;
+	int rc = -1;
+
+	*text = NULL;
+	memset(&c, 0, sizeof c);
+	c.g = g;
+	c.o = o;
+	c.budget = -1;
+	ilpi_buf_init(&out);
+	if (check_options(g, o, err) != 0 || prepare(&c, err) != 0)
+		goto done;
+	if (ilpi_blocks_plan(&c.red, &c.blocks, err) != 0)
+		goto done;
+	if (c.blocks == NULL)
+		ilpi_buf_printf(&out, "blocks: none (%zu items; no cut of at most 4 variables "
+		    "splits them into segments of at most 400)\n", c.red.n_items);
+	else
+		ilpi_blocks_describe(g, c.blocks, &out);
+	if ((*text = ilpi_buf_take(&out)) == NULL)
+		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
+	else
+		rc = 0;
+done:
+	ilpi_buf_free(&out);
+	release(&c, 0);
+	return rc;
 }
 
 int
