@@ -11,14 +11,19 @@
 # (unshare -m), so they vanish with the command whatever happens to it; where unshare is not
 # available they are made in the host namespace and unmounted by an EXIT trap.
 #
+# Packages: torch and the ilpart binary's runtime libraries, and what Inductor's CPU code
+# generation compiles with (g++, the Python and ATen headers). A cached chroot that lacks some
+# of them (made by an older version of this script) gets them installed on the next run.
+#
 # Environment: ILPART_CHROOT (chroot directory), ILPART_BUILD (build directory inside the
-# repository whose `ilpart` is used, default build), ILPART_MIRROR (Debian mirror).
+# repository whose `ilpart` is used, default build), ILPART_MIRROR (Debian mirror for
+# debootstrap; default: the first Debian mirror in the host's own apt sources, else
+# debootstrap's default).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=${ILPART_CHROOT:-/var/cache/ilpart/trixie}
 build=${ILPART_BUILD:-build}
-mirror=${ILPART_MIRROR:-http://deb.debian.org/debian}
-pkgs="python3-torch python3-numpy libglpk40 libcjson1"
+pkgs="python3-torch python3-numpy libglpk40 libcjson1 g++ python3-dev python3-setuptools libtorch-dev"
 stamp="etc/ilpart-chroot"
 
 say() { echo "torch-chroot: $*" >&2; }
@@ -40,6 +45,41 @@ unmount_all()
 			umount "$1/$m" 2>/dev/null || umount -l "$1/$m" || true
 		fi
 	done
+}
+
+# The host's Debian mirror: the first URI of /etc/apt/sources.list ("deb URI SUITE ...") or
+# of /etc/apt/sources.list.d/*.sources ("URIs:" of a stanza) whose suite is a Debian release
+# other than -security. Prints nothing when there is none.
+host_mirror()
+{
+	set --
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] && set -- "$@" "$f"
+	done
+	[ $# -gt 0 ] || return 0
+	awk '
+	function debian(suite) {
+		sub(/-(updates|backports|proposed-updates)$/, "", suite)
+		return suite ~ /^(buster|bullseye|bookworm|trixie|forky|duke|sid|oldstable|stable|testing|unstable)$/
+	}
+	FNR == 1 { uris = ""; suites = "" }
+	/^[ \t]*deb[ \t]/ {
+		i = 2
+		if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+		if (debian($(i + 1))) { print $i; exit }
+		next
+	}
+	/^URIs:/ { uris = $2 }
+	/^Suites:/ { suites = $0; sub(/^Suites:/, "", suites) }
+	/^[ \t]*$/ || /^Types:/ { stanza_end() }
+	END { stanza_end() }
+	function stanza_end(   n, s, k) {
+		if (uris != "" && suites != "") {
+			n = split(suites, s, /[ \t]+/)
+			for (k = 1; k <= n; k++) if (s[k] != "" && debian(s[k])) { print uris; exit }
+		}
+		uris = ""; suites = ""
+	}' "$@" | head -n 1
 }
 
 have_ns()
@@ -115,8 +155,9 @@ ensure_chroot()
 			fi
 			rm -rf "$tmp"
 		fi
-		say "creating $root (debootstrap trixie; several minutes, once)"
-		debootstrap --variant=minbase trixie "$tmp" "$mirror" >&2
+		mirror=${ILPART_MIRROR:-$(host_mirror)}
+		say "creating $root (debootstrap trixie${mirror:+ from $mirror}; several minutes, once)"
+		debootstrap --variant=minbase trixie "$tmp" ${mirror:+"$mirror"} >&2
 		apt_in "$tmp" >&2
 		mv "$tmp" "$root"
 	fi
