@@ -10,7 +10,9 @@ import operator
 import os
 
 import torch
+from functorch.compile import make_boxed_compiler
 
+from .device import device_profile
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
 from .graphfile import write_json
 from .runner import IlpartError, solve
@@ -99,7 +101,7 @@ def split_modules(joint_module, saved_names, num_fwd_outputs, functionalize_rng=
 def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_limit=None,
                  policy=None, extra_args=None, binary=None, reference=False,
                  functionalize_rng=None, keep_history=True, method="ilp", store=None,
-                 on_miss="solve"):
+                 on_miss="solve", device=None):
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic).
 
@@ -111,6 +113,8 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     store: a partition store directory (ilpart.store): partitions are looked up there by
     graph fingerprint and options, misses recorded for `ilpart batch DIR` and answered as
     on_miss says ("solve" now within time_limit, "mincut", or "error").
+    device: the cost model's profile (h100, a100, cpu, FLOPS:BW); default: the device the
+    joint graph's tensors live on (ilpart.device.device_profile), the CLI's default on meta.
     Every call appends {"graph": exported dict, "partition": partition dict, "forward":
     fw_module, "backward": bw_module} to the returned callable's `.history` list (unless
     keep_history is false).
@@ -128,8 +132,9 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
         part = run(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
-                     time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary,
-                     command={"ilp": "solve", "mincut": "mincut"}[method])
+                   time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary,
+                   command={"ilp": "solve", "mincut": "mincut"}[method],
+                   device=device if device is not None else device_profile(jm))
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
                                functionalize_rng=rng)
         if keep_history:
@@ -140,17 +145,27 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     return fn
 
 
-def nop_compiler(gm, example_inputs):
-    """An aot_autograd fw/bw compiler that runs the fx graph as it is (no C compiler)."""
-    from functorch.compile import make_boxed_func
-    return make_boxed_func(gm.forward)
+def _run_as_is(gm, example_inputs):
+    return gm
 
 
-def backend(partition=None, **partition_kwargs):
-    """torch.compile backend: aot_autograd with nop compilers and ilpart's partition_fn
-    (built from partition_kwargs unless `partition` is given)."""
-    from torch._dynamo.backends.common import aot_autograd
+# An aot_autograd fw/bw compiler that runs the fx graph as it is (no C compiler), in
+# AOTAutograd's boxed calling convention.
+nop_compiler = make_boxed_compiler(_run_as_is)
+
+
+def backend(partition=None, codegen="inductor", **partition_kwargs):
+    """torch.compile backend with ilpart's partition_fn (built from partition_kwargs unless
+    `partition` is given). codegen="inductor": Inductor compiles the forward and backward
+    exactly as torch.compile's default path does, ilpart's partition in place of min-cut
+    (ilpart.inductor); codegen="eager": aot_autograd runs the split fx graphs as they are."""
     pf = partition if partition is not None else partition_fn(**partition_kwargs)
+    if codegen == "inductor":
+        from .inductor import inductor_compiler
+        return inductor_compiler(pf)
+    if codegen != "eager":
+        raise ValueError("backend: codegen must be 'inductor' or 'eager', not %r" % (codegen,))
+    from torch._dynamo.backends.common import aot_autograd
     return aot_autograd(fw_compiler=nop_compiler, bw_compiler=nop_compiler, partition_fn=pf)
 
 
@@ -198,7 +213,8 @@ def capture(model_or_fn, *example_inputs, path=None, reference=True, description
     import torch._dynamo
 
     graphs = []
-    be = backend(partition=_capturing_partition(graphs, reference, execute, tuple(budgets)))
+    be = backend(partition=_capturing_partition(graphs, reference, execute, tuple(budgets)),
+                 codegen="eager")
     for _attempt in range(2):
         compiled = torch.compile(model_or_fn, backend=be)
         try:

@@ -37,9 +37,11 @@ def find_binary():
     raise IlpartError("ilpart binary not found: set ILPART_BIN or build with ./scripts/setup.sh")
 
 
-def _args(command, objective, memory_budget, prefer, time_limit, policy, extra):
+def _args(command, objective, memory_budget, prefer, time_limit, policy, extra, device=None):
     """Options common to solve and mincut, then (solve only) the ILP's own."""
     args = ["--prefer", prefer]
+    if device is not None:
+        args += ["--device", str(device)]
     if policy is not None:
         args += ["--policy", os.fspath(policy)]
     args += [str(a) for a in (extra or ())]
@@ -58,10 +60,11 @@ def _args(command, objective, memory_budget, prefer, time_limit, policy, extra):
 
 
 def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_limit=None,
-          policy=None, extra_args=None, binary=None, command="solve"):
+          policy=None, extra_args=None, binary=None, command="solve", device=None):
     """Run `ilpart solve` on `graph` (a dict from export_graph, or a path) and return the
     partition file as a dict. command="mincut" runs ilpart's min-cut heuristic instead (it
-    takes prefer, policy and extra_args; objective, budget and time limit are ILP options)."""
+    takes prefer, policy, device and extra_args; objective, budget and time limit are ILP
+    options). device: the cost model's profile (`--device`: h100, a100, cpu, FLOPS:BW)."""
     binary = binary or find_binary()
     with tempfile.TemporaryDirectory(prefix="ilpart-") as tmp:
         if isinstance(graph, dict):
@@ -72,7 +75,8 @@ def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_lim
             gpath = os.fspath(graph)
         ppath = os.path.join(tmp, "partition.json")
         argv = [binary, command, gpath, "-o", ppath]
-        argv += _args(command, objective, memory_budget, prefer, time_limit, policy, extra_args)
+        argv += _args(command, objective, memory_budget, prefer, time_limit, policy, extra_args,
+                      device)
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True)
         if proc.returncode != 0:

@@ -174,7 +174,7 @@ class ExportTest(unittest.TestCase):
                     return ilpart.split_modules(jm, ref, num_fwd_outputs, functionalize_rng=rng)
 
                 torch._dynamo.reset()
-                c = torch.compile(m, backend=ilpart.backend(partition=pf))
+                c = torch.compile(m, backend=ilpart.backend(partition=pf, codegen="eager"))
                 util.assert_same(self, eager, util.run(c, [x]), exact=True)
 
     def test_capture_writes_file(self):

@@ -29,13 +29,16 @@ def run(model, inputs, seed=0):
     return out.detach().clone(), grads
 
 
-def compile_ilpart(model, **kw):
-    """torch.compile with ilpart's partition_fn; returns (compiled, partition_fn)."""
+def compile_ilpart(model, codegen="eager", dynamic=None, **kw):
+    """torch.compile with ilpart's partition_fn; returns (compiled, partition_fn). The
+    partition tests run the split fx graphs as they are (codegen="eager"), so that they can
+    compare bit for bit; test_inductor.py compiles them with Inductor."""
     import torch._dynamo
     torch._dynamo.reset()
     kw.setdefault("reference", True)
     pf = ilpart.partition_fn(**kw)
-    return torch.compile(model, backend=ilpart.backend(partition=pf)), pf
+    return torch.compile(model, backend=ilpart.backend(partition=pf, codegen=codegen),
+                         dynamic=dynamic), pf
 
 
 def compile_pytorch(model):
