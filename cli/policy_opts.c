@@ -45,6 +45,13 @@ cli_policy_arg(cli_policy_opts *o, const char *cmd, int argc, char **argv, int *
 	return 0;
 }
 
+static void
+print_warning(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "ilpart: warning: %s\n", line);
+}
+
 int
 cli_policy_apply(const cli_policy_opts *o, ilp_graph *g)
 {
@@ -56,6 +63,7 @@ cli_policy_apply(const cli_policy_opts *o, ilp_graph *g)
 		return CLI_OK;
 	if (ilp_policy_read_file(o->policy, &pol, &err) != 0)
 		return cli_fail(&err);
+	ilp_policy_set_warnings(pol, print_warning, NULL);
 	rc = ilp_policy_apply(pol, g, &err);
 	ilp_policy_free(pol);
 	return rc != 0 ? cli_fail(&err) : CLI_OK;

@@ -139,6 +139,9 @@ int ilp_bans_parse(const char *s, ilp_bans *out, ilp_error *err);
 const char *ilp_prefer_name(ilp_prefer_mode m);
 const char *ilp_bans_name(ilp_bans b);
 
+/* Where the library hands progress and warning lines; it never prints them itself. */
+typedef void (*ilp_log_fn)(void *ctx, const char *line);
+
 /* A SAC policy file (docs/policies.md): rules mapping op names or patterns to a
  * CheckpointPolicy, a default, and the regions it applies to. */
 typedef struct ilp_policy ilp_policy;
@@ -151,6 +154,10 @@ void ilp_policy_free(ilp_policy *pol);
 /* Sets the SAC tag (and, for "regions": "graph", the region id) of every op of `g`
  * that the policy covers; getitem nodes take their parent's tag. `pol` is borrowed. */
 int ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err);
+/* Warnings of ilp_policy_apply (a rule that matches no op the policy covers, with the
+ * graph's closest op names) go to `fn(ctx, line)`, one line each; fn NULL (the
+ * default): none. The library never prints them. */
+void ilp_policy_set_warnings(ilp_policy *pol, ilp_log_fn fn, void *ctx);
 /* The policy's tag for an op target ("aten.mm.default"), ignoring regions: the first
  * matching rule's, else the default. For tests and `--explain`-style output. */
 const char *ilp_policy_lookup(const ilp_policy *pol, const char *target);
@@ -177,8 +184,6 @@ typedef struct ilp_device {
 
 /* Named profiles: "h100", "a100", "cpu"; -1 when unknown. */
 int ilp_device_lookup(const char *name, ilp_device *out);
-
-typedef void (*ilp_log_fn)(void *ctx, const char *line);
 
 /* May a random op be recomputed when the graph's RNG is not functionalized? Then the
  * forward saves its RNG state ("rng_states" in the partition, counted in the saved

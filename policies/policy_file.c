@@ -134,6 +134,7 @@ add_ops(preader *r, const cJSON *ops, const char *field, uint8_t tag, uint32_t r
 			return nomem(r);
 		p->pat[p->n_pat].tag = tag;
 		p->pat[p->n_pat].rule = rule;
+		p->pat[p->n_pat].item = (uint32_t)(k - 1);
 		p->n_pat++;
 	}
 	return 0;
@@ -371,6 +372,129 @@ record_policy(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
 	return 0;
 }
 
+void
+ilp_policy_set_warnings(ilp_policy *pol, ilp_log_fn fn, void *ctx)
+{
+	if (pol == NULL)
+		return;
+	pol->warn = fn;
+	pol->warn_ctx = ctx;
+}
+
+/* Edit distance (insert, delete, substitute) of a and b, capped at 255 characters. */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, 255), lb = strnlen(b, 255), row[256];
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+#define CLOSEST 3
+
+static int
+policy_covers(const ilp_policy *pol, const ilpi_node *n)
+{
+	return n->kind == ILPI_OP && n->cls != ILPI_BACKWARD && n->target != NULL &&
+	    in_scope(pol, n);
+}
+
+/* Up to CLOSEST distinct targets of the ops `pol` covers in g nearest to `pat` by edit
+ * distance, as "a, b, c" in `out` (empty when it covers no op). */
+static void
+closest_targets(const ilp_policy *pol, const ilp_graph *g, const char *pat, char *out,
+    size_t size)
+{
+	const char *best[CLOSEST] = { NULL };
+	size_t dist[CLOSEST], used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < g->n; i++) {
+		const char *t = g->node[i].target;
+		size_t d, k;
+		int dup = 0;
+
+		if (!policy_covers(pol, &g->node[i]))
+			continue;
+		for (k = 0; k < used; k++)
+			dup |= best[k] == t; /* interned: one pointer per name */
+		if (dup)
+			continue;
+		d = edit_distance(pat, t);
+		for (k = used; k > 0 && dist[k - 1] > d; k--)
+			if (k < CLOSEST) {
+				best[k] = best[k - 1];
+				dist[k] = dist[k - 1];
+			}
+		if (k < CLOSEST) {
+			best[k] = t;
+			dist[k] = d;
+			if (used < CLOSEST)
+				used++;
+		}
+	}
+	for (size_t k = 0; k < used; k++) {
+		size_t len = strlen(out);
+
+		snprintf(out + len, size - len, "%s%s", k ? ", " : "", best[k]);
+	}
+}
+
+/* Each rule of `pol` that matches no op it covers in g is reported through pol->warn,
+ * naming the rule and the closest op names of the graph: a typo such as
+ * "aten.mmm.default" otherwise silently leaves every matmul to the default. */
+static void
+warn_unmatched(const ilp_policy *pol, const ilp_graph *g)
+{
+	for (size_t p = 0; p < pol->n_pat && pol->warn != NULL; p++) {
+		const ilpi_pattern *pat = &pol->pat[p];
+		char field[48], near[512], elsewhere[96] = "", line[1024];
+		size_t hit = 0, outside = 0;
+
+		for (size_t i = 0; i < g->n && !hit; i++) {
+			const ilpi_node *n = &g->node[i];
+
+			if (n->kind != ILPI_OP || !ilpi_op_matches(pat->text, n->target))
+				continue;
+			if (policy_covers(pol, n))
+				hit++;
+			else
+				outside++;
+		}
+		if (hit)
+			continue;
+		if (outside)
+			snprintf(elsewhere, sizeof elsewhere, " (%zu matching op%s in the backward or "
+			    "outside its regions)", outside, outside == 1 ? " is" : "s are");
+		if (pat->rule == UINT32_MAX)
+			snprintf(field, sizeof field, "save[%u]", pat->item);
+		else
+			snprintf(field, sizeof field, "rules[%u].ops[%u]", pat->rule, pat->item);
+		closest_targets(pol, g, pat->text, near, sizeof near);
+		snprintf(line, sizeof line, "%s: policy: field '%s': '%.200s' matches no op the "
+		    "policy covers in %s%s%s%s", pol->path, field, pat->text, g->path, elsewhere,
+		    near[0] ? "; closest covered ops: " : "", near);
+		pol->warn(pol->warn_ctx, line);
+	}
+}
+
 int
 ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
 {
@@ -415,5 +539,6 @@ ilp_policy_apply(const ilp_policy *pol, ilp_graph *g, ilp_error *err)
 		    "the listed regions");
 		return -1;
 	}
+	warn_unmatched(pol, g);
 	return record_policy(pol, g, err);
 }

@@ -19,7 +19,8 @@ typedef enum ilpi_scope {
 typedef struct ilpi_pattern {
 	char *text;          /* without a "torch.ops." prefix */
 	uint8_t tag;         /* ilpi_tag the rule gives */
-	uint32_t rule;       /* index into the file's "rules" (save list: "save") */
+	uint32_t rule;       /* index into the file's "rules" (save list: UINT32_MAX) */
+	uint32_t item;       /* index into that rule's "ops" (or into "save") */
 } ilpi_pattern;
 
 struct ilp_policy {
@@ -34,6 +35,8 @@ struct ilp_policy {
 	ilpi_pattern *pat;   /* in rule order; the first match wins */
 	size_t n_pat, cap_pat;
 	char sha256[65];     /* of the file's bytes, recorded in partitions */
+	ilp_log_fn warn;     /* ilp_policy_set_warnings; NULL: no warnings */
+	void *warn_ctx;
 };
 
 /* Does pattern `pat` cover op `target`? Exact name, an overload packet ("aten.mm"

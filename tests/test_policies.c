@@ -856,6 +856,55 @@ START_TEST(apply_to_all_regions)
 }
 END_TEST
 
+typedef struct warnings {
+	int n;
+	char last[1024];
+} warnings;
+
+static void
+collect_warning(void *ctx, const char *line)
+{
+	warnings *w = ctx;
+
+	w->n++;
+	snprintf(w->last, sizeof w->last, "%s", line);
+}
+
+/* A rule that matches no covered op is reported with the rule's field and the graph's
+ * closest op names; rules that match, and policies without a handler, say nothing. */
+START_TEST(apply_warns_of_unmatched_rules)
+{
+	ilp_graph *g = regions_graph();
+	ilp_policy *p = pol_ok(PH "'save': ['aten.mm.default'], 'rules': [{'ops': "
+	    "['aten._scaled_mm.default', 'aten.mmm.default'], 'policy': 'PREFER_SAVE'}]}");
+	ilp_error err = { 0 };
+	warnings w = { 0 };
+
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0); /* no handler: silent */
+	ilp_policy_set_warnings(p, collect_warning, &w);
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+	ck_assert_int_eq(w.n, 1);
+	ck_assert_msg(strstr(w.last, "field 'rules[0].ops[1]': 'aten.mmm.default' matches no op")
+	    != NULL, "%s", w.last);
+	ck_assert_msg(strstr(w.last, "; closest covered ops: aten.mm.default, ") != NULL, "%s", w.last);
+	ilp_policy_free(p);
+
+	/* In scope means in the policy's regions: relu of region 1 does not count for [2]. */
+	p = pol_ok(PH "'regions': [2], 'rules': [{'ops': ['aten.relu.default'], "
+	    "'policy': 'PREFER_SAVE'}]}");
+	w.n = 0;
+	ilp_policy_set_warnings(p, collect_warning, &w);
+	ck_assert_int_eq(ilp_policy_apply(p, g, &err), 0);
+	ck_assert_int_eq(w.n, 1);
+	ck_assert_msg(strstr(w.last, "'rules[0].ops[0]': 'aten.relu.default' matches no op the "
+	    "policy covers in ") != NULL, "%s", w.last);
+	ck_assert_msg(strstr(w.last, " (2 matching ops are in the backward or outside its "
+	    "regions); closest covered ops: aten.mm.default") != NULL, "%s", w.last);
+	ilp_policy_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(apply_to_listed_regions)
 {
 	ilp_graph *g = regions_graph();
@@ -1134,6 +1183,7 @@ suite_policies(void)
 	tcase_add_test(files, prefer_and_bans_options);
 	tcase_add_test(files, apply_to_all_regions);
 	tcase_add_test(files, apply_to_listed_regions);
+	tcase_add_test(files, apply_warns_of_unmatched_rules);
 	tcase_add_test(files, apply_to_whole_graph);
 	tcase_add_test(files, apply_covering_nothing_is_an_error);
 	tcase_add_test(seeds, seed_graph_tags);
