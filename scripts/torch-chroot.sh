@@ -118,14 +118,24 @@ apt_in()
 	    LANG=C.UTF-8 sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $pkgs"
 }
 
+# Are all of $pkgs installed in chroot $1? (Asks its dpkg: a chroot shared with older
+# versions of this script, which install fewer packages, is judged by what it has.)
+have_pkgs()
+{
+	[ -x "$1/usr/bin/dpkg-query" ] || return 1
+	n=$(chroot "$1" /usr/bin/dpkg-query -W -f='${db:Status-Status}\n' $pkgs 2>/dev/null |
+	    grep -c '^installed$')
+	[ "$n" -eq "$(echo $pkgs | wc -w)" ]
+}
+
 ensure_chroot()
 {
-	[ -f "$root/$stamp" ] && [ "$(cat "$root/$stamp")" = "$pkgs" ] && return 0
+	[ -f "$root/$stamp" ] && have_pkgs "$root" && return 0
 	mkdir -p "$(dirname "$root")"
 	# One creator at a time; the others wait and then reuse.
 	exec 9>"$root.lock"
 	flock 9
-	if [ -f "$root/$stamp" ] && [ "$(cat "$root/$stamp")" = "$pkgs" ]; then
+	if [ -f "$root/$stamp" ] && have_pkgs "$root"; then
 		exec 9>&-
 		return 0
 	fi
