@@ -15,6 +15,7 @@ _EXPORTS = {
     "partition_fn": "bridge", "capture": "bridge", "backend": "bridge",
     "nop_compiler": "bridge", "solve": "runner", "split_modules": "bridge",
     "find_binary": "runner", "saved_bytes": "graphfile", "IlpartError": "runner",
+    "IlpartWarning": "runner", "calibrate": "calibration", "untagged_in_regions": "graphfile",
     "dumps": "graphfile", "write_json": "graphfile", "read_json": "graphfile",
     "Store": "store", "store_solver": "store",
 }

@@ -8,14 +8,15 @@ its saved values): whatever the backward needs and is not saved is recomputed th
 
 import operator
 import os
+import warnings
 
 import torch
 from functorch.compile import make_boxed_compiler
 
 from .device import device_profile
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
-from .graphfile import write_json
-from .runner import IlpartError, solve
+from .graphfile import untagged_in_regions, write_json
+from .runner import IlpartError, IlpartWarning, solve
 from .store import store_solver
 
 __all__ = ["partition_fn", "capture", "backend", "nop_compiler", "split_modules"]
@@ -98,10 +99,19 @@ def split_modules(joint_module, saved_names, num_fwd_outputs, functionalize_rng=
     return fw, bw
 
 
+def _warn_untagged(graph):
+    loose = untagged_in_regions(graph)
+    if loose:
+        warnings.warn("%d op(s) inside checkpoint regions have no SAC tag (ilpart may save "
+                      "or recompute them freely): %s" % (len(loose), ", ".join(
+                          "%s (%s, region %s)" % x for x in loose[:5])
+                          + (", ..." if len(loose) > 5 else "")), IlpartWarning, stacklevel=3)
+
+
 def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_limit=None,
                  policy=None, extra_args=None, binary=None, reference=False,
                  functionalize_rng=None, keep_history=True, method="ilp", store=None,
-                 on_miss="solve", device=None):
+                 on_miss="solve", device=None, calibrate=False):
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic).
 
@@ -115,6 +125,8 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     on_miss says ("solve" now within time_limit, "mincut", or "error").
     device: the cost model's profile (h100, a100, cpu, FLOPS:BW); default: the device the
     joint graph's tensors live on (ilpart.device.device_profile), the CLI's default on meta.
+    calibrate: time every forward op on this machine (ilpart.calibration.time_ops, PyTorch's
+    profiler) and give the solver those times (`time_us`) instead of roofline estimates.
     Every call appends {"graph": exported dict, "partition": partition dict, "forward":
     fw_module, "backward": bw_module} to the returned callable's `.history` list (unless
     keep_history is false).
@@ -131,6 +143,10 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
             rng = has_recomputable_rng_ops(jm)
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
+        _warn_untagged(graph)
+        if calibrate:
+            from .calibration import time_ops
+            time_ops(jm, graph)
         part = run(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
                    time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary,
                    command={"ilp": "solve", "mincut": "mincut"}[method],

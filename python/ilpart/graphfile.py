@@ -4,7 +4,8 @@ Standard library only (usable where torch is not installed)."""
 import json
 import os
 
-__all__ = ["dumps", "write_json", "read_json", "saved_bytes", "node_bytes"]
+__all__ = ["dumps", "write_json", "read_json", "saved_bytes", "node_bytes",
+           "untagged_in_regions"]
 
 
 def read_json(path):
@@ -73,3 +74,39 @@ def node_bytes(n):
     for d in n["shape"]:
         numel *= d
     return numel * _ITEMSIZE[n["dtype"]]
+
+
+def untagged_in_regions(graph):
+    """Forward ops without a SAC tag that sit inside a checkpoint region: they carry the
+    region's ac_graph_id, or they take an input from a tagged op of a region and feed a
+    tagged op of the same region (typically ops a graph pass inserted after dynamo tagged
+    the region). ilpart treats them as untagged, i.e. free to save or recompute.
+    Returns [(name, target, region)] in graph order."""
+    nodes = graph["nodes"]
+    by_name = {n["name"]: n for n in nodes}
+    users = {}
+    for n in nodes:
+        for i in n.get("inputs", ()):
+            users.setdefault(i, []).append(n)
+    backward = set()
+    for n in nodes:
+        if n["kind"] == "tangent" or any(i in backward for i in n.get("inputs", ())):
+            backward.add(n["name"])
+
+    def region(n):
+        return n.get("ac_graph_id") if n.get("recompute") else None
+
+    out = []
+    for n in nodes:
+        if n["kind"] != "op" or n["name"] in backward or n.get("recompute") \
+                or n.get("target") == "getitem":
+            continue
+        rid = n.get("ac_graph_id")
+        if rid is None:
+            before = {region(by_name[i]) for i in n.get("inputs", ())} - {None}
+            after = {region(u) for u in users.get(n["name"], ())} - {None}
+            common = sorted(before & after)
+            rid = common[0] if common else None
+        if rid is not None:
+            out.append((n["name"], n.get("target", ""), rid))
+    return out

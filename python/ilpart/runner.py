@@ -9,8 +9,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 
-__all__ = ["IlpartError", "find_binary", "solve"]
+__all__ = ["IlpartError", "IlpartWarning", "find_binary", "solve"]
 
 
 class IlpartError(RuntimeError):
@@ -21,11 +22,19 @@ class IlpartError(RuntimeError):
         self.status = status
 
 
+class IlpartWarning(UserWarning):
+    """Something ilpart did but the user probably did not mean (a policy rule that
+    matches no op, an untagged op inside a checkpoint region)."""
+
+
 def find_binary():
     """The ilpart executable: $ILPART_BIN, else the build tree next to this package
     (../../build/ilpart), else `ilpart` on PATH."""
     env = os.environ.get("ILPART_BIN")
     if env:
+        if not os.access(env, os.X_OK) or os.path.isdir(env):
+            raise IlpartError("ilpart binary not found: ILPART_BIN=%s is not an executable "
+                              "file (build it with ./scripts/setup.sh build)" % env)
         return env
     here = os.path.dirname(os.path.abspath(__file__))
     cand = os.path.normpath(os.path.join(here, "..", "..", "build", "ilpart"))
@@ -77,10 +86,16 @@ def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_lim
         argv = [binary, command, gpath, "-o", ppath]
         argv += _args(command, objective, memory_budget, prefer, time_limit, policy, extra_args,
                       device)
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True)
+        try:
+            proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  universal_newlines=True)
+        except OSError as e:
+            raise IlpartError("cannot run the ilpart binary %s: %s" % (binary, e)) from e
         if proc.returncode != 0:
             raise IlpartError("%s failed (exit %d): %s" % (" ".join(argv[:2]), proc.returncode,
                                                            proc.stderr.strip()), proc.returncode)
+        for line in proc.stderr.splitlines():
+            if line.startswith("ilpart: warning: "):
+                warnings.warn(line[len("ilpart: warning: "):], IlpartWarning, stacklevel=2)
         with open(ppath) as f:
             return json.load(f)
