@@ -88,11 +88,20 @@ class FindBinary(unittest.TestCase):
                               universal_newlines=True, check=True).stdout.strip()
 
     def test_env_wins(self):
-        env = dict(os.environ, ILPART_BIN="/some/where/ilpart")
+        mine = os.path.join(self.tmp, "my-ilpart")
+        os.symlink(os.path.abspath(binary()), mine)
+        env = dict(os.environ, ILPART_BIN=mine)
         code = "import sys; sys.path.insert(0, %r); import ilpart; print(ilpart.find_binary())"
         out = subprocess.run([sys.executable, "-c", code % PYDIR], stdout=subprocess.PIPE,
                              env=env, universal_newlines=True, check=True).stdout
-        self.assertEqual(out.strip(), "/some/where/ilpart")
+        self.assertEqual(out.strip(), mine)
+
+    def test_env_missing_is_ilpart_error(self):
+        """$ILPART_BIN naming no executable: IlpartError saying so, not a later OSError."""
+        env = dict(os.environ, ILPART_BIN="/some/where/ilpart")
+        self.assertEqual(self.find_in_copy(env), "error ilpart binary not found: "
+                         "ILPART_BIN=/some/where/ilpart is not an executable file (build it "
+                         "with ./scripts/setup.sh build)")
 
     def test_path(self):
         bindir = os.path.join(self.tmp, "bin")
