@@ -10,13 +10,16 @@ import operator
 import os
 import warnings
 
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
 import torch
+import torch.fx as fx
 from functorch.compile import make_boxed_compiler
 
 from .device import device_profile
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
 from .graphfile import untagged_in_regions, write_json
-from .runner import IlpartError, IlpartWarning, solve
+from .runner import Budget, IlpartError, IlpartWarning, PathLike, solve
 from .store import store_solver
 
 __all__ = ["partition_fn", "capture", "backend", "nop_compiler", "split_modules"]
@@ -77,7 +80,8 @@ def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
     return fw_module, bw_module
 
 
-def split_modules(joint_module, saved_names, num_fwd_outputs, functionalize_rng=True):
+def split_modules(joint_module: fx.GraphModule, saved_names: Sequence[str], num_fwd_outputs: int,
+                  functionalize_rng: bool = True) -> Tuple[fx.GraphModule, fx.GraphModule]:
     """Forward and backward GraphModules that hand `saved_names` from one to the other,
     built by PyTorch's own extraction; the backward recomputes what else it needs."""
     from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
@@ -108,10 +112,13 @@ def _warn_untagged(graph):
                           + (", ..." if len(loose) > 5 else "")), IlpartWarning, stacklevel=3)
 
 
-def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_limit=None,
-                 policy=None, extra_args=None, binary=None, reference=False,
-                 functionalize_rng=None, keep_history=True, method="ilp", store=None,
-                 on_miss="solve", device=None, calibrate=False):
+def partition_fn(objective: str = "memory", memory_budget: Budget = None, prefer: str = "hard",
+                 time_limit: Optional[float] = None, policy: Optional[PathLike] = None,
+                 extra_args: Optional[Sequence[Any]] = None, binary: Optional[str] = None,
+                 reference: bool = False, functionalize_rng: Optional[bool] = None,
+                 keep_history: bool = True, method: str = "ilp", store: Optional[PathLike] = None,
+                 on_miss: str = "solve", device: Optional[str] = None,
+                 calibrate: bool = False) -> Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]:
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic).
 
@@ -161,7 +168,7 @@ def partition_fn(objective="memory", memory_budget=None, prefer="hard", time_lim
     return fn
 
 
-def _run_as_is(gm, example_inputs):
+def _run_as_is(gm: fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
     return gm
 
 
@@ -170,7 +177,8 @@ def _run_as_is(gm, example_inputs):
 nop_compiler = make_boxed_compiler(_run_as_is)
 
 
-def backend(partition=None, codegen="inductor", **partition_kwargs):
+def backend(partition: Optional[Callable[..., Any]] = None, codegen: str = "inductor",
+            **partition_kwargs: Any) -> Callable[..., Any]:
     """torch.compile backend with ilpart's partition_fn (built from partition_kwargs unless
     `partition` is given). codegen="inductor": Inductor compiles the forward and backward
     exactly as torch.compile's default path does, ilpart's partition in place of min-cut
@@ -214,8 +222,9 @@ def _has_captured(exc):
     return False
 
 
-def capture(model_or_fn, *example_inputs, path=None, reference=True, description=None,
-            execute=True, budgets=(), **example_kwargs):
+def capture(model_or_fn: Any, *example_inputs: Any, path: Optional[PathLike] = None,
+            reference: bool = True, description: Optional[str] = None, execute: bool = True,
+            budgets: Sequence[float] = (), **example_kwargs: Any) -> List[Dict[str, Any]]:
     """Compile `model_or_fn` once on the example inputs, export every joint graph AOTAutograd
     makes (with PyTorch's own min-cut partition as reference), and return them as a list of
     dicts. With `path`, also write them: the first to `path`, further ones (graph breaks)

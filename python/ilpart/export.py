@@ -6,6 +6,7 @@ fx graph and the fake values AOTAutograd stores in ``node.meta["val"]``; nothing
 
 import copy
 import operator
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 import torch.fx as fx
@@ -35,7 +36,7 @@ _RANDOM_NAMES = ("rand", "randn", "randint", "randperm", "rand_like", "randn_lik
 _EXTRA_VIEWS = ("_unsafe_view",)
 
 
-def torch_version_tag():
+def torch_version_tag() -> str:
     """"2.6" for torch 2.6.x: names the reference partition ("pytorch-2.6-mincut")."""
     parts = torch.__version__.split(".")
     return "%s.%s" % (parts[0], parts[1])
@@ -242,7 +243,7 @@ def _placeholder_kind(node):
     return "primal"
 
 
-def prepare_joint(joint_module):
+def prepare_joint(joint_module: fx.GraphModule) -> fx.GraphModule:
     """What PyTorch's partitioners do before choosing: dead-code elimination and, when
     torch._functorch.config.cse is on, common-subexpression elimination. Node names are
     kept. Returns the (possibly new) module; the exported graph and the split modules must
@@ -258,7 +259,7 @@ def prepare_joint(joint_module):
     return joint_module
 
 
-def has_recomputable_rng_ops(joint_module):
+def has_recomputable_rng_ops(joint_module: fx.GraphModule) -> bool:
     """PyTorch functionalises the RNG state of random ops tagged for recomputation (and of
     every random op with torch._functorch.config.functionalize_rng_ops)."""
     from torch._functorch import config as fconfig
@@ -266,7 +267,7 @@ def has_recomputable_rng_ops(joint_module):
     return bool(getattr(fconfig, "functionalize_rng_ops", False)) or f(joint_module)
 
 
-def reference_name(budget=None):
+def reference_name(budget: Optional[float] = None) -> str:
     """The name of PyTorch's partition as a reference: "pytorch-2.6-mincut", or with a
     memory budget F (torch._functorch.config.activation_memory_budget)
     "pytorch-2.6-mincut-budget-F" (F as Python prints it, e.g. 0.3)."""
@@ -274,7 +275,8 @@ def reference_name(budget=None):
     return name if budget is None else "%s-budget-%r" % (name, float(budget))
 
 
-def reference_saved(joint_module, num_fwd_outputs, joint_inputs=None, budget=None):
+def reference_saved(joint_module: fx.GraphModule, num_fwd_outputs: int, joint_inputs: Any = None,
+                    budget: Optional[float] = None) -> List[str]:
     """PyTorch's own min-cut partition of a deepcopy of `joint_module`: the list of joint
     node names it saves for the backward (graph order). The RNG states PyTorch adds when
     it functionalises random ops are not joint nodes and are left out. budget: run it
@@ -301,8 +303,10 @@ def reference_saved(joint_module, num_fwd_outputs, joint_inputs=None, budget=Non
     return sorted(names, key=order.__getitem__)
 
 
-def export_graph(joint_module, num_fwd_outputs, reference=False, joint_inputs=None,
-                 description=None, rng_functionalized=None, prepare=True, budgets=()):
+def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: bool = False,
+                 joint_inputs: Any = None, description: Optional[str] = None,
+                 rng_functionalized: Optional[bool] = None, prepare: bool = True,
+                 budgets: Sequence[float] = ()) -> Dict[str, Any]:
     """The joint graph of `joint_module` as a dict in docs/format.md's schema.
 
     num_fwd_outputs: how many of the graph's outputs are forward outputs (the rest are

@@ -3,17 +3,20 @@ Standard library only (usable where torch is not installed)."""
 
 import json
 import os
+from typing import Any, Dict, Iterable, List, Tuple, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 __all__ = ["dumps", "write_json", "read_json", "saved_bytes", "node_bytes",
            "untagged_in_regions"]
 
 
-def read_json(path):
+def read_json(path: PathLike) -> Any:
     with open(path) as f:
         return json.load(f)
 
 
-def dumps(doc):
+def dumps(doc: Dict[str, Any]) -> str:
     """Canonical text of a graph or partition dict: keys in the order they were built (the
     order docs/format.md gives), one node per line, no trailing spaces, final newline."""
     if "nodes" not in doc:
@@ -34,7 +37,7 @@ def dumps(doc):
     return "\n".join(lines) + "\n"
 
 
-def write_json(path, doc):
+def write_json(path: PathLike, doc: Dict[str, Any]) -> None:
     """Write dumps(doc) to `path` atomically (a temporary file renamed into place)."""
     path = os.fspath(path)
     tmp = "%s.tmp%d" % (path, os.getpid())
@@ -47,7 +50,7 @@ def write_json(path, doc):
             os.unlink(tmp)
 
 
-def saved_bytes(graph, saved):
+def saved_bytes(graph: Dict[str, Any], saved: Iterable[str]) -> int:
     """Bytes of a saved set as ilpart counts them: every storage once (views of one base
     share it), symbolic values 8 bytes."""
     by_name = {n["name"]: n for n in graph["nodes"]}
@@ -65,7 +68,7 @@ _ITEMSIZE = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "f8e4m3fn": 1, "f8e4m3fnuz
              "i16": 2, "i8": 1, "u8": 1, "b8": 1}
 
 
-def node_bytes(n):
+def node_bytes(n: Dict[str, Any]) -> int:
     if "bytes" in n:
         return int(n["bytes"])
     if n.get("tuple"):
@@ -76,7 +79,7 @@ def node_bytes(n):
     return numel * _ITEMSIZE[n["dtype"]]
 
 
-def untagged_in_regions(graph):
+def untagged_in_regions(graph: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
     """Forward ops without a SAC tag that sit inside a checkpoint region: they carry the
     region's ac_graph_id, or they take an input from a tagged op of a region and feed a
     tagged op of the same region (typically ops a graph pass inserted after dynamo tagged

@@ -10,6 +10,12 @@ import shutil
 import subprocess
 import tempfile
 import warnings
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+# A memory budget: a float is PyTorch's activation_memory_budget fraction, an int bytes, a
+# string anything `--memory-budget` takes ("512MiB").
+Budget = Union[None, float, int, str]
 
 __all__ = ["IlpartError", "IlpartWarning", "find_binary", "solve"]
 
@@ -17,7 +23,7 @@ __all__ = ["IlpartError", "IlpartWarning", "find_binary", "solve"]
 class IlpartError(RuntimeError):
     """`ilpart` failed; .status is its exit status (2 input, 3 conflict, 4 no solution)."""
 
-    def __init__(self, msg, status=None):
+    def __init__(self, msg: str, status: Optional[int] = None) -> None:
         super().__init__(msg)
         self.status = status
 
@@ -27,7 +33,7 @@ class IlpartWarning(UserWarning):
     matches no op, an untagged op inside a checkpoint region)."""
 
 
-def find_binary():
+def find_binary() -> str:
     """The ilpart executable: $ILPART_BIN, else the build tree next to this package
     (../../build/ilpart), else `ilpart` on PATH."""
     env = os.environ.get("ILPART_BIN")
@@ -46,7 +52,9 @@ def find_binary():
     raise IlpartError("ilpart binary not found: set ILPART_BIN or build with ./scripts/setup.sh")
 
 
-def _args(command, objective, memory_budget, prefer, time_limit, policy, extra, device=None):
+def _args(command: str, objective: str, memory_budget: Budget, prefer: str,
+          time_limit: Optional[float], policy: Optional[PathLike], extra: Optional[Sequence[Any]],
+          device: Optional[str] = None) -> List[str]:
     """Options common to solve and mincut, then (solve only) the ILP's own."""
     args = ["--prefer", prefer]
     if device is not None:
@@ -68,8 +76,11 @@ def _args(command, objective, memory_budget, prefer, time_limit, policy, extra, 
     return args
 
 
-def solve(graph, objective="memory", memory_budget=None, prefer="hard", time_limit=None,
-          policy=None, extra_args=None, binary=None, command="solve", device=None):
+def solve(graph: Union[Dict[str, Any], PathLike], objective: str = "memory",
+          memory_budget: Budget = None, prefer: str = "hard", time_limit: Optional[float] = None,
+          policy: Optional[PathLike] = None, extra_args: Optional[Sequence[Any]] = None,
+          binary: Optional[str] = None, command: str = "solve",
+          device: Optional[str] = None) -> Dict[str, Any]:
     """Run `ilpart solve` on `graph` (a dict from export_graph, or a path) and return the
     partition file as a dict. command="mincut" runs ilpart's min-cut heuristic instead (it
     takes prefer, policy, device and extra_args; objective, budget and time limit are ILP

@@ -38,7 +38,8 @@ class CalibrateTest(unittest.TestCase):
         self.assertTrue(rec, "nothing recomputed at budget 0")
         want = sum(by[r].get("time_us", 0) for r in rec)
         if all("time_us" in by[r] for r in rec):
-            self.assertAlmostEqual(part["cost"]["recompute_time_us"], want, delta=1e-3 * want + 1e-3)
+            self.assertAlmostEqual(part["cost"]["recompute_time_us"], want,
+                                   delta=1e-3 * want + 1e-3)
 
     def test_partition_fn_calibrate_trains(self):
         torch.manual_seed(0)
