@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "graph/grow.h"
 #include "graph/strbuf.h"
@@ -90,6 +91,7 @@ struct ilpi_blocks {
 	size_t cap_val[2], cbase[2];
 	size_t final_beg, final_cnt;
 	ilpi_blocks_stats st;
+	double deadline;          /* CLOCK_MONOTONIC seconds, 0: none */
 };
 
 /* ---- plan: order ----------------------------------------------------------- */
@@ -1269,6 +1271,21 @@ dp_reset(ilpi_blocks *b)
 	b->final_beg = b->final_cnt = 0;
 }
 
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void
+ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds)
+{
+	b->deadline = seconds > 0 ? mono_now() + seconds : 0;
+}
+
 /* A run of the merge: points pi..pend of an entry state plus class point q. */
 typedef struct brun {
 	int64_t bytes;            /* of the current head */
@@ -1343,6 +1360,10 @@ combine(ilpi_blocks *b, const bounds *bd)
 		int w = (s + 1) & 1;
 
 		b->cbase[w] = b->n_dp;
+		if (b->deadline > 0 && (s & 63) == 0 && mono_now() > b->deadline) {
+			rc = 1;   /* out of time: the caller falls back and reports the limit */
+			goto out;
+		}
 		for (size_t o = 0; o < nout; o++) {
 			size_t nr = 0, kept = 0, at = b->soff[s + 1] + o;
 			double best = DBL_MAX;
@@ -1566,9 +1587,10 @@ ilpi_blocks_runtime_optimal(ilpi_blocks *b, int64_t *bytes, double *cost, uint8_
 }
 
 int
-ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost, uint8_t *s,
-    uint8_t *r, ilp_error *err)
+ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
+    double *bound, uint8_t *s, uint8_t *r, ilp_error *err)
 {
+	int have = 0;
 	double lam[NLAM], lo = 0, hi = 1, ub = DBL_MAX;
 	int64_t pb;
 	double pc;
@@ -1633,17 +1655,30 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost, uin
 	}
 	if (rc == 0 && b->final_cnt > 0) {
 		ilpi_blocks_point(b, b->final_cnt - 1, &pb, &pc);
-		if (pb <= cap && pc < bd.ub)
+		if (pb <= cap && pc < bd.ub) {
 			bd.ub = pc;
+			have = best_final(b, bytes, cost, s, r) == 0;
+		}
 	}
+	/* the proven bound: the best Lagrangian value at the root */
+	*bound = -DBL_MAX;
+	for (int l = 0; l < NLAM; l++)
+		if (b->v[l][0] < DBL_MAX && b->v[l][0] - lam[l] * (double)cap > *bound)
+			*bound = b->v[l][0] - lam[l] * (double)cap;
 	bd.beam = 0;
 	if ((rc = combine(b, &bd)) < 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
 		return -1;
 	}
-	if (rc != 0)
-		return 1;
-	return best_final(b, bytes, cost, s, r) != 0 ? 1 : 0;
+	if (rc == 0 && best_final(b, bytes, cost, s, r) == 0) {
+		*bound = *cost;
+		return 0;
+	}
+	/* out of time: the heuristic run's answer (its bytes, cost, s, r are still in
+	 * place) with the Lagrangian bound */
+	if (have && b->deadline > 0 && mono_now() > b->deadline)
+		return 3;
+	return 1;
 }
 
 size_t

@@ -39,6 +39,10 @@ typedef struct ilpi_blocks_stats {
  */
 int ilpi_blocks_plan(const ilpi_reduced *red, ilpi_blocks **out, ilp_error *err);
 
+/* Combinations stop (as over the work limit) once this many seconds have passed;
+ * <= 0: no limit. */
+void ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds);
+
 /* The class fronts (no GLPK). Returns 1 (no error) when a segment is too wide for
  * them: the caller solves the model as a whole. */
 int ilpi_blocks_prepare(ilpi_blocks *b, ilp_error *err);
@@ -59,10 +63,12 @@ int ilpi_blocks_runtime_optimal(ilpi_blocks *b, int64_t *bytes, double *cost, ui
 /*
  * Least recompute cost with at most cap saved bytes, proven: the combination keeps
  * every point that a Lagrangian bound cannot exclude. Returns 0 (answer in bytes, cost,
- * s, r), 1 over the work limit, 2 no partition within cap, -1 on error.
+ * s, r; *bound = *cost), 3 out of time with a feasible answer from the heuristic run
+ * and *bound a proven lower bound of the cost, 1 over the work limit (or out of time
+ * with no answer), 2 no partition within cap, -1 on error.
  */
-int ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost, uint8_t *s,
-    uint8_t *r, ilp_error *err);
+int ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
+    double *bound, uint8_t *s, uint8_t *r, ilp_error *err);
 
 /* The whole front of (bytes, cost): prepare, then combine without bounds. Returns 1
  * over the work limit. */

@@ -526,7 +526,7 @@ blocks_fallback(solve_ctx *c, int rc)
 {
 	if (rc < 0)
 		return -1;
-	note(c, "blocks: over the work limit; solving the model as a whole");
+	note(c, "blocks: over the work or time limit; solving the model as a whole");
 	ilpi_blocks_free(c->blocks);
 	c->blocks = NULL;
 	c->least_bytes = -1;
@@ -556,6 +556,11 @@ blocks_ready(solve_ctx *c, ilp_error *err)
 		note(c, "blocks: no narrow cuts; solving the model as a whole");
 		return 1;
 	}
+	if (c->o->time_limit > 0) {
+		double left = c->o->time_limit - (now_s() - c->t0);
+
+		ilpi_blocks_set_time_limit(c->blocks, left > 1e-3 ? left : 1e-3);
+	}
 	if ((rc = ilpi_blocks_prepare(c->blocks, err)) != 0)
 		return blocks_fallback(c, rc);
 	return 0;
@@ -575,7 +580,7 @@ blocks_note(solve_ctx *c, double t1)
 
 /* The decomposition's answer in c->s, c->r: its bytes must be the model's. */
 static int
-blocks_answer(solve_ctx *c, int64_t bytes, double cost, ilp_error *err)
+blocks_answer(solve_ctx *c, int64_t bytes, double cost, int proven, ilp_error *err)
 {
 	ilpi_terms tb = { 1, 0, NULL, NULL };
 	double used = ilpi_model_value(&c->m, &tb, c->s, c->r) * c->m.byte_unit;
@@ -585,9 +590,9 @@ blocks_answer(solve_ctx *c, int64_t bytes, double cost, ilp_error *err)
 		    "saves %.0f bytes, its front says %lld", c->g->path, used, (long long)bytes);
 		return -1;
 	}
-	note(c, "blocks: optimal, recompute %.10g us, saved %lld bytes", cost,
-	    (long long)bytes);
-	c->status = "optimal";
+	note(c, "blocks: %s, recompute %.10g us, saved %lld bytes", proven ? "optimal" :
+	    "best found", cost, (long long)bytes);
+	c->status = proven ? "optimal" : "time-limit";
 	c->gap = 0;
 	return 0;
 }
@@ -598,7 +603,7 @@ static int
 lex_blocks(solve_ctx *c, int memory, ilp_error *err)
 {
 	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
-	double t1 = now_s(), cost;
+	double t1 = now_s(), cost, bound;
 	int64_t bytes, b0;
 	int rc;
 
@@ -607,7 +612,9 @@ lex_blocks(solve_ctx *c, int memory, ilp_error *err)
 	if (memory) {
 		if ((b0 = ilpi_blocks_least_bytes(c->blocks, c->ws, c->wr)) < 0)
 			return blocks_fallback(c, 1);
-		rc = ilpi_blocks_solve(c->blocks, b0, &bytes, &cost, c->s, c->r, err);
+		rc = ilpi_blocks_solve(c->blocks, b0, &bytes, &cost, &bound, c->s, c->r, err);
+		if (rc == 3)
+			rc = 1;   /* the lexicographic stages take the rest of the time */
 	} else {
 		rc = ilpi_blocks_runtime_optimal(c->blocks, &bytes, &cost, c->s, c->r, err);
 	}
@@ -621,14 +628,14 @@ lex_blocks(solve_ctx *c, int memory, ilp_error *err)
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, level(cost, 0));
 	if (write_model(c, memory ? &tc : &tb, err) != 0)
 		return -1;
-	return blocks_answer(c, bytes, cost, err);
+	return blocks_answer(c, bytes, cost, 1, err);
 }
 
 static int
 runtime_blocks(solve_ctx *c, ilp_error *err)
 {
 	ilpi_terms tb = { 1, 0, NULL, NULL };
-	double t1 = now_s(), cost;
+	double t1 = now_s(), cost, bound;
 	int64_t bytes;
 	int rc;
 
@@ -637,19 +644,27 @@ runtime_blocks(solve_ctx *c, ilp_error *err)
 	c->least_bytes = ilpi_blocks_least_bytes(c->blocks, c->ws, c->wr);
 	if (write_budget_model(c, err) != 0)
 		return -1;
-	rc = ilpi_blocks_solve(c->blocks, c->budget, &bytes, &cost, c->s, c->r, err);
+	rc = ilpi_blocks_solve(c->blocks, c->budget, &bytes, &cost, &bound, c->s, c->r, err);
 	blocks_note(c, t1);
 	if (rc == 2)
 		return budget_conflict(c, c->ws, 1, err);
+	if (rc == 3 && bytes <= c->budget) {
+		/* out of time: the heuristic run's answer and the Lagrangian bound */
+		if (blocks_answer(c, bytes, cost, 0, err) != 0)
+			return -1;
+		c->gap = cost > 0 ? (cost - bound) / cost : 0;
+		note(c, "blocks: time limit; best found %.10g us, bound %.10g", cost, bound);
+		return 0;
+	}
 	if (rc != 0)
-		return blocks_fallback(c, rc);
+		return blocks_fallback(c, rc == 3 ? 1 : rc);
 	(void)tb;
 	if (bytes > c->budget) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the decomposition's answer "
 		    "exceeds the budget", c->g->path);
 		return -1;
 	}
-	return blocks_answer(c, bytes, cost, err);
+	return blocks_answer(c, bytes, cost, 1, err);
 }
 
 static int
