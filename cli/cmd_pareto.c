@@ -140,6 +140,8 @@ render(const point *pts, size_t n, int json, const ilp_graph *g)
 	return ilpi_buf_take(&b);
 }
 
+static const double budget_points[] = { 0.1, 0.3, 0.5 };
+
 /* The baselines (cli/baselines.c), evaluated and checked like the sweep. */
 static int
 extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_opts *pol,
@@ -157,6 +159,19 @@ extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_o
 			return -1;
 		pt->violates = ilp_check(g, pt->p, &co, &cerr) != 0;
 	}
+	/* PyTorch's budget points: its min-cut at activation_memory_budget F */
+	for (size_t k = 0; k < sizeof budget_points / sizeof budget_points[0]; k++) {
+		ilp_solve_options fo = *so;
+		point *pt = &pts[(*n)++];
+
+		fo.budget_bytes = -1;
+		fo.budget_fraction = budget_points[k];
+		pt->budget = -1;
+		if (cli_baseline(g, &fo, 0, &pt->kind, pt->name, sizeof pt->name, &pt->p,
+		    err) != 0 || ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
+			return -1;
+		pt->violates = ilp_check(g, pt->p, &co, &cerr) != 0;
+	}
 	return 0;
 }
 
@@ -165,7 +180,7 @@ cmd_pareto(int argc, char **argv)
 {
 	const char *graph = NULL, *outpath = "-";
 	cli_policy_opts pol;
-	ilp_solve_options so;
+	ilp_solve_options so, ends;
 	ilp_graph *g = NULL;
 	ilp_error err = { 0 };
 	point *pts = NULL;
@@ -221,21 +236,27 @@ cmd_pareto(int argc, char **argv)
 	so.bans = pol.bans;
 	if ((rc = cli_read_graph(graph, &pol, &g)) != CLI_OK)
 		return rc;
-	cap = (size_t)points + cli_baseline_count(g);
+	cap = (size_t)points + cli_baseline_count(g) +
+	    sizeof budget_points / sizeof budget_points[0];
 	pts = calloc(cap, sizeof *pts);
 	if (pts == NULL) {
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;
 	}
 	/* The two ends: least feasible bytes (--axis peak: least peak), and the bytes
-	 * (peak) of the runtime optimum. */
-	if (solve_point(g, &so, peak_axis ? ILP_OBJ_PEAK : ILP_OBJ_MEMORY, -1, 0, &pts[0],
+	 * (peak) of the runtime optimum, under the rules a budget brings (PyTorch's bans
+	 * lifted, RNG replay: docs/solver.md, "Memory budgets"). */
+	ends = so;
+	ends.bans = ILP_BANS_NONE;
+	if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
+		ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
+	if (solve_point(g, &ends, peak_axis ? ILP_OBJ_PEAK : ILP_OBJ_MEMORY, -1, 0, &pts[0],
 	    &err) != 0)
 		goto fail;
 	lo = peak_axis ? point_peak(g, &pts[0]) : pts[0].p->saved_bytes;
 	ilp_partition_free(pts[0].p);
 	pts[0].p = NULL;
-	if (solve_point(g, &so, ILP_OBJ_RUNTIME, -1, 0, &pts[0], &err) != 0)
+	if (solve_point(g, &ends, ILP_OBJ_RUNTIME, -1, 0, &pts[0], &err) != 0)
 		goto fail;
 	hi = peak_axis ? point_peak(g, &pts[0]) : pts[0].p->saved_bytes;
 	ilp_partition_free(pts[0].p);

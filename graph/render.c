@@ -45,16 +45,34 @@ put_type(ilpi_buf *b, const ilp_graph *g, const ilpi_node *n)
 
 /* ---- text ------------------------------------------------------------------- */
 
+/* The RNG states a partition saves (rng_states), as saved values: rng_state_NODE. */
+static void
+rng_states(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const char *sep)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (p->state[i] & ILPI_P_RNG_SAVED) {
+			ilpi_buf_printf(b, "%srng_state_%s", sep, g->node[i].name);
+			sep = ", ";
+		}
+}
+
 static void
 text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_side *s,
     int bw, const ilp_peak *pk)
 {
 	ilp_phase here = bw ? ILP_PHASE_BACKWARD : ILP_PHASE_FORWARD;
+	int rng_done = 0;
 
 	ilpi_buf_printf(b, "def %s(self", bw ? "backward" : "forward");
 	for (size_t k = 0; k < s->n_in; k++) {
 		const ilpi_node *n = &g->node[s->in[k]];
 
+		/* the RNG states the forward saved come after the saved values, as in
+		 * PyTorch's functionalize_rng_ops */
+		if (bw && n->kind == ILPI_TANGENT && !rng_done) {
+			rng_states(b, g, p, ", ");
+			rng_done = 1;
+		}
 		ilpi_buf_printf(b, ", %s", n->name);
 		if (has_type(n)) {
 			ilpi_buf_puts(b, ": \"");
@@ -81,7 +99,9 @@ text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_si
 				ilpi_buf_printf(b, "%s%s", j > 0 ? ", " : "", g->node[in[j]].name);
 			ilpi_buf_puts(b, ")");
 		}
-		if (bw && ilpi_recomputed(p, (size_t)s->op[k]))
+		if (bw && (p->state[s->op[k]] & ILPI_P_RNG_SAVED))
+			ilpi_buf_printf(b, "  # recomputed, replays rng_state_%s", n->name);
+		else if (bw && ilpi_recomputed(p, (size_t)s->op[k]))
 			ilpi_buf_puts(b, "  # recomputed");
 		if (pk->phase == here && pk->node == s->op[k])
 			ilpi_buf_printf(b, "  # peak: %lld bytes live", (long long)pk->peak_bytes);
@@ -91,6 +111,8 @@ text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_si
 	for (size_t k = 0; k < s->n_out; k++)
 		ilpi_buf_printf(b, "%s%s", k > 0 ? ", " : "",
 		    s->out[k] == ILPI_NONE ? "None" : g->node[s->out[k]].name);
+	if (!bw)
+		rng_states(b, g, p, s->n_out > 0 ? ", " : "");
 	ilpi_buf_puts(b, s->n_out == 1 ? ",)\n" : ")\n");
 }
 
@@ -158,6 +180,8 @@ json_value(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, int32_t i, i
 	}
 	if (bw && is_op && ilpi_recomputed(p, (size_t)i))
 		ilpi_buf_puts(b, ", \"recomputed\": true");
+	if (bw && is_op && (p->state[i] & ILPI_P_RNG_SAVED))
+		ilpi_buf_puts(b, ", \"replays_rng_state\": true");
 	ilpi_buf_puts(b, "}");
 }
 
@@ -206,6 +230,19 @@ render_json(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_
 	ilpi_buf_puts(b, "{\n  \"format\": \"ilpart-split\",\n  \"version\": 1,\n"
 	    "  \"saved\": ");
 	json_names(b, g, s->bw.in, s->n_saved);
+	if (ilpi_partition_count(p, ILPI_P_RNG_SAVED) > 0) {
+		/* saved values too: the RNG state of each random op the backward replays */
+		const char *sep = "";
+
+		ilpi_buf_puts(b, ",\n  \"rng_states\": [");
+		for (size_t i = 0; i < g->n; i++)
+			if (p->state[i] & ILPI_P_RNG_SAVED) {
+				ilpi_buf_printf(b, "%s", sep);
+				ilpi_buf_json_str(b, g->node[i].name);
+				sep = ", ";
+			}
+		ilpi_buf_puts(b, "]");
+	}
 	ilpi_buf_puts(b, ",\n  \"forward\": ");
 	json_side(b, g, p, &s->fw, 0);
 	ilpi_buf_puts(b, ",\n  \"backward\": ");

@@ -17,7 +17,8 @@ _EXPORTS = {
     "find_binary": "runner", "saved_bytes": "graphfile", "IlpartError": "runner",
     "IlpartWarning": "runner", "calibrate": "calibration", "untagged_in_regions": "graphfile",
     "dumps": "graphfile", "write_json": "graphfile", "read_json": "graphfile",
-    "Store": "store", "store_solver": "store",
+    "Store": "store", "store_solver": "store", "budget_in_effect": "bridge",
+    "reference_name": "export",
 }
 
 __all__ = sorted(_EXPORTS)

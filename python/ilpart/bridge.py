@@ -22,7 +22,8 @@ from .graphfile import untagged_in_regions, write_json
 from .runner import Budget, IlpartError, IlpartWarning, PathLike, solve
 from .store import store_solver
 
-__all__ = ["partition_fn", "capture", "backend", "nop_compiler", "split_modules"]
+__all__ = ["partition_fn", "capture", "backend", "nop_compiler", "split_modules",
+           "budget_in_effect"]
 
 
 def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
@@ -112,7 +113,23 @@ def _warn_untagged(graph):
                           + (", ..." if len(loose) > 5 else "")), IlpartWarning, stacklevel=3)
 
 
-def partition_fn(objective: str = "memory", memory_budget: Budget = None, prefer: str = "hard",
+def budget_in_effect(joint_module, memory_budget=None):
+    """The memory budget a partition of `joint_module` should meet, as PyTorch decides it:
+    `memory_budget` when given; else torch._functorch.config.activation_memory_budget
+    (None when it is 1, torch's "no budget"), overridden by the first node carrying a
+    float `memory_budget` meta, as min_cut_rematerialization_partition does."""
+    if memory_budget is not None:
+        return memory_budget
+    from torch._functorch import config as fconfig
+    budget = float(fconfig.activation_memory_budget)
+    for node in joint_module.graph.nodes:
+        if isinstance(node.meta.get("memory_budget", None), float):
+            budget = node.meta["memory_budget"]
+            break
+    return budget if budget < 1 else None
+
+
+def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, prefer: str = "hard",
                  time_limit: Optional[float] = None, policy: Optional[PathLike] = None,
                  extra_args: Optional[Sequence[Any]] = None, binary: Optional[str] = None,
                  reference: bool = False, functionalize_rng: Optional[bool] = None,
@@ -124,9 +141,17 @@ def partition_fn(objective: str = "memory", memory_budget: Budget = None, prefer
 
     objective, memory_budget, prefer, time_limit, policy: `ilpart solve`'s --objective,
     --memory-budget, --prefer, --time-limit and --policy; extra_args: more CLI arguments.
+    memory_budget: a float is torch's activation_memory_budget fraction (the same bytes as
+    PyTorch's normalisation), an int bytes; without one,
+    torch._functorch.config.activation_memory_budget < 1 (or a node's memory_budget meta)
+    is used, as PyTorch's partitioner does. A budget implies objective="runtime";
+    objective defaults to "memory" otherwise.
     reference: also record PyTorch's own min-cut saved set in the exported graph (slower).
-    functionalize_rng: let ilpart recompute random ops by replaying their RNG state; default
-    (None) does what PyTorch does: only when random ops are tagged for recomputation.
+    functionalize_rng: random ops ilpart recomputes replay the RNG state the forward saved
+    (run_and_save_rng_state, as PyTorch's partitioner does for the random ops it
+    recomputes); the ILP may recompute them under a budget (or with --bans none) and
+    counts each state's bytes. Default (None) and True: on; False: random ops are never
+    recomputed (unless the graph's RNG is functionalized).
     store: a partition store directory (ilpart.store): partitions are looked up there by
     graph fingerprint and options, misses recorded for `ilpart batch DIR` and answered as
     on_miss says ("solve" now within time_limit, "mincut", or "error").
@@ -145,21 +170,25 @@ def partition_fn(objective: str = "memory", memory_budget: Budget = None, prefer
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         jm = prepare_joint(joint_module)
-        rng = functionalize_rng
-        if rng is None:
-            rng = has_recomputable_rng_ops(jm)
+        replay = functionalize_rng is not False
+        rng = has_recomputable_rng_ops(jm) if replay else False
+        budget = budget_in_effect(jm, memory_budget)
+        obj = objective or ("runtime" if budget is not None else "memory")
+        extra = list(extra_args or ())
+        if method == "ilp":
+            extra += ["--rng-replay", "yes" if replay else "no"]
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
         _warn_untagged(graph)
         if calibrate:
             from .calibration import time_ops
             time_ops(jm, graph)
-        part = run(graph, objective=objective, memory_budget=memory_budget, prefer=prefer,
-                   time_limit=time_limit, policy=policy, extra_args=extra_args, binary=binary,
+        part = run(graph, objective=obj, memory_budget=budget, prefer=prefer,
+                   time_limit=time_limit, policy=policy, extra_args=extra, binary=binary,
                    command={"ilp": "solve", "mincut": "mincut"}[method],
                    device=device if device is not None else device_profile(jm))
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
-                               functionalize_rng=rng)
+                               functionalize_rng=replay)
         if keep_history:
             history.append({"graph": graph, "partition": part, "forward": fw, "backward": bw})
         return fw, bw

@@ -86,6 +86,8 @@ def plot(points, outputs, title=None, axis="saved"):
         if p["kind"] == "ilp":
             continue
         marker, color = STYLE.get(p["kind"], ("o", "tab:red"))
+        if "budget" in p["name"]:  # PyTorch's activation_memory_budget points
+            marker = "P" if p["kind"] == "mincut" else "X"
         bad = p["sac"] != "ok"
         label = p["name"] + (" (breaks SAC tags)" if bad else "")
         ax.scatter([p["x"] / scale], [p["time_us"]], marker=marker, s=70,

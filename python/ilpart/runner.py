@@ -63,6 +63,12 @@ def _args(command: str, objective: str, memory_budget: Budget, prefer: str,
         args += ["--policy", os.fspath(policy)]
     args += [str(a) for a in (extra or ())]
     if command != "solve":
+        if memory_budget is not None:
+            # the min-cut takes torch's activation_memory_budget fraction only
+            if not isinstance(memory_budget, float):
+                raise ValueError("mincut: memory_budget must be a fraction (a float), not %r"
+                                 % (memory_budget,))
+            args += ["--memory-budget", repr(memory_budget)]
         return args
     args += ["--objective", objective]
     if memory_budget is not None:
@@ -83,8 +89,9 @@ def solve(graph: Union[Dict[str, Any], PathLike], objective: str = "memory",
           device: Optional[str] = None) -> Dict[str, Any]:
     """Run `ilpart solve` on `graph` (a dict from export_graph, or a path) and return the
     partition file as a dict. command="mincut" runs ilpart's min-cut heuristic instead (it
-    takes prefer, policy, device and extra_args; objective, budget and time limit are ILP
-    options). device: the cost model's profile (`--device`: h100, a100, cpu, FLOPS:BW)."""
+    takes prefer, policy, device, extra_args and a fractional memory_budget, torch's
+    activation_memory_budget; objective and time limit are ILP options). device: the cost
+    model's profile (`--device`: h100, a100, cpu, FLOPS:BW)."""
     binary = binary or find_binary()
     with tempfile.TemporaryDirectory(prefix="ilpart-") as tmp:
         if isinstance(graph, dict):
