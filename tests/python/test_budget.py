@@ -123,7 +123,7 @@ class BudgetTest(unittest.TestCase):
                 else:
                     self.assertEqual(rc, 3, err)  # the tags make B(F) unreachable
                     print("  %-16s       ilpart: below what the SAC tags allow: %s"
-                          % ("", err.strip()[:110]))
+                          % ("", err.strip().splitlines()[-1][:150]))
                 if sac_ok:
                     (mine,) = [r for r in self.compare_rows(path, ref["saved_bytes"])
                                if r["kind"] == "ilp"]
