@@ -16,6 +16,7 @@ Output is deterministic for a given torch version: the same command gives the sa
 """
 
 import argparse
+import itertools
 import os
 import sys
 import time
@@ -100,6 +101,10 @@ def export_small(out, only, reference):
         t = time.time()
         model, inputs = build()
         torch._dynamo.reset()
+        # checkpoint regions are numbered by a process-wide counter: start it afresh so
+        # that a file does not depend on what the process compiled before
+        import torch._higher_order_ops.wrap as wrap
+        wrap.uid = itertools.count(1)
         graphs = ilpart.capture(model, *inputs, reference=reference, budgets=BUDGETS,
                                 description="%s; exported by scripts/gen_corpus.py from "
                                 "torch %s (CPU, float32)" % (desc, torch_version()))
