@@ -166,6 +166,25 @@ class BudgetTest(unittest.TestCase):
                        .split("= ")[-1].split()[0])
             self.assertEqual(e["partition"]["producer"]["budget_bytes"], want)
 
+    def test_dropout_replays_rng_state(self):
+        """Dropout outside any checkpoint region: PyTorch 2.6's budget path recomputes it at
+        0.1 without replaying its RNG state (it replays only when some random op is tagged
+        for recomputation), so its gradients differ from eager's (printed); ilpart
+        recomputes it replaying the saved state (rng_states) and matches eager."""
+        torch.manual_seed(0)
+        m = models.MLPDropout()
+        x = torch.randn(16, 32, requires_grad=True)
+        eager = util.run(m, [x])
+        with fconfig.patch(activation_memory_budget=0.1):
+            theirs = util.run(util.compile_pytorch(m), [x])
+        diff = max((a - b).abs().max().item() for a, b in
+                   zip([eager[0]] + eager[1], [theirs[0]] + theirs[1]) if a is not None)
+        print("\n  mlp-dropout      PyTorch at 0.1: max |grad - eager| = %.3g" % diff)
+        pf = self.train(m, [x], "mlp-dropout@0.5", memory_budget=0.5)
+        part = pf.history[0]["partition"]
+        self.assertEqual(part.get("rng_states"), ["native_dropout"])
+        self.assertIn("native_dropout", part["recomputed"])
+
     def test_functionalize_rng_false_forbids(self):
         """functionalize_rng=False: no random op is recomputed, so none replays."""
         model, inputs = MODELS["gpt-3l"]()
