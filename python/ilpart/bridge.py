@@ -7,7 +7,6 @@ its saved values): whatever the backward needs and is not saved is recomputed th
 """
 
 import operator
-import os
 import warnings
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -18,7 +17,7 @@ from functorch.compile import make_boxed_compiler
 
 from .device import device_profile
 from .export import export_graph, has_recomputable_rng_ops, prepare_joint
-from .graphfile import untagged_in_regions, write_json
+from .graphfile import untagged_in_regions, write_graphs
 from .runner import Budget, IlpartError, IlpartWarning, PathLike, solve
 from .store import store_solver
 
@@ -285,12 +284,5 @@ def capture(model_or_fn: Any, *example_inputs: Any, path: Optional[PathLike] = N
     if not graphs:
         raise IlpartError("capture: no joint graph was made (does any input or parameter "
                           "require grad?)")
-    if description:
-        for g in graphs:
-            g["description"] = description
-    if path is not None:
-        path = os.fspath(path)
-        stem = path[:-5] if path.endswith(".json") else path
-        for i, g in enumerate(graphs):
-            write_json(path if i == 0 else "%s-%d.json" % (stem, i), g)
+    write_graphs(graphs, path, description)
     return graphs

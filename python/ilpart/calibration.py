@@ -9,7 +9,6 @@ whatever device the graph runs on.
                                                 calibrate=True))  # measure at compile time
 """
 
-import os
 from typing import Any, Dict, List, Optional
 
 import torch
@@ -115,7 +114,7 @@ def calibrate(model_or_fn: Any, *example_inputs: Any, path: Optional[str] = None
 
     from .bridge import backend
     from .export import export_graph, prepare_joint
-    from .graphfile import write_json
+    from .graphfile import write_graphs
     from .runner import IlpartError
 
     graphs: List[Dict[str, Any]] = []
@@ -137,12 +136,5 @@ def calibrate(model_or_fn: Any, *example_inputs: Any, path: Optional[str] = None
     if not graphs:
         raise IlpartError("calibrate: no joint graph was made (does any input or parameter "
                           "require grad?)")
-    for g in graphs:
-        if description:
-            g["description"] = description
-    if path is not None:
-        path = os.fspath(path)
-        stem = path[:-5] if path.endswith(".json") else path
-        for i, g in enumerate(graphs):
-            write_json(path if i == 0 else "%s-%d.json" % (stem, i), g)
+    write_graphs(graphs, path, description)
     return graphs

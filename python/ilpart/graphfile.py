@@ -3,7 +3,7 @@ Standard library only (usable where torch is not installed)."""
 
 import json
 import os
-from typing import Any, Dict, Iterable, List, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -48,6 +48,22 @@ def write_json(path: PathLike, doc: Dict[str, Any]) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def write_graphs(graphs: List[Dict[str, Any]], path: Optional[PathLike],
+                 description: Optional[str] = None) -> None:
+    """Label `graphs` with `description` and write them: the first to `path`, the
+    others to PATH-1.json, PATH-2.json, ... (one per compiled graph, e.g. after a
+    graph break). Nothing is written when `path` is None."""
+    for g in graphs:
+        if description:
+            g["description"] = description
+    if path is None:
+        return
+    path = os.fspath(path)
+    stem = path[:-5] if path.endswith(".json") else path
+    for i, g in enumerate(graphs):
+        write_json(path if i == 0 else "%s-%d.json" % (stem, i), g)
 
 
 def saved_bytes(graph: Dict[str, Any], saved: Iterable[str]) -> int:
