@@ -29,6 +29,7 @@
 
 #include "cli/cli.h"
 #include "cli/store.h"
+#include "graph/clock.h"
 #include "graph/fileio.h"
 #include "graph/grow.h"
 #include "graph/strbuf.h"
@@ -58,15 +59,6 @@ typedef struct batch {
 	int worst;             /* exit status */
 	job *jobs;
 } batch;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void
 path_in(const batch *b, char *out, size_t size, const char *rel)
@@ -381,7 +373,7 @@ start(batch *b, job *j, const char *key)
 	snprintf(j->tmp, sizeof j->tmp, "tmp/%s.%ld.%u.json", key, (long)getpid(), serial);
 	snprintf(j->log, sizeof j->log, "tmp/%s.%ld.%u.log", key, (long)getpid(), serial++);
 	fflush(stdout);
-	j->t0 = now();
+	j->t0 = ilpi_now();
 	if ((j->pid = fork()) == 0)
 		child(b, j);
 	if (j->pid < 0) {
@@ -419,7 +411,7 @@ finish(batch *b, job *j, int wstatus)
 {
 	char tmp[4096], final[4096], rel[128], msg[700], what[200], was[200], t[32];
 	int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-	double secs = now() - j->t0;
+	double secs = ilpi_now() - j->t0;
 	const char *key = j->e.key;
 	cli_result got, have;
 	int stored = 0, lock;

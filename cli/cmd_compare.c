@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "graph/clock.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
@@ -35,15 +36,6 @@ typedef struct compare_opts {
 	int json, no_times;
 	int peak;                  /* --peak: add the least-peak row */
 } compare_opts;
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int
 parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char **graph)
@@ -91,7 +83,7 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 {
 	ilp_solve_options so = c->so;
 	ilp_error err = { 0 };
-	double t0 = now_s();
+	double t0 = ilpi_now();
 
 	r->kind = "ilp";
 	if (so.budget_bytes >= 0 || so.budget_fraction >= 0) {
@@ -108,7 +100,7 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 	}
 	if (ilp_solve(g, &so, &r->p, &err) != 0)
 		snprintf(r->error, sizeof r->error, "%s", err.msg);
-	r->seconds = now_s() - t0;
+	r->seconds = ilpi_now() - t0;
 }
 
 /* --peak: the least simulated peak (then least recompute time), no byte budget. */
@@ -117,7 +109,7 @@ row_ilp_peak(const ilp_graph *g, const compare_opts *c, row *r)
 {
 	ilp_solve_options so = c->so;
 	ilp_error err = { 0 };
-	double t0 = now_s();
+	double t0 = ilpi_now();
 
 	r->kind = "ilp";
 	so.objective = ILP_OBJ_PEAK;
@@ -126,7 +118,7 @@ row_ilp_peak(const ilp_graph *g, const compare_opts *c, row *r)
 	snprintf(r->name, sizeof r->name, "ilp (peak)");
 	if (ilp_solve(g, &so, &r->p, &err) != 0)
 		snprintf(r->error, sizeof r->error, "%s", err.msg);
-	r->seconds = now_s() - t0;
+	r->seconds = ilpi_now() - t0;
 }
 
 /* Where the saved-bytes optimum and the peak optimum differ: both figures, and the
@@ -170,11 +162,11 @@ static void
 row_baseline(const ilp_graph *g, const compare_opts *c, size_t k, row *r)
 {
 	ilp_error err = { 0 };
-	double t0 = now_s();
+	double t0 = ilpi_now();
 
 	if (cli_baseline(g, &c->so, k, &r->kind, r->name, sizeof r->name, &r->p, &err) != 0)
 		snprintf(r->error, sizeof r->error, "%s", err.msg);
-	r->seconds = now_s() - t0;
+	r->seconds = ilpi_now() - t0;
 }
 
 /* Costs on the chosen device and the checker's verdict. */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph/clock.h"
 #include "graph/grow.h"
 #include "graph/strbuf.h"
 #include "solver/blocks.h"
@@ -1271,19 +1272,10 @@ dp_reset(ilpi_blocks *b)
 	b->final_beg = b->final_cnt = 0;
 }
 
-static double
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void
 ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds)
 {
-	b->deadline = seconds > 0 ? mono_now() + seconds : 0;
+	b->deadline = seconds > 0 ? ilpi_now() + seconds : 0;
 }
 
 /* A run of the merge: points pi..pend of an entry state plus class point q. */
@@ -1360,7 +1352,7 @@ combine(ilpi_blocks *b, const bounds *bd)
 		int w = (s + 1) & 1;
 
 		b->cbase[w] = b->n_dp;
-		if (b->deadline > 0 && (s & 63) == 0 && mono_now() > b->deadline) {
+		if (b->deadline > 0 && (s & 63) == 0 && ilpi_now() > b->deadline) {
 			rc = 1;   /* out of time: the caller falls back and reports the limit */
 			goto out;
 		}
@@ -1676,7 +1668,7 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 	}
 	/* out of time: the heuristic run's answer (its bytes, cost, s, r are still in
 	 * place) with the Lagrangian bound */
-	if (have && b->deadline > 0 && mono_now() > b->deadline)
+	if (have && b->deadline > 0 && ilpi_now() > b->deadline)
 		return 3;
 	return 1;
 }

@@ -15,6 +15,7 @@
 
 #include <glpk.h>
 
+#include "graph/clock.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
@@ -58,15 +59,6 @@ typedef struct solve_ctx {
 } solve_ctx;
 
 enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void
 note(const solve_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -254,7 +246,7 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
     const uint8_t *wr, uint8_t *s, uint8_t *r, ilpi_mip *mip, int write, ilp_error *err)
 {
 	const ilp_solve_options *o = c->o;
-	double t1 = now_s();
+	double t1 = ilpi_now();
 
 	memset(mip, 0, sizeof *mip);
 	if (c->peak.col != 0)
@@ -291,7 +283,7 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	note(c, "stage %s: %s, objective %.10g, gap %.3g, %.2fs", what,
 	    mip->status == GLP_OPT ? "optimal" : mip->status == GLP_FEAS ? "feasible" :
 	    mip->status == GLP_NOFEAS ? "infeasible" : "no solution", mip->obj, mip->gap_out,
-	    now_s() - t1);
+	    ilpi_now() - t1);
 	if (mip->status == GLP_OPT || mip->status == GLP_FEAS)
 		stage_status(c, mip);
 	if (mip->status == GLP_NOFEAS && strcmp(what, "runtime") != 0 &&
@@ -557,7 +549,7 @@ blocks_ready(solve_ctx *c, ilp_error *err)
 		return 1;
 	}
 	if (c->o->time_limit > 0) {
-		double left = c->o->time_limit - (now_s() - c->t0);
+		double left = c->o->time_limit - (ilpi_now() - c->t0);
 
 		ilpi_blocks_set_time_limit(c->blocks, left > 1e-3 ? left : 1e-3);
 	}
@@ -575,7 +567,7 @@ blocks_note(solve_ctx *c, double t1)
 	note(c, "blocks: %zu items in %zu segments, %zu distinct, cut width <= %zu, largest "
 	    "%zu items; %zu class runs, %zu points, %.2fs", st.n_active, st.n_seg,
 	    st.n_class, st.max_width, st.max_seg, st.n_subsolves, st.n_points,
-	    now_s() - t1);
+	    ilpi_now() - t1);
 }
 
 /* The decomposition's answer in c->s, c->r: its bytes must be the model's. */
@@ -603,7 +595,7 @@ static int
 lex_blocks(solve_ctx *c, int memory, ilp_error *err)
 {
 	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
-	double t1 = now_s(), cost, bound;
+	double t1 = ilpi_now(), cost, bound;
 	int64_t bytes, b0;
 	int rc;
 
@@ -635,7 +627,7 @@ static int
 runtime_blocks(solve_ctx *c, ilp_error *err)
 {
 	ilpi_terms tb = { 1, 0, NULL, NULL };
-	double t1 = now_s(), cost, bound;
+	double t1 = ilpi_now(), cost, bound;
 	int64_t bytes;
 	int rc;
 
@@ -847,7 +839,7 @@ obj_peak(solve_ctx *c, ilp_error *err)
 				glp_set_obj_coef(c->m.lp, c->m.col_r[it], eps);
 		}
 		glp_set_obj_coef(c->m.lp, c->peak.col, 1);
-		if (now_s() - c->t0 > limit)
+		if (ilpi_now() - c->t0 > limit)
 			break;
 		if (stage_keep(c, "least-peak", c->ts, c->tr, &mip, err) != 0)
 			return -1;
@@ -868,7 +860,7 @@ obj_peak(solve_ctx *c, ilp_error *err)
 			memcpy(c->wr, c->tr, n);
 		}
 		if (mip.status != GLP_OPT || mip.timed_out ||
-		    (double)best <= ceil(c->peak_bound - 1e-6) || now_s() - c->t0 > limit)
+		    (double)best <= ceil(c->peak_bound - 1e-6) || ilpi_now() - c->t0 > limit)
 			break;
 		if (nogood_cut(c, c->ts, c->tr, (double)sim / unit) != 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
@@ -888,7 +880,7 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	memcpy(c->r, c->wr, n);
 	c->peak_sim = best;
 	if (mip.status == GLP_UNDEF || mip.timed_out || c->peak_bound < (double)best ||
-	    now_s() - c->t0 > limit) {
+	    ilpi_now() - c->t0 > limit) {
 		if (mip.status == GLP_UNDEF || mip.timed_out)
 			c->status = "time-limit";
 		return 0;
@@ -930,7 +922,7 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		return -1;
 	}
 	glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb, ub);
-	for (int round = 0; round < 200 && now_s() - c->t0 < limit; round++) {
+	for (int round = 0; round < 200 && ilpi_now() - c->t0 < limit; round++) {
 		if (obj_runtime(c, err) != 0)
 			return -1;
 		c->peak_sim = simulate(c, c->s, c->r);
@@ -1269,7 +1261,7 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	memset(&c, 0, sizeof c);
 	c.g = g;
 	c.o = o;
-	c.t0 = now_s();
+	c.t0 = ilpi_now();
 	c.status = "optimal";
 	c.budget = o->budget_bytes;
 	c.least_bytes = -1;
