@@ -56,6 +56,8 @@ typedef struct solve_ctx {
 	int64_t peak_sim;         /* simulated peak of the answer, < 0 not simulated */
 	const double *keep_obj;   /* objective stage() must keep, or NULL */
 	int64_t peak_best;        /* best simulated peak so far, < 0 none */
+	ilp_partition **seed;     /* peak objective: known partitions to start from */
+	size_t n_seed;
 } solve_ctx;
 
 enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
@@ -772,6 +774,109 @@ nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
 	return 0;
 }
 
+/* The item answer of a node partition `p`: an item is saved when its rep is, else
+ * recomputed when the backward needs it. 0 when that answer is valid under this
+ * solve's rules (every needed value saved or recomputed where the model allows). */
+static int
+seed_items(solve_ctx *c, const ilp_partition *p, uint8_t *s, uint8_t *r, uint8_t *need)
+{
+	const ilpi_reduced *red = &c->red;
+
+	memset(s, 0, red->n_items);
+	/* A saved view saves its base's storage: the nearest base that is a saveable
+	 * item's rep. */
+	for (size_t v = 0; v < c->g->n; v++) {
+		int32_t u = (int32_t)v, it;
+
+		if (!(p->state[v] & ILPI_P_SAVED))
+			continue;
+		while ((it = red->item_of[u]) < 0 || red->item[it].rep != u ||
+		    c->m.col_s[it] == 0) {
+			if ((u = c->g->node[u].view_of) == ILPI_NONE)
+				break;
+		}
+		if (u != ILPI_NONE)
+			s[it] = 1;
+	}
+	for (size_t it = 0; it < red->n_items; it++)
+		r[it] = !s[it];
+	if (canon_items(red, s, r, need) != 0)
+		return -1;
+	for (size_t it = 0; it < red->n_items; it++)
+		if (r[it] && c->m.col_r[it] == 0)
+			return -1;
+	return 0;
+}
+
+/* The partitions the other rows of `ilpart compare` show (the saved-bytes optimum,
+ * min-cut with and without budgets, the graph's references, save-all), made before
+ * the peak model is built: the search starts from the best of those that are valid
+ * here, so it never answers worse than any of them. */
+static int
+peak_seeds(solve_ctx *c, ilp_error *err)
+{
+	const ilp_graph *g = c->g;
+	ilp_solve_options so = *c->o;
+	ilpi_mincut_options mo;
+	size_t cap = g->n_ref + 16;
+
+	if ((c->seed = calloc(cap, sizeof *c->seed)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	so.objective = ILP_OBJ_MEMORY;
+	so.peak_budget = -1;
+	so.write_lp = so.write_mps = NULL;
+	so.verbose = 0;
+	if (ilp_solve(g, &so, &c->seed[c->n_seed], NULL) == 0)
+		c->n_seed++;
+	/* PyTorch's min-cut, then its budget path at every tenth (torch reads the tags
+	 * its own way: a seed that breaks this solve's rules is dropped later). */
+	for (int k = 0; k <= 10; k++) {
+		ilpi_mincut_options_init(&mo);
+		ilpi_mincut_options_from_solve(&mo, c->o);
+		mo.prefer = ILP_PREFER_PYTORCH;
+		mo.check = 0;
+		mo.activation_memory_budget = k == 0 ? 1 : (k - 1) / 10.0;
+		if (ilpi_mincut_run(g, &mo, &c->seed[c->n_seed], NULL, NULL) == 0)
+			c->n_seed++;
+	}
+	for (size_t k = 0; k < g->n_ref; k++)
+		if (ilpi_partition_from_ref(g, k, &c->seed[c->n_seed], NULL) == 0)
+			c->n_seed++;
+	if (ilpi_partition_save_all(g, &c->seed[c->n_seed], NULL) == 0)
+		c->n_seed++;
+	return 0;
+}
+
+/* Each seed valid under this solve's rules is simulated and cut off; the best one is
+ * the incumbent in (ws, wr). */
+static int
+peak_try_seeds(solve_ctx *c, int64_t *best, ilp_error *err)
+{
+	size_t n = c->red.n_items;
+	int64_t sim;
+
+	for (size_t k = 0; k < c->n_seed; k++) {
+		if (seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0)
+			continue;
+		if ((sim = simulate(c, c->ts, c->tr)) < 0)
+			continue;
+		note(c, "peak seed %s: simulated %lld bytes", c->seed[k]->method,
+		    (long long)sim);
+		if (*best < 0 || sim < *best) {
+			*best = c->peak_best = sim;
+			memcpy(c->ws, c->ts, n);
+			memcpy(c->wr, c->tr, n);
+		}
+		if (nogood_cut(c, c->ts, c->tr, (double)sim / c->m.byte_unit) != 0) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Least simulated peak, then least recompute cost at that peak. The peak rows bound
  * the peak from below; the simulator (graph/memsim.c) is the truth. Each answer is
  * simulated and cut off by a no-good cut carrying its true peak, until the ILP's bound
@@ -793,6 +898,8 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
 	limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
 	c->peak_bound = 0;
+	if (peak_try_seeds(c, &best, err) != 0)
+		return -1;
 	/* Incumbents: the least-bytes and the least-recompute answers, then the least
 	 * recompute cost at budgets between their saved bytes (PyTorch's budget scale):
 	 * each is simulated and cut off. */
@@ -1133,6 +1240,9 @@ prepare(solve_ctx *c, ilp_error *err)
 	/* PyTorch's budget path may lift any of its bans and replays the RNG state of the
 	 * random ops it then recomputes (docs/solver.md, "Memory budgets"). */
 	ro.budget = c->o->budget_bytes >= 0 || c->o->budget_fraction >= 0;
+	/* The peak objective and a peak budget are memory budgets too: the same rules,
+	 * so PyTorch's budget partitions are among the answers they choose from. */
+	ro.budget = ro.budget || c->o->objective == ILP_OBJ_PEAK || c->o->peak_budget >= 0;
 	ro.rng_replay = c->o->rng_replay == ILP_RNG_REPLAY_ALWAYS ||
 	    (c->o->rng_replay == ILP_RNG_REPLAY_AUTO && ro.budget);
 	if (ilpi_rules_build(g, &ro, &c->rules, err) != 0)
@@ -1186,6 +1296,9 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->node_r);
 	for (int k = 0; k < 4; k++)
 		free(c->pen[k]);
+	for (size_t k = 0; k < c->n_seed; k++)
+		ilp_partition_free(c->seed[k]);
+	free(c->seed);
 }
 
 /* A fraction F means what torch's activation_memory_budget F means: the bytes its
@@ -1271,6 +1384,8 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	if (o->budget_fraction >= 0 && fraction_bytes(&c, err) != 0)
 		return -1;
 	if (prepare(&c, err) != 0)
+		goto out;
+	if (o->objective == ILP_OBJ_PEAK && peak_seeds(&c, err) != 0)
 		goto out;
 	lg.log = o->log;
 	lg.log_ctx = o->log_ctx;

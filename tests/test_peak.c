@@ -1,6 +1,8 @@
 /* test_peak.c - the peak objective (solver/peak.c, --objective peak, --peak-budget)
  * against the simulator: on random graphs small enough to enumerate every partition,
- * a proven-optimal answer's simulated peak is the least any executable partition has. */
+ * a proven-optimal answer's simulated peak is the least any executable partition has;
+ * on the corpus, the least-peak answer is never above any other partition compare
+ * shows that obeys the same rules. */
 #include "config.h"
 
 #include <stdio.h>
@@ -9,6 +11,7 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
+#include "solver/mincut.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -185,6 +188,83 @@ START_TEST(peak_budget_holds_in_simulation)
 }
 END_TEST
 
+/* The partitions `ilpart compare` puts beside the peak row: the saved-bytes optimum,
+ * min-cut (torch's reading of the tags) without and with budgets, the references,
+ * save-all. Returns how many were made. */
+static size_t
+other_rows(const ilp_graph *g, const ilp_solve_options *peak_o, ilp_partition **rows)
+{
+	static const double budgets[4] = { 1, 0.1, 0.3, 0.5 };
+	ilp_solve_options o = *peak_o;
+	ilpi_mincut_options mo;
+	size_t n = 0;
+
+	o.objective = ILP_OBJ_MEMORY;
+	if (ilp_solve(g, &o, &rows[n], NULL) == 0)
+		n++;
+	for (int k = 0; k < 4; k++) {
+		ilpi_mincut_options_init(&mo);
+		ilpi_mincut_options_from_solve(&mo, peak_o);
+		mo.prefer = ILP_PREFER_PYTORCH;
+		mo.check = 0;
+		mo.activation_memory_budget = budgets[k];
+		if (ilpi_mincut_run(g, &mo, &rows[n], NULL, NULL) == 0)
+			n++;
+	}
+	for (size_t k = 0; k < g->n_ref; k++)
+		if (ilpi_partition_from_ref(g, k, &rows[n], NULL) == 0)
+			n++;
+	if (ilpi_partition_save_all(g, &rows[n], NULL) == 0)
+		n++;
+	return n;
+}
+
+/* The issue's acceptance: on every corpus graph, both ban sets, the least-peak answer
+ * (even when the search stops early) peaks at most as high as every other row that
+ * passes the checker in the solve's mode. */
+START_TEST(peak_never_above_other_rows)
+{
+	size_t n_paths;
+	char **paths = t_corpus(&n_paths);
+
+	for (size_t f = 0; f < n_paths; f++)
+		for (int bans = 0; bans < 2; bans++) {
+			ilp_graph *g = t_graph_file(paths[f]);
+			ilp_partition *p = NULL, **rows;
+			ilp_solve_options o;
+			ilp_check_options co;
+			ilp_error err = { 0 };
+			ilp_peak pk, pr;
+			size_t n;
+
+			ilp_solve_options_init(&o);
+			o.objective = ILP_OBJ_PEAK;
+			o.bans = bans ? ILP_BANS_NONE : ILP_BANS_PYTORCH;
+			o.time_limit = 0.5;
+			ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s: %s", paths[f], err.msg);
+			ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+			rows = calloc(g->n_ref + 8, sizeof *rows);
+			ck_assert_ptr_nonnull(rows);
+			n = other_rows(g, &o, rows);
+			ck_assert_uint_ge(n, 3);
+			co.prefer = o.prefer;
+			for (size_t k = 0; k < n; k++) {
+				if (ilp_check(g, rows[k], &co, &err) == 0 &&
+				    ilp_partition_peak(g, rows[k], &pr, &err) == 0)
+					ck_assert_msg(pk.peak_bytes <= pr.peak_bytes, "%s, bans %s: "
+					    "least peak %lld above %s row %zu's %lld", paths[f],
+					    ilp_bans_name(o.bans), (long long)pk.peak_bytes,
+					    rows[k]->method, k, (long long)pr.peak_bytes);
+				ilp_partition_free(rows[k]);
+			}
+			free(rows);
+			ilp_partition_free(p);
+			ilp_graph_free(g);
+		}
+	t_strs_free(paths, n_paths);
+}
+END_TEST
+
 Suite *
 suite_peak(void)
 {
@@ -194,6 +274,7 @@ suite_peak(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, peak_objective_matches_enumeration);
 	tcase_add_test(tc, peak_budget_holds_in_simulation);
+	tcase_add_test(tc, peak_never_above_other_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
