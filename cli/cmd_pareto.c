@@ -55,6 +55,126 @@ point_peak(const ilp_graph *g, const point *pt)
 	    pk.peak_bytes : -1;
 }
 
+/* --axis peak: peak budgets from the least peak to the runtime optimum's, one solve
+ * each (the peak rows live in the whole model only). */
+static int
+sweep_peak(const ilp_graph *g, const ilp_solve_options *so, long points, point *pts,
+    size_t *n, ilp_error *err)
+{
+	ilp_solve_options ends = *so;
+	int64_t lo, hi;
+
+	/* the rules a budget brings: PyTorch's bans lifted, RNG replay (docs/solver.md) */
+	ends.bans = ILP_BANS_NONE;
+	if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
+		ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
+	if (solve_point(g, &ends, ILP_OBJ_PEAK, -1, 0, &pts[0], err) != 0)
+		return -1;
+	lo = point_peak(g, &pts[0]);
+	ilp_partition_free(pts[0].p);
+	pts[0].p = NULL;
+	if (solve_point(g, &ends, ILP_OBJ_RUNTIME, -1, 0, &pts[0], err) != 0)
+		return -1;
+	hi = point_peak(g, &pts[0]);
+	ilp_partition_free(pts[0].p);
+	pts[0].p = NULL;
+	if (hi < lo)
+		hi = lo;
+	for (long k = 0; k < points; k++) {
+		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
+
+		if (k == points - 1)
+			b = hi;
+		if (solve_point(g, so, ILP_OBJ_RUNTIME, b, 1, &pts[*n], err) != 0) {
+			/* A peak budget the search cannot meet in simulation: no point. */
+			if (err->kind == ILP_ERR_SOLVER) {
+				ilp_partition_free(pts[*n].p);
+				pts[*n].p = NULL;
+				continue;
+			}
+			return -1;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Items in a --budgets list, -1 when one is not a budget. */
+static long
+budget_list(const char *v)
+{
+	long n = 0;
+
+	for (const char *at = v;; n++) {
+		size_t len = strcspn(at, ",");
+		char item[64];
+		int64_t b;
+		double f;
+
+		if (len == 0 || len > 63 || n == 10000)
+			return -1;
+		snprintf(item, sizeof item, "%.*s", (int)len, at);
+		if (cli_parse_budget(item, &b, &f) != 0)
+			return -1;
+		if (at[len] == '\0')
+			return n + 1;
+		at += len + 1;
+	}
+}
+
+/* Saved-bytes budgets: the given ones (bytes, or fractions read as solve reads them),
+ * else `points` evenly spaced from the least feasible bytes to the runtime optimum's.
+ * ilp_pareto reads them all off one front when the model decomposes. */
+static int
+sweep_saved(const ilp_graph *g, const ilp_solve_options *so, long points,
+    const char *budgets, point *pts, size_t *n, ilp_error *err)
+{
+	ilp_pareto *pa = NULL;
+	int64_t lo = 0, hi = 0;
+	const char *at = budgets;
+	int rc = -1;
+
+	if (ilp_pareto_new(g, so, &pa, err) != 0)
+		return -1;
+	if (budgets == NULL && ilp_pareto_range(pa, &lo, &hi, err) != 0)
+		goto out;
+	if (hi < lo)
+		hi = lo;
+	for (long k = 0; k < points; k++) {
+		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
+		point *pt = &pts[*n];
+
+		if (budgets == NULL && k == points - 1)
+			b = hi;
+		if (budgets != NULL) {
+			double f = -1;
+			char item[64];
+			size_t len = strcspn(at, ",");
+
+			snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), at);
+			at += len + (at[len] == ',');
+			if (cli_parse_budget(item, &b, &f) != 0) {
+				ilpi_err(err, ILP_ERR_INPUT, "--budgets: expected " CLI_BUDGET_HELP
+				    ", not '%s'", item);
+				goto out;
+			}
+			if (f >= 0 && ilp_pareto_fraction_bytes(pa, f, &b, err) != 0)
+				goto out;
+		}
+		pt->kind = "ilp";
+		pt->budget = b;
+		snprintf(pt->name, sizeof pt->name, "ilp");
+		if (ilp_pareto_solve(pa, b, &pt->p, err) != 0 ||
+		    ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
+			goto out;
+		(*n)++;
+	}
+	rc = 0;
+out:
+	ilp_pareto_free(pa);
+	return rc;
+}
+
 static void
 csv_field(ilpi_buf *b, const char *s)
 {
@@ -180,14 +300,14 @@ cmd_pareto(int argc, char **argv)
 {
 	const char *graph = NULL, *outpath = "-";
 	cli_policy_opts pol;
-	ilp_solve_options so, ends;
+	ilp_solve_options so;
 	ilp_graph *g = NULL;
 	ilp_error err = { 0 };
 	point *pts = NULL;
 	size_t n = 0, cap = 0;
 	long points = 10;
 	int json = 0, n_graph = 0, rc, peak_axis = 0;
-	int64_t lo, hi;
+	const char *budgets = NULL;
 	char *out = NULL;
 
 	cli_policy_opts_init(&pol);
@@ -208,6 +328,13 @@ cmd_pareto(int argc, char **argv)
 			points = strtol(v, &end, 10);
 			if (end == v || *end != '\0' || points < 2 || points > 10000)
 				return cli_usage("pareto", "--points: expected 2..10000, not '%s'", v);
+		} else if (cli_opt("pareto", argc, argv, &i, "--budgets", &v)) {
+			if (v == NULL)
+				return CLI_INPUT;
+			if ((points = budget_list(v)) < 0)
+				return cli_usage("pareto", "--budgets: expected a comma-separated "
+				    "list of " CLI_BUDGET_HELP ", not '%s'", v);
+			budgets = v;
 		} else if (cli_opt("pareto", argc, argv, &i, "-o", &v)) {
 			if ((outpath = v) == NULL)
 				return CLI_INPUT;
@@ -232,6 +359,10 @@ cmd_pareto(int argc, char **argv)
 	}
 	if (graph == NULL)
 		return cli_usage("pareto", "missing GRAPH");
+	if (budgets != NULL && peak_axis)
+		return cli_usage("pareto", "--budgets: only with --axis saved");
+	if (budgets != NULL)
+		points = budget_list(budgets);
 	so.prefer = pol.prefer;
 	so.bans = pol.bans;
 	if ((rc = cli_read_graph(graph, &pol, &g)) != CLI_OK)
@@ -243,42 +374,9 @@ cmd_pareto(int argc, char **argv)
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;
 	}
-	/* The two ends: least feasible bytes (--axis peak: least peak), and the bytes
-	 * (peak) of the runtime optimum, under the rules a budget brings (PyTorch's bans
-	 * lifted, RNG replay: docs/solver.md, "Memory budgets"). */
-	ends = so;
-	ends.bans = ILP_BANS_NONE;
-	if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
-		ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
-	if (solve_point(g, &ends, peak_axis ? ILP_OBJ_PEAK : ILP_OBJ_MEMORY, -1, 0, &pts[0],
-	    &err) != 0)
+	if ((peak_axis ? sweep_peak(g, &so, points, pts, &n, &err) :
+	    sweep_saved(g, &so, points, budgets, pts, &n, &err)) != 0)
 		goto fail;
-	lo = peak_axis ? point_peak(g, &pts[0]) : pts[0].p->saved_bytes;
-	ilp_partition_free(pts[0].p);
-	pts[0].p = NULL;
-	if (solve_point(g, &ends, ILP_OBJ_RUNTIME, -1, 0, &pts[0], &err) != 0)
-		goto fail;
-	hi = peak_axis ? point_peak(g, &pts[0]) : pts[0].p->saved_bytes;
-	ilp_partition_free(pts[0].p);
-	pts[0].p = NULL;
-	if (hi < lo)
-		hi = lo;
-	for (long k = 0; k < points; k++) {
-		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
-
-		if (k == points - 1)
-			b = hi;
-		if (solve_point(g, &so, ILP_OBJ_RUNTIME, b, peak_axis, &pts[n], &err) != 0) {
-			/* A peak budget the search cannot meet in simulation: no point. */
-			if (peak_axis && err.kind == ILP_ERR_SOLVER) {
-				ilp_partition_free(pts[n].p);
-				pts[n].p = NULL;
-				continue;
-			}
-			goto fail;
-		}
-		n++;
-	}
 	if (extra_points(g, &so, &pol, pts, &n, &err) != 0)
 		goto fail;
 	for (size_t k = 0; k < n; k++)

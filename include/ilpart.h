@@ -221,6 +221,31 @@ void ilp_solve_options_init(ilp_solve_options *o);
  * constraints: -1 with ILP_ERR_CONFLICT and the conflicting nodes in err->msg. */
 int ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err);
+/*
+ * The memory / recompute trade-off: least-recompute partitions at many memory budgets
+ * of one graph (o's objective and budgets are ignored; NULL: defaults). When the model
+ * decomposes along repeated blocks (docs/solver.md), ilp_pareto_new combines the whole
+ * front of (saved bytes, recompute cost) once and every budget's optimum is read off
+ * it; otherwise each budget is one ilp_solve. g must outlive the result.
+ */
+typedef struct ilp_pareto ilp_pareto;
+
+int ilp_pareto_new(const ilp_graph *g, const ilp_solve_options *o, ilp_pareto **out,
+    ilp_error *err);
+/* 1 when the points come off one combined front, 0 when each is solved on its own. */
+int ilp_pareto_from_front(const ilp_pareto *p);
+/* lo: the least saved bytes of any partition; hi: the saved bytes of the runtime
+ * optimum; both under the rules a budget brings (docs/solver.md "Memory budgets"). */
+int ilp_pareto_range(ilp_pareto *p, int64_t *lo, int64_t *hi, ilp_error *err);
+/* The bytes ilp_solve reads budget_fraction frac as (torch's normalisation). */
+int ilp_pareto_fraction_bytes(ilp_pareto *p, double frac, int64_t *bytes,
+    ilp_error *err);
+/* The optimum ilp_solve gives with the runtime objective and budget_bytes = budget
+ * (the same saved bytes and recompute time; of several partitions equal in both it may
+ * be another), checked; below every partition the same conflict as ilp_solve. */
+int ilp_pareto_solve(ilp_pareto *p, int64_t budget, ilp_partition **out,
+    ilp_error *err);
+void ilp_pareto_free(ilp_pareto *p);
 /* PyTorch's min-cut heuristic (torch 2.6 rules) on the same cost model. */
 int ilp_mincut(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err);

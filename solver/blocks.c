@@ -1327,6 +1327,36 @@ heap_down(brun *run, size_t n)
 	}
 }
 
+/*
+ * The run's next point not dominated by the last point kept (cost best): the entry
+ * state's costs strictly descend, so the points that cannot beat best form a prefix
+ * of the rest of the run; galloping skips it without touching the heap for each.
+ */
+static size_t
+skip_dominated(const dval *pv, size_t pbase, const brun *r, double best)
+{
+	size_t lo = r->pi + 1, hi, step = 1;
+	double qc = r->q->cost;
+
+	if (lo >= r->pend || pv[lo - pbase].cost + qc < best)
+		return lo;
+	/* pv[lo] cannot beat best; find hi > lo that can (or pend) */
+	while (lo + step < r->pend && pv[lo + step - pbase].cost + qc >= best) {
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step < r->pend ? lo + step : r->pend;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pv[mid - pbase].cost + qc >= best)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
 /* Forward combination of the fronts; with bd, only points that can still be optimal. */
 static int
 combine(ilpi_blocks *b, const bounds *bd)
@@ -1404,7 +1434,7 @@ combine(ilpi_blocks *b, const bounds *bd)
 					b->n_dp++;
 					kept++;
 				}
-				if (!drop && ++r->pi < r->pend) {
+				if (!drop && (r->pi = skip_dominated(pv, pbase, r, best)) < r->pend) {
 					r->bytes = pv[r->pi - pbase].bytes + r->q->bytes;
 					r->cost = pv[r->pi - pbase].cost + r->q->cost;
 				} else {

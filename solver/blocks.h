@@ -99,4 +99,37 @@ void ilpi_blocks_describe(const ilp_graph *g, const ilpi_blocks *b, struct ilpi_
 int ilpi_blocks_report(const ilp_graph *g, const ilp_solve_options *o, char **text,
     ilp_error *err);
 
+/*
+ * The whole front of the budgeted runtime model of g under o (implemented in solve.c:
+ * the rules a budget brings, the same costs and reduction as ilp_solve), combined once
+ * without bounds, for reading every budget's optimum off it. *out is NULL, with no
+ * error, when the decomposition does not apply or the combination is over its work or
+ * time limit (o->time_limit): the caller then solves each budget on its own. The
+ * caller owns *out (ilpi_front_free); g must outlive it.
+ */
+typedef struct ilpi_front ilpi_front;
+
+int ilpi_front_new(const ilp_graph *g, const ilp_solve_options *o, ilpi_front **out,
+    ilp_error *err);
+
+/* Least saved bytes of any partition; saved bytes of the runtime optimum (least
+ * cost, then least bytes within 1e-9 of it, as ilp_solve without a budget). */
+int64_t ilpi_front_least_bytes(const ilpi_front *f);
+int64_t ilpi_front_runtime_bytes(const ilpi_front *f);
+
+/*
+ * The partition ilp_solve gives with the runtime objective and budget_bytes = budget:
+ * the front's point it picks, lowered to node decisions, evaluated and checked. Returns
+ * 1 (no partition, no error) when the budget is below the least bytes; the caller owns
+ * *out.
+ */
+int ilpi_front_solve(ilpi_front *f, int64_t budget, ilp_partition **out, ilp_error *err);
+
+void ilpi_front_free(ilpi_front *f);
+
+/* The bytes ilp_solve turns budget fraction frac into under o (torch's normalisation,
+ * docs/solver.md "Memory budgets"). */
+int ilpi_budget_fraction_bytes(const ilp_graph *g, const ilp_solve_options *o,
+    double frac, int64_t *bytes, ilp_error *err);
+
 #endif /* ILPART_SOLVER_BLOCKS_H */

@@ -1397,3 +1397,173 @@ out:
 	release(&c, freed);
 	return rc;
 }
+
+/* ---- every budget from one front (ilp_pareto, solver/pareto.c) ------------------ */
+
+struct ilpi_front {
+	ilp_solve_options o;      /* the runtime objective with a budget: its rules */
+	solve_ctx c;              /* c.o points to o */
+	size_t n;                 /* points on the front */
+};
+
+void
+ilpi_front_free(ilpi_front *f)
+{
+	if (f == NULL)
+		return;
+	release(&f->c, 0);
+	free(f);
+}
+
+int
+ilpi_front_new(const ilp_graph *g, const ilp_solve_options *o, ilpi_front **out,
+    ilp_error *err)
+{
+	ilpi_front *f;
+	solve_ctx *c;
+	int rc;
+
+	*out = NULL;
+	if (o->monolithic || o->prefer == ILP_PREFER_SOFT || o->peak_budget >= 0)
+		return 0;
+	if ((f = calloc(1, sizeof *f)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+		return -1;
+	}
+	f->o = *o;
+	f->o.objective = ILP_OBJ_RUNTIME;
+	f->o.budget_bytes = 0;    /* any budget: the rules a budget brings */
+	f->o.budget_fraction = -1;
+	f->o.write_lp = f->o.write_mps = NULL;
+	c = &f->c;
+	c->g = g;
+	c->o = &f->o;
+	c->t0 = ilpi_now();
+	c->status = "optimal";
+	c->budget = -1;
+	c->least_bytes = -1;
+	c->peak_bound = -1;
+	c->peak_sim = -1;
+	c->peak_best = -1;
+	if (check_options(g, &f->o, err) != 0 || prepare(c, err) != 0 ||
+	    ilpi_blocks_plan(&c->red, &c->blocks, err) != 0)
+		goto fail;
+	if (c->blocks == NULL) {
+		note(c, "front: no narrow cuts; one solve per budget");
+		ilpi_front_free(f);
+		return 0;
+	}
+	if (o->time_limit > 0)
+		ilpi_blocks_set_time_limit(c->blocks, o->time_limit);
+	if ((rc = ilpi_blocks_front(c->blocks, err)) < 0)
+		goto fail;
+	if (rc != 0 || (f->n = ilpi_blocks_front_size(c->blocks)) == 0) {
+		note(c, "front: over the work or time limit; one solve per budget");
+		ilpi_front_free(f);
+		return 0;
+	}
+	blocks_note(c, c->t0);
+	note(c, "front: %zu points", f->n);
+	*out = f;
+	return 0;
+fail:
+	ilpi_front_free(f);
+	return -1;
+}
+
+/* The point a budgeted solve picks among those within cap: least cost, then the least
+ * bytes within 1e-9 (relative) of it (best_final in blocks.c); n when none fits. */
+static size_t
+front_pick(const ilpi_front *f, int64_t cap)
+{
+	size_t lo = 0, hi = f->n, i;
+	int64_t by;
+	double cost, least, lim;
+
+	while (lo < hi) {         /* first point over the cap: ascending bytes */
+		size_t mid = lo + (hi - lo) / 2;
+
+		ilpi_blocks_point(f->c.blocks, mid, &by, &cost);
+		if (by <= cap)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return f->n;
+	ilpi_blocks_point(f->c.blocks, lo - 1, &by, &least);
+	lim = least + 1e-9 * (fabs(least) > 1 ? fabs(least) : 1);
+	for (i = 0;; i++) {
+		ilpi_blocks_point(f->c.blocks, i, &by, &cost);
+		if (cost <= lim)
+			return i;
+	}
+}
+
+int64_t
+ilpi_front_least_bytes(const ilpi_front *f)
+{
+	int64_t by;
+	double cost;
+
+	ilpi_blocks_point(f->c.blocks, 0, &by, &cost);
+	return by;
+}
+
+int64_t
+ilpi_front_runtime_bytes(const ilpi_front *f)
+{
+	int64_t by;
+	double cost;
+
+	ilpi_blocks_point(f->c.blocks, front_pick(f, INT64_MAX), &by, &cost);
+	return by;
+}
+
+int
+ilpi_front_solve(ilpi_front *f, int64_t budget, ilp_partition **out, ilp_error *err)
+{
+	solve_ctx *c = &f->c;
+	size_t i = front_pick(f, budget);
+	int64_t by;
+	double cost;
+
+	*out = NULL;
+	if (i == f->n)
+		return 1;
+	ilpi_blocks_point(c->blocks, i, &by, &cost);
+	ilpi_blocks_lower(c->blocks, i, c->s, c->r);
+	f->o.budget_bytes = budget;
+	c->budget = budget;
+	c->status = "optimal";
+	c->gap = 0;
+	if (make_partition(c, out, err) != 0)
+		return -1;
+	if ((*out)->saved_bytes != by) {
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the front's point at %lld "
+		    "bytes lowers to a partition that saves %lld", c->g->path, (long long)by,
+		    (long long)(*out)->saved_bytes);
+		ilp_partition_free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+ilpi_budget_fraction_bytes(const ilp_graph *g, const ilp_solve_options *o, double f,
+    int64_t *bytes, ilp_error *err)
+{
+	ilp_solve_options fo = *o;
+	solve_ctx c;
+
+	memset(&c, 0, sizeof c);
+	fo.budget_fraction = f;
+	fo.budget_bytes = -1;
+	c.g = g;
+	c.o = &fo;
+	if (fraction_bytes(&c, err) != 0)
+		return -1;
+	*bytes = c.budget;
+	return 0;
+}

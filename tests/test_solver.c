@@ -714,6 +714,181 @@ START_TEST(blocks_vs_monolithic_vs_enumeration)
 }
 END_TEST
 
+/* ---- pareto: every budget off one front equals ilp_solve at that budget ----------- */
+
+/* ilp_solve with the runtime objective at `budget` bytes (or fraction frac >= 0). */
+static int
+solve_at(const ilp_graph *g, const ilp_solve_options *base, int64_t budget, double frac,
+    ilp_partition **out, ilp_error *err)
+{
+	ilp_solve_options o = *base;
+
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_bytes = frac >= 0 ? -1 : budget;
+	o.budget_fraction = frac;
+	return ilp_solve(g, &o, out, err);
+}
+
+/* Saved bytes of ilp_solve's answer without a budget, under a budget's rules. */
+static int64_t
+end_bytes(const ilp_graph *g, const ilp_solve_options *base, ilp_objective obj)
+{
+	ilp_solve_options o = *base;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	int64_t by;
+
+	o.objective = obj;
+	o.bans = ILP_BANS_NONE;
+	o.rng_replay = ILP_RNG_REPLAY_ALWAYS;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	by = p->saved_bytes;
+	ilp_partition_free(p);
+	return by;
+}
+
+/* ilp_pareto at budget b (fraction frac >= 0: converted first) against ilp_solve. */
+static void
+pareto_point(const ilp_graph *g, const ilp_solve_options *o, ilp_pareto *pa, int64_t b,
+    double frac, const char *what)
+{
+	ilp_partition *p = NULL, *q = NULL;
+	ilp_error e1 = { 0 }, e2 = { 0 };
+	int r1, r2;
+
+	if (frac >= 0)
+		ck_assert_msg(ilp_pareto_fraction_bytes(pa, frac, &b, &e1) == 0, "%s", e1.msg);
+	r1 = ilp_pareto_solve(pa, b, &p, &e1);
+	r2 = solve_at(g, o, b, frac, &q, &e2);
+	ck_assert_msg(r1 == r2, "%s %s at %lld: pareto %d (%s), solve %d (%s)", g->path,
+	    what, (long long)b, r1, e1.msg, r2, e2.msg);
+	if (r1 != 0) {
+		ck_assert_int_eq(e1.kind, e2.kind);
+		ck_assert_str_eq(e1.msg, e2.msg);
+		return;
+	}
+	ck_assert_str_eq(p->status, "optimal");
+	ck_assert_str_eq(q->status, "optimal");
+	ck_assert_int_eq(p->budget_bytes, b);
+	ck_assert_int_eq(q->budget_bytes, b);
+	ck_assert_msg(p->saved_bytes == q->saved_bytes, "%s %s at %lld: pareto saves %lld, "
+	    "solve %lld", g->path, what, (long long)b, (long long)p->saved_bytes,
+	    (long long)q->saved_bytes);
+	ck_assert_msg(fabs(p->recompute_time_us - q->recompute_time_us) <=
+	    1e-9 * (1 + fabs(q->recompute_time_us)), "%s %s at %lld: pareto %.12g us, solve "
+	    "%.12g us", g->path, what, (long long)b, p->recompute_time_us,
+	    q->recompute_time_us);
+	ilp_partition_free(p);
+	ilp_partition_free(q);
+}
+
+/* The curve's ends, evenly spaced budgets, fractions, a random budget and one below
+ * every partition: each equal to its own solve. Returns ilp_pareto_from_front. */
+static int
+pareto_vs_solve(const ilp_graph *g, const ilp_solve_options *o, int points)
+{
+	ilp_pareto *pa = NULL;
+	ilp_error err = { 0 };
+	int64_t lo, hi;
+	int front;
+
+	ck_assert_msg(ilp_pareto_new(g, o, &pa, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_pareto_range(pa, &lo, &hi, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(lo, end_bytes(g, o, ILP_OBJ_MEMORY));
+	ck_assert_int_eq(hi, end_bytes(g, o, ILP_OBJ_RUNTIME));
+	for (int k = 0; k < points; k++)
+		pareto_point(g, o, pa, lo + (hi - lo) * k / (points - 1), -1, "sweep");
+	pareto_point(g, o, pa, 0, 0.1, "fraction 0.1");
+	pareto_point(g, o, pa, 0, 0.3, "fraction 0.3");
+	pareto_point(g, o, pa, 0, t_below(&rng, 11) / 10.0, "random fraction");
+	pareto_point(g, o, pa, lo + (int64_t)t_below(&rng, 1000) * (hi - lo + 1) / 1000, -1,
+	    "random bytes");
+	if (lo > 0)
+		pareto_point(g, o, pa, lo - 1, -1, "below the least bytes");
+	front = ilp_pareto_from_front(pa);
+	ilp_pareto_free(pa);
+	return front;
+}
+
+START_TEST(pareto_equals_solve_on_stacks)
+{
+	int fronts = 0;
+
+	for (uint64_t s = 0; s < 24; s++) {
+		uint64_t seed = 900000 + s;
+		ilp_graph *g = block_graph(seed, 3 + (int)(s % 8));
+		ilp_solve_options o;
+
+		ilp_solve_options_init(&o);
+		o.bans = s % 2 ? ILP_BANS_PYTORCH : ILP_BANS_NONE;
+		fronts += pareto_vs_solve(g, &o, 7);
+		ilp_graph_free(g);
+	}
+	ck_assert_msg(fronts >= 20, "front used on %d of 24 stacks", fronts);
+}
+END_TEST
+
+/* Multi-block corpus graphs: the front applies and gives every point. */
+START_TEST(pareto_equals_solve_on_corpus)
+{
+	static const char *const files[] = { "tests/data/corpus/gpt-4l.json",
+	    "tests/data/corpus/llama-2l.json", "tests/data/corpus/transformer-2l.json" };
+	ilp_graph *g = t_graph_file(t_srcpath(files[_i]));
+	ilp_solve_options o;
+
+	ilp_solve_options_init(&o);
+	ck_assert_int_eq(pareto_vs_solve(g, &o, 10), 1);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* A fan of 20 values that two ops read, 16 of them not read by the backward, so all
+ * live at once: no class front can hold them (docs/solver.md), every point is its own
+ * solve, and still equals it; a stack under --monolithic likewise. */
+START_TEST(pareto_falls_back_without_blocks)
+{
+	static jbuf b;
+	ilp_graph *g;
+	ilp_solve_options o;
+
+	b.len = 0;
+	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
+	jadd(&b, "{\"name\": \"x\", \"kind\": \"primal\", \"bytes\": 64}");
+	for (int i = 0; i < 20; i++)
+		jadd(&b, ", {\"name\": \"b%d\", \"kind\": \"op\", \"target\": \"aten.op\", "
+		    "\"inputs\": [\"x\"], \"bytes\": %d, \"flops\": %de9}", i, 16 * (1 + i % 5),
+		    1 + (i * 7) % 11);
+	for (int k = 0; k < 2; k++) {
+		jadd(&b, ", {\"name\": \"s%d\", \"kind\": \"op\", \"target\": \"aten.sum\", "
+		    "\"inputs\": [", k);
+		for (int i = 0; i < 20; i++)
+			jadd(&b, "%s\"b%d\"", i ? ", " : "", i);
+		jadd(&b, "], \"bytes\": 64, \"flops\": 1e9}");
+	}
+	jadd(&b, ", {\"name\": \"y\", \"kind\": \"op\", \"target\": \"aten.add\", "
+	    "\"inputs\": [\"s0\", \"s1\"], \"bytes\": 64, \"flops\": 1e9}");
+	jadd(&b, ", {\"name\": \"t\", \"kind\": \"tangent\", \"bytes\": 64}");
+	jadd(&b, ", {\"name\": \"g0\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+	    "\"inputs\": [\"t\", \"s0\"], \"bytes\": 64, \"flops\": 10}");
+	jadd(&b, ", {\"name\": \"g1\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+	    "\"inputs\": [\"g0\", \"s1\"], \"bytes\": 64, \"flops\": 10}");
+	for (int i = 0; i < 4; i++)
+		jadd(&b, ", {\"name\": \"g%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+		    "\"inputs\": [\"g%d\", \"b%d\"], \"bytes\": 64, \"flops\": 10}", i + 2, i + 1,
+		    i);
+	jadd(&b, "], \"outputs\": {\"forward\": [\"y\"], \"backward\": [\"g5\"]}}");
+	g = t_graph(b.s);
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	ck_assert_int_eq(pareto_vs_solve(g, &o, 6), 0);
+	ilp_graph_free(g);
+	o.monolithic = 1;
+	g = block_graph(900001, 4);
+	ck_assert_int_eq(pareto_vs_solve(g, &o, 4), 0);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* ---- GLPK environment ------------------------------------------------------------------ */
 
 static int
@@ -1291,6 +1466,12 @@ suite_solver(void)
 	tcase_add_loop_test(tc, random_vs_enumeration, 0, 8);
 	tcase_add_loop_test(tc, soft_vs_enumeration, 0, 4);
 	tcase_add_loop_test(tc, blocks_vs_monolithic_vs_enumeration, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pareto");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, pareto_equals_solve_on_stacks);
+	tcase_add_loop_test(tc, pareto_equals_solve_on_corpus, 0, 3);
+	tcase_add_test(tc, pareto_falls_back_without_blocks);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("budget");
 	tcase_set_timeout(tc, 300);
