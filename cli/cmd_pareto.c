@@ -55,31 +55,48 @@ point_peak(const ilp_graph *g, const point *pt)
 	    pk.peak_bytes : -1;
 }
 
+/* The sweep's ends, one solve each: the least bytes (peak: least peak) and the bytes
+ * (peak) of the runtime optimum, under the rules a budget brings (PyTorch's bans
+ * lifted, RNG replay: docs/solver.md, "Memory budgets"). */
+static int
+sweep_ends(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, int64_t *lo,
+    int64_t *hi, ilp_error *err)
+{
+	ilp_solve_options ends = *so;
+	point pt;
+
+	memset(&pt, 0, sizeof pt);
+	ends.bans = ILP_BANS_NONE;
+	if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
+		ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
+	if (solve_point(g, &ends, peak_axis ? ILP_OBJ_PEAK : ILP_OBJ_MEMORY, -1, 0, &pt,
+	    err) != 0)
+		goto fail;
+	*lo = peak_axis ? point_peak(g, &pt) : pt.p->saved_bytes;
+	ilp_partition_free(pt.p);
+	pt.p = NULL;
+	if (solve_point(g, &ends, ILP_OBJ_RUNTIME, -1, 0, &pt, err) != 0)
+		goto fail;
+	*hi = peak_axis ? point_peak(g, &pt) : pt.p->saved_bytes;
+	ilp_partition_free(pt.p);
+	if (*hi < *lo)
+		*hi = *lo;
+	return 0;
+fail:
+	ilp_partition_free(pt.p);
+	return -1;
+}
+
 /* --axis peak: peak budgets from the least peak to the runtime optimum's, one solve
  * each (the peak rows live in the whole model only). */
 static int
 sweep_peak(const ilp_graph *g, const ilp_solve_options *so, long points, point *pts,
     size_t *n, ilp_error *err)
 {
-	ilp_solve_options ends = *so;
 	int64_t lo, hi;
 
-	/* the rules a budget brings: PyTorch's bans lifted, RNG replay (docs/solver.md) */
-	ends.bans = ILP_BANS_NONE;
-	if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
-		ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
-	if (solve_point(g, &ends, ILP_OBJ_PEAK, -1, 0, &pts[0], err) != 0)
+	if (sweep_ends(g, so, 1, &lo, &hi, err) != 0)
 		return -1;
-	lo = point_peak(g, &pts[0]);
-	ilp_partition_free(pts[0].p);
-	pts[0].p = NULL;
-	if (solve_point(g, &ends, ILP_OBJ_RUNTIME, -1, 0, &pts[0], err) != 0)
-		return -1;
-	hi = point_peak(g, &pts[0]);
-	ilp_partition_free(pts[0].p);
-	pts[0].p = NULL;
-	if (hi < lo)
-		hi = lo;
 	for (long k = 0; k < points; k++) {
 		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
 
@@ -122,32 +139,60 @@ budget_list(const char *v)
 	}
 }
 
+/* The point at budget b bytes or fraction f >= 0: off pa's front, or (pa NULL) by
+ * ilp_solve, which reads the fraction itself. */
+static int
+saved_point(const ilp_graph *g, const ilp_solve_options *so, ilp_pareto *pa, int64_t b,
+    double f, point *pt, ilp_error *err)
+{
+	ilp_solve_options o = *so;
+
+	pt->kind = "ilp";
+	snprintf(pt->name, sizeof pt->name, "ilp");
+	if (pa != NULL) {
+		if (f >= 0 && ilp_pareto_fraction_bytes(pa, f, &b, err) != 0)
+			return -1;
+		pt->budget = b;
+		if (ilp_pareto_solve(pa, b, &pt->p, err) != 0)
+			return -1;
+	} else {
+		o.objective = ILP_OBJ_RUNTIME;
+		o.budget_bytes = f >= 0 ? -1 : b;
+		o.budget_fraction = f;
+		if (ilp_solve(g, &o, &pt->p, err) != 0)
+			return -1;
+		pt->budget = pt->p->budget_bytes;
+	}
+	return ilp_partition_evaluate(g, pt->p, &so->device, err);
+}
+
 /* Saved-bytes budgets: the given ones (bytes, or fractions read as solve reads them),
  * else `points` evenly spaced from the least feasible bytes to the runtime optimum's.
- * ilp_pareto reads them all off one front when the model decomposes. */
+ * ilp_pareto reads them all off one front when the model decomposes; each: one
+ * ilp_solve per budget and per end, as before the front (for comparison). */
 static int
 sweep_saved(const ilp_graph *g, const ilp_solve_options *so, long points,
-    const char *budgets, point *pts, size_t *n, ilp_error *err)
+    const char *budgets, int each, point *pts, size_t *n, ilp_error *err)
 {
 	ilp_pareto *pa = NULL;
 	int64_t lo = 0, hi = 0;
 	const char *at = budgets;
 	int rc = -1;
 
-	if (ilp_pareto_new(g, so, &pa, err) != 0)
+	if (!each && ilp_pareto_new(g, so, &pa, err) != 0)
 		return -1;
-	if (budgets == NULL && ilp_pareto_range(pa, &lo, &hi, err) != 0)
+	if (budgets == NULL && (each ? sweep_ends(g, so, 0, &lo, &hi, err) :
+	    ilp_pareto_range(pa, &lo, &hi, err)) != 0)
 		goto out;
 	if (hi < lo)
 		hi = lo;
 	for (long k = 0; k < points; k++) {
 		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
-		point *pt = &pts[*n];
+		double f = -1;
 
 		if (budgets == NULL && k == points - 1)
 			b = hi;
 		if (budgets != NULL) {
-			double f = -1;
 			char item[64];
 			size_t len = strcspn(at, ",");
 
@@ -158,14 +203,8 @@ sweep_saved(const ilp_graph *g, const ilp_solve_options *so, long points,
 				    ", not '%s'", item);
 				goto out;
 			}
-			if (f >= 0 && ilp_pareto_fraction_bytes(pa, f, &b, err) != 0)
-				goto out;
 		}
-		pt->kind = "ilp";
-		pt->budget = b;
-		snprintf(pt->name, sizeof pt->name, "ilp");
-		if (ilp_pareto_solve(pa, b, &pt->p, err) != 0 ||
-		    ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
+		if (saved_point(g, so, pa, b, f, &pts[*n], err) != 0)
 			goto out;
 		(*n)++;
 	}
@@ -306,7 +345,7 @@ cmd_pareto(int argc, char **argv)
 	point *pts = NULL;
 	size_t n = 0, cap = 0;
 	long points = 10;
-	int json = 0, n_graph = 0, rc, peak_axis = 0;
+	int json = 0, n_graph = 0, rc, peak_axis = 0, each = 0;
 	const char *budgets = NULL;
 	char *out = NULL;
 
@@ -340,6 +379,8 @@ cmd_pareto(int argc, char **argv)
 				return CLI_INPUT;
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
+		} else if (strcmp(a, "--solve-each") == 0) {
+			each = 1;
 		} else if (cli_opt("pareto", argc, argv, &i, "--axis", &v)) {
 			if (v == NULL)
 				return CLI_INPUT;
@@ -375,7 +416,7 @@ cmd_pareto(int argc, char **argv)
 		goto fail;
 	}
 	if ((peak_axis ? sweep_peak(g, &so, points, pts, &n, &err) :
-	    sweep_saved(g, &so, points, budgets, pts, &n, &err)) != 0)
+	    sweep_saved(g, &so, points, budgets, each, pts, &n, &err)) != 0)
 		goto fail;
 	if (extra_points(g, &so, &pol, pts, &n, &err) != 0)
 		goto fail;

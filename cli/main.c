@@ -71,12 +71,13 @@ static const struct {
 	    "the least-peak row and where it differs from the saved-bytes optimum.\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
 	    "GRAPH [--points N | --budgets B,B...] [--axis saved|peak] [-o FILE] [--json]\n"
-	    "    [--device D] [--time-limit S] " SAC_OPTS,
+	    "    [--device D] [--time-limit S] [--solve-each] " SAC_OPTS,
 	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"
 	    "bytes to the saved bytes of the runtime optimum, or the --budgets given (bytes\n"
 	    "or fractions, as solve --memory-budget reads them); for each, the ILP's least\n"
 	    "recompute time, as solve gives it: read off one combined front when the model\n"
-	    "decomposes along repeated blocks, else one solve per budget. Rows of kind\n"
+	    "decomposes along repeated blocks, else one solve per budget (--solve-each:\n"
+	    "always, as before the front; for comparison). Rows of kind\n"
 	    "mincut, reference and save-all place the other\n"
 	    "partitions on the same axes. Plot: python3 -m ilpart.plot FILE -o out.png\n"
 	    "--axis peak: the budgets bound the simulated peak instead (from the least peak\n"
