@@ -55,6 +55,8 @@ int cli_operand(const char *cmd, const char *arg, const char **files, int max, i
 int cli_opt_device(const char *cmd, const char *v, ilp_device *dev);
 int cli_opt_seconds(const char *cmd, const char *v, double *seconds);
 int cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fraction);
+/* --fraction-cap pytorch|normalised (ilp_solve_options.fraction_cap). */
+int cli_opt_fraction_cap(const char *cmd, const char *v, ilp_fraction_cap *cap);
 
 /* ---- baselines beside the ILP optimum (cli/baselines.c) ---------------------- */
 /* How many: the min-cut, each reference partition of g, save-all. */

@@ -54,6 +54,9 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 			if (cli_opt_budget(cmd, v, &c->so.budget_bytes, &c->so.budget_fraction) !=
 			    CLI_OK)
 				return CLI_INPUT;
+		} else if (cli_opt(cmd, argc, argv, &i, "--fraction-cap", &v)) {
+			if (cli_opt_fraction_cap(cmd, v, &c->so.fraction_cap) != CLI_OK)
+				return CLI_INPUT;
 		} else if (cli_opt(cmd, argc, argv, &i, "--device", &v)) {
 			if (cli_opt_device(cmd, v, &c->so.device) != CLI_OK)
 				return CLI_INPUT;
@@ -100,6 +103,9 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 	}
 	if (ilp_solve(g, &so, &r->p, &err) != 0)
 		snprintf(r->error, sizeof r->error, "%s", err.msg);
+	else if (so.budget_fraction >= 0) /* the bytes the fraction became */
+		snprintf(r->name, sizeof r->name, "ilp (runtime, budget %g = %lld B)",
+		    so.budget_fraction, (long long)r->p->budget_bytes);
 	r->seconds = ilpi_now() - t0;
 }
 

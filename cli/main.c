@@ -20,12 +20,16 @@ static const struct {
 } commands[] = {
 	{ "solve", cmd_solve, "optimal partition by ILP (GLPK)",
 	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted|peak]\n"
-	    "    [--memory-budget B] [--peak-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
-	    "    [--time-limit S] [--gap G] [--rng-replay auto|yes|no] [--write-lp F]\n"
-	    "    [--write-mps F] [--monolithic] [-v]\n    " SAC_OPTS,
+	    "    [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak-budget B]\n"
+	    "    [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] [--gap G]\n"
+	    "    [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v]\n"
+	    "    " SAC_OPTS,
 	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
 	    "torch's activation_memory_budget: 0.0 = the inputs' bytes, 1.0 = what torch's\n"
 	    "min-cut saves. A budget lifts PyTorch's bans as its budget path does.\n"
+	    "--fraction-cap pytorch (default): a fraction's bytes are also capped at what\n"
+	    "PyTorch's own partition at F saves when it obeys the rules, so the optimum\n"
+	    "dominates it; normalised: torch's normalisation alone.\n"
 	    "--rng-replay: may random ops be recomputed by replaying a saved RNG state\n"
 	    "(default auto: with a budget). Budgeted solves decompose along repeated blocks\n"
 	    "when the graph allows; --monolithic always solves the whole model.\n"
@@ -58,8 +62,8 @@ static const struct {
 	    "GRAPH PARTITION [--format json|text|dot] [-o FILE] [--policy FILE]",
 	    "The partition must pass the checker first. docs/partition.md.\n" },
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
-	    "GRAPH [--memory-budget B] [--peak] [--json] [--device D] [--time-limit S]\n"
-	    "    [--no-times]\n"
+	    "GRAPH [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak] [--json]\n"
+	    "    [--device D] [--time-limit S] [--no-times]\n"
 	    "    " SAC_OPTS,
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
 	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"

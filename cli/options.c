@@ -139,3 +139,18 @@ cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fraction)
 		    v);
 	return CLI_OK;
 }
+
+int
+cli_opt_fraction_cap(const char *cmd, const char *v, ilp_fraction_cap *cap)
+{
+	if (v == NULL)
+		return CLI_INPUT;
+	if (strcmp(v, "pytorch") == 0)
+		*cap = ILP_FRACTION_CAP_PYTORCH;
+	else if (strcmp(v, "normalised") == 0)
+		*cap = ILP_FRACTION_CAP_NORMALISED;
+	else
+		return cli_usage(cmd, "--fraction-cap: expected pytorch or normalised, not '%s'",
+		    v);
+	return CLI_OK;
+}

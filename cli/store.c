@@ -23,7 +23,7 @@ cli_is_key(const char *s)
  * value except the flags. */
 static const char *const allowed[] = {
 	"--objective", "--memory-budget", "--peak-budget", "--alpha", "--device", "--gap",
-	"--rng-replay", "--policy", "--prefer", "--bans",
+	"--rng-replay", "--policy", "--prefer", "--bans", "--fraction-cap",
 };
 static const char *const flags[] = { "--monolithic" };
 

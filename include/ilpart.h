@@ -194,6 +194,15 @@ typedef enum ilp_rng_replay {
 	ILP_RNG_REPLAY_ALWAYS
 } ilp_rng_replay;
 
+/* How a budget fraction F becomes bytes (docs/solver.md, "Memory budgets"). */
+typedef enum ilp_fraction_cap {
+	ILP_FRACTION_CAP_PYTORCH = 0, /* when PyTorch's own partition at F obeys the solve's
+	                               * rules, the optimum saves no more and recomputes no
+	                               * longer than it: the budget is min(B(F), its bytes),
+	                               * or its bytes when the optimum within B(F) is slower */
+	ILP_FRACTION_CAP_NORMALISED   /* B(F), torch's normalisation alone */
+} ilp_fraction_cap;
+
 typedef struct ilp_solve_options {
 	ilp_objective objective;
 	double alpha;              /* ILP_OBJ_WEIGHTED */
@@ -212,6 +221,7 @@ typedef struct ilp_solve_options {
 	const char *write_mps;     /* ... and/or free MPS here, or NULL */
 	ilp_rng_replay rng_replay; /* default AUTO */
 	int monolithic;            /* 1: never decompose along repeated blocks (docs/solver.md) */
+	ilp_fraction_cap fraction_cap; /* with budget_fraction; default PYTORCH */
 } ilp_solve_options;
 
 /* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */
@@ -237,7 +247,8 @@ int ilp_pareto_from_front(const ilp_pareto *p);
 /* lo: the least saved bytes of any partition; hi: the saved bytes of the runtime
  * optimum; both under the rules a budget brings (docs/solver.md "Memory budgets"). */
 int ilp_pareto_range(ilp_pareto *p, int64_t *lo, int64_t *hi, ilp_error *err);
-/* The bytes ilp_solve reads budget_fraction frac as (torch's normalisation). */
+/* The bytes ilp_solve reads budget_fraction frac as (torch's normalisation, and with
+ * the pytorch fraction cap PyTorch's own partition at frac: docs/solver.md). */
 int ilp_pareto_fraction_bytes(ilp_pareto *p, double frac, int64_t *bytes,
     ilp_error *err);
 /* The optimum ilp_solve gives with the runtime objective and budget_bytes = budget

@@ -127,9 +127,12 @@ int ilpi_front_solve(ilpi_front *f, int64_t budget, ilp_partition **out, ilp_err
 
 void ilpi_front_free(ilpi_front *f);
 
-/* The bytes ilp_solve turns budget fraction frac into under o (torch's normalisation,
- * docs/solver.md "Memory budgets"). */
+/* The bytes ilp_solve's first pass turns budget fraction frac into under o (torch's
+ * normalisation, capped by PyTorch's partition at frac: docs/solver.md "Memory
+ * budgets"). *pt_bytes, *pt_us: that partition's bytes and time when it obeys the
+ * rules (ilp_solve solves again within *pt_bytes when it saves more than *bytes and
+ * the optimum within *bytes is slower), else *pt_bytes = -1. */
 int ilpi_budget_fraction_bytes(const ilp_graph *g, const ilp_solve_options *o,
-    double frac, int64_t *bytes, ilp_error *err);
+    double frac, int64_t *bytes, int64_t *pt_bytes, double *pt_us, ilp_error *err);
 
 #endif /* ILPART_SOLVER_BLOCKS_H */

@@ -909,6 +909,8 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 			goto fail;
 	} else if (ilpi_mincut_cut(g, o, &sw, NULL, saved, NULL, info, err) != 0) {
 		goto fail;
+	} else {
+		ilpi_mincut_bounds_of(g, saved, &info->budget_min_bytes, &info->budget_max_bytes);
 	}
 	for (size_t i = 0; i < g->n; i++)
 		if (saved[i])

@@ -74,6 +74,9 @@ typedef struct ilpi_mincut_info {
 	const char *budget_step;   /* budget path: which cut torch's choose_saved_values_set
 	                            * returned ("knapsack", ...); NULL without a budget */
 	size_t knapsack_items, knapsack_released; /* banned nodes offered, bans lifted */
+	/* torch's normalisation (ilpi_mincut_budget_bounds), filled by ilpi_mincut_run and
+	 * ilpi_mincut_budget from the cut at budget 1 they make anyway */
+	double budget_min_bytes, budget_max_bytes;
 } ilpi_mincut_info;
 
 /* torch 2.6 defaults, prefer mode "pytorch", check on, device "h100". */
@@ -114,6 +117,9 @@ int ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t
  * max_bytes the bytes of the saved set at budget 1 (o's switches). */
 int ilpi_mincut_budget_bounds(const ilp_graph *g, const ilpi_mincut_options *o,
     double *min_bytes, double *max_bytes, ilp_error *err);
+/* The same two numbers for a raw saved set at budget 1 (g->n entries). */
+void ilpi_mincut_bounds_of(const ilp_graph *g, const uint8_t *saved_at_1, double *min_bytes,
+    double *max_bytes);
 
 /* The pure minimum cut on a given weight vector (for exact cross-checks): no tags,
  * no heuristics. weight[i] >= 0 (INFINITY allowed) for every non-backward node;

@@ -18,16 +18,22 @@
 #include "solver/knapsack.h"
 #include "solver/mincut.h"
 
-/* estimate_activations_size: sum of _size_of, in GB as torch divides it. */
 static double
-act_size(const ilp_graph *g, const uint8_t *set)
+size_bytes(const ilp_graph *g, const uint8_t *set)
 {
 	double sum = 0;
 
 	for (size_t i = 0; i < g->n; i++)
 		if (set[i])
 			sum += ilpi_size_of(g, i);
-	return sum / 1e9;
+	return sum;
+}
+
+/* estimate_activations_size: sum of _size_of, in GB as torch divides it. */
+static double
+act_size(const ilp_graph *g, const uint8_t *set)
+{
+	return size_bytes(g, set) / 1e9;
 }
 
 static void
@@ -35,6 +41,19 @@ inputs(const ilp_graph *g, uint8_t *set)
 {
 	for (size_t i = 0; i < g->n; i++)
 		set[i] = g->node[i].kind == ILPI_PRIMAL;
+}
+
+void
+ilpi_mincut_bounds_of(const ilp_graph *g, const uint8_t *saved_at_1, double *min_bytes,
+    double *max_bytes)
+{
+	double lo = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].kind == ILPI_PRIMAL)
+			lo += ilpi_size_of(g, i);
+	*min_bytes = lo;
+	*max_bytes = size_bytes(g, saved_at_1);
 }
 
 /* estimate_runtime: "flops" is FlopCounterMode's count, at least 1. torch 2.6's flop
@@ -83,15 +102,9 @@ ilpi_mincut_budget_bounds(const ilp_graph *g, const ilpi_mincut_options *o,
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
 	}
-	inputs(g, set);
-	for (size_t i = 0; i < g->n; i++)
-		if (set[i])
-			lo += ilpi_size_of(g, i);
 	ilpi_mincut_switches(o, &sw);
 	if (ilpi_mincut_cut(g, o, &sw, NULL, set, NULL, NULL, err) == 0) {
-		for (size_t i = 0; i < g->n; i++)
-			if (set[i])
-				hi += ilpi_size_of(g, i);
+		ilpi_mincut_bounds_of(g, set, &lo, &hi);
 		rc = 0;
 	}
 	*min_bytes = lo;
@@ -160,7 +173,7 @@ int
 ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *saved,
     ilpi_mincut_info *info, ilp_error *err)
 {
-	double F = o->activation_memory_budget, min_act, max_act;
+	double F = o->activation_memory_budget, min_act, max_act, lo = 0, hi = 0;
 	uint8_t *in = calloc(g->n + 1, 1), *banned = calloc(g->n + 1, 1);
 	ilpi_mc_switches sw, more, aggr;
 	const char *step = NULL;
@@ -183,6 +196,7 @@ ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *sa
 	ilpi_mincut_switches(o, &sw);
 	if (ilpi_mincut_cut(g, o, &sw, NULL, saved, NULL, info, err) != 0)
 		goto out;
+	ilpi_mincut_bounds_of(g, saved, &lo, &hi);
 	step = "budget 1";
 	if (F == 0) { /* torch returns the inputs (info: the cut at budget 1) */
 		memcpy(saved, in, g->n);
@@ -234,8 +248,11 @@ ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *sa
 		rc = 0;
 	}
 out:
-	if (rc == 0 && info != NULL)
+	if (rc == 0 && info != NULL) {
 		info->budget_step = step;
+		info->budget_min_bytes = lo;
+		info->budget_max_bytes = hi;
+	}
 	ilpi_mincut_info_free(&ai);
 	free(in);
 	free(banned);

@@ -99,13 +99,31 @@ ilp_pareto_range(ilp_pareto *p, int64_t *lo, int64_t *hi, ilp_error *err)
 int
 ilp_pareto_fraction_bytes(ilp_pareto *p, double frac, int64_t *bytes, ilp_error *err)
 {
+	ilp_partition *part = NULL;
+	int64_t pt_bytes;
+	double pt_us;
+	int rc;
+
 	ilpi_err_clear(err);
 	if (!(frac >= 0 && frac <= 1)) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'memory-budget': fraction %g is not "
 		    "in [0, 1]", p->g->path, frac);
 		return -1;
 	}
-	return ilpi_budget_fraction_bytes(p->g, &p->o, frac, bytes, err);
+	if (ilpi_budget_fraction_bytes(p->g, &p->o, frac, bytes, &pt_bytes, &pt_us, err) != 0)
+		return -1;
+	if (pt_bytes <= *bytes)
+		return 0;
+	/* as ilp_solve: within PyTorch's own bytes when the optimum within B(F) is slower
+	 * than PyTorch's partition, or none fits */
+	rc = ilp_pareto_solve(p, *bytes, &part, err);
+	if (rc != 0 && err->kind != ILP_ERR_CONFLICT)
+		return -1;
+	if (rc != 0 || ilp_partition_recompute_time_us(part) > pt_us * (1 + 1e-9))
+		*bytes = pt_bytes;
+	ilp_partition_free(part);
+	ilpi_err_clear(err);
+	return 0;
 }
 
 int

@@ -49,6 +49,9 @@ typedef struct solve_ctx {
 	const char *status;       /* "optimal", "feasible", "time-limit" */
 	double gap;
 	int64_t budget;           /* bytes, < 0 none */
+	int64_t pt_bytes;         /* PyTorch's partition at the fraction, when it obeys the
+	                           * rules (fraction_bytes): saved bytes, else -1 */
+	double pt_us;             /* ... and its recompute time */
 	int64_t least_bytes;      /* B0 when computed, else -1 */
 	/* peak objective and peak budget (solver/peak.c) */
 	ilpi_peak_rows peak;      /* peak.col == 0 when not used */
@@ -112,6 +115,12 @@ check_options(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 	if (o->budget_fraction > 1 || isnan(o->budget_fraction)) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'memory-budget': fraction %g is not "
 		    "in [0, 1]", g->path, o->budget_fraction);
+		return -1;
+	}
+	if (o->fraction_cap != ILP_FRACTION_CAP_PYTORCH &&
+	    o->fraction_cap != ILP_FRACTION_CAP_NORMALISED) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'fraction-cap': unknown cap %d", g->path,
+		    (int)o->fraction_cap);
 		return -1;
 	}
 	if ((o->budget_bytes >= 0 || o->budget_fraction >= 0) &&
@@ -1228,12 +1237,12 @@ fail:
 }
 
 static int
-prepare(solve_ctx *c, ilp_error *err)
+build_rules(solve_ctx *c, ilp_error *err)
 {
-	const ilp_graph *g = c->g;
 	ilpi_rule_options ro;
-	size_t n;
 
+	if (c->have_rules)
+		return 0;
 	ilpi_rule_options_init(&ro);
 	ro.prefer = c->o->prefer;
 	ro.bans = c->o->bans;
@@ -1245,9 +1254,20 @@ prepare(solve_ctx *c, ilp_error *err)
 	ro.budget = ro.budget || c->o->objective == ILP_OBJ_PEAK || c->o->peak_budget >= 0;
 	ro.rng_replay = c->o->rng_replay == ILP_RNG_REPLAY_ALWAYS ||
 	    (c->o->rng_replay == ILP_RNG_REPLAY_AUTO && ro.budget);
-	if (ilpi_rules_build(g, &ro, &c->rules, err) != 0)
+	if (ilpi_rules_build(c->g, &ro, &c->rules, err) != 0)
 		return -1;
 	c->have_rules = 1;
+	return 0;
+}
+
+static int
+prepare(solve_ctx *c, ilp_error *err)
+{
+	const ilp_graph *g = c->g;
+	size_t n;
+
+	if (build_rules(c, err) != 0)
+		return -1;
 	if ((c->cost = calloc(g->n + 1, sizeof *c->cost)) == NULL)
 		goto nomem;
 	for (size_t v = 0; v < g->n; v++)
@@ -1301,23 +1321,93 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->seed);
 }
 
+/* Why partition p may not be an answer of this solve (the checker in the solve's prefer
+ * mode, then the solve's own rules: bans under a budget, RNG replay), or NULL. */
+static const char *
+breaks_rules(const solve_ctx *c, const ilp_partition *p, char *buf, size_t len)
+{
+	const ilp_graph *g = c->g;
+	ilp_check_options co;
+	ilp_error cerr = { 0 };
+	char why[128];
+
+	co.prefer = c->o->prefer;
+	if (ilp_check(g, p, &co, &cerr) != 0) {
+		snprintf(buf, len, "%s", cerr.msg);
+		return buf;
+	}
+	for (size_t v = 0; v < g->n; v++) {
+		unsigned bit = ilpi_saved(p, v) ? ILPI_R_NO_SAVE :
+		    ilpi_recomputed(p, v) ? ILPI_R_NO_RECOMPUTE : 0;
+
+		if (bit == 0 || !(c->rules.bits[v] & bit))
+			continue;
+		snprintf(buf, len, "node '%s' is %s, which this solve forbids (%s)",
+		    g->node[v].name, bit == ILPI_R_NO_SAVE ? "saved" : "recomputed",
+		    ilpi_rules_explain(g, &c->rules, v, bit, why, sizeof why));
+		return buf;
+	}
+	return NULL;
+}
+
 /* A fraction F means what torch's activation_memory_budget F means: the bytes its
- * memory ratio compares F against, min + F * (max - min), with min the inputs' bytes
- * and max what torch's min-cut saves at budget 1 (docs/solver.md, worked example). */
+ * memory ratio compares F against, B(F) = min + F * (max - min), with min the inputs'
+ * bytes and max what torch's min-cut saves at budget 1 (docs/solver.md, worked
+ * example). With the pytorch cap, PyTorch's own partition at F (the min-cut's budget
+ * path, which makes the cut at budget 1 for the bounds anyway) lowers the budget to
+ * its saved bytes when it obeys this solve's rules: that partition is then feasible,
+ * so the optimum saves no more and recomputes no longer. When it saves more than
+ * B(F), ilp_solve may solve again within its bytes (see there). */
 static int
 fraction_bytes(solve_ctx *c, ilp_error *err)
 {
 	ilpi_mincut_options mo;
+	ilpi_mincut_info info;
+	ilp_partition *p = NULL;
+	ilp_error merr = { 0 };
 	double lo, hi, f = c->o->budget_fraction;
+	char why[sizeof merr.msg];
+	const char *broke = NULL;
+	int64_t bf;
 
 	ilpi_mincut_options_init(&mo);
 	ilpi_mincut_options_from_solve(&mo, c->o);
 	mo.prefer = ILP_PREFER_PYTORCH; /* torch's own reading of the tags */
-	if (ilpi_mincut_budget_bounds(c->g, &mo, &lo, &hi, err) != 0)
-		return -1;
-	c->budget = (int64_t)floor(hi > lo ? lo + f * (hi - lo) : hi);
+	mo.check = 0;                   /* judged below by this solve's rules */
+	if (c->o->fraction_cap == ILP_FRACTION_CAP_PYTORCH &&
+	    ilpi_mincut_run(c->g, &mo, &p, &info, &merr) == 0) {
+		lo = info.budget_min_bytes;
+		hi = info.budget_max_bytes;
+		ilpi_mincut_info_free(&info);
+		broke = breaks_rules(c, p, why, sizeof why);
+	} else {
+		if (merr.kind == ILP_ERR_SYSTEM) {
+			*err = merr;
+			return -1;
+		}
+		if (merr.kind != ILP_ERR_NONE)
+			broke = strcpy(why, merr.msg);
+		if (ilpi_mincut_budget_bounds(c->g, &mo, &lo, &hi, err) != 0)
+			return -1;
+	}
+	bf = (int64_t)floor(hi > lo ? lo + f * (hi - lo) : hi);
+	c->budget = bf;
 	note(c, "budget: %g in torch's normalisation [%.0f (inputs), %.0f (min-cut at "
-	    "budget 1)] = %lld bytes", f, lo, hi, (long long)c->budget);
+	    "budget 1)] = %lld bytes", f, lo, hi, (long long)bf);
+	if (c->o->fraction_cap != ILP_FRACTION_CAP_PYTORCH) {
+		note(c, "budget: fraction cap normalised: %lld bytes", (long long)bf);
+	} else if (broke != NULL) {
+		note(c, "budget: PyTorch's partition at %g does not bound it: %.300s", f, broke);
+	} else {
+		c->pt_bytes = p->saved_bytes;
+		c->pt_us = p->recompute_time_us;
+		if (p->saved_bytes < bf)
+			c->budget = p->saved_bytes;
+		note(c, "budget: PyTorch's partition at %g obeys the rules and saves %lld bytes "
+		    "(%.6g us recomputed): %lld bytes", f, (long long)p->saved_bytes,
+		    p->recompute_time_us, (long long)c->budget);
+	}
+	ilp_partition_free(p);
 	return 0;
 }
 
@@ -1354,23 +1444,17 @@ done:
 	return rc;
 }
 
-int
-ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
-    ilp_error *err)
+/* One solve. forced >= 0: the byte budget of a fraction, already decided (no second
+ * fraction_bytes). *pt gets PyTorch's partition's bytes and time at the fraction when
+ * it bounds the budget (fraction_bytes), *budget the budget used. */
+static int
+solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
+    ilp_partition **out, int64_t *pt_bytes, double *pt_us, int64_t *budget, ilp_error *err)
 {
-	ilp_solve_options def;
 	solve_ctx c;
 	ilpi_glpk_log lg;
 	int freed = 0, rc = -1;
 
-	*out = NULL;
-	if (o == NULL) {
-		ilp_solve_options_init(&def);
-		o = &def;
-	}
-	ilpi_err_clear(err);
-	if (check_options(g, o, err) != 0)
-		return -1;
 	memset(&c, 0, sizeof c);
 	c.g = g;
 	c.o = o;
@@ -1381,8 +1465,15 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	c.peak_bound = -1;
 	c.peak_sim = -1;
 	c.peak_best = -1;
-	if (o->budget_fraction >= 0 && fraction_bytes(&c, err) != 0)
-		return -1;
+	c.pt_bytes = -1;
+	if (forced >= 0)
+		c.budget = forced;
+	else if (o->budget_fraction >= 0 &&
+	    (build_rules(&c, err) != 0 || fraction_bytes(&c, err) != 0))
+		goto out;
+	*pt_bytes = c.pt_bytes;
+	*pt_us = c.pt_us;
+	*budget = c.budget;
 	if (prepare(&c, err) != 0)
 		goto out;
 	if (o->objective == ILP_OBJ_PEAK && peak_seeds(&c, err) != 0)
@@ -1552,18 +1643,68 @@ ilpi_front_solve(ilpi_front *f, int64_t budget, ilp_partition **out, ilp_error *
 
 int
 ilpi_budget_fraction_bytes(const ilp_graph *g, const ilp_solve_options *o, double f,
-    int64_t *bytes, ilp_error *err)
+    int64_t *bytes, int64_t *pt_bytes, double *pt_us, ilp_error *err)
 {
 	ilp_solve_options fo = *o;
 	solve_ctx c;
+	int rc = -1;
 
 	memset(&c, 0, sizeof c);
 	fo.budget_fraction = f;
 	fo.budget_bytes = -1;
 	c.g = g;
 	c.o = &fo;
-	if (fraction_bytes(&c, err) != 0)
+	c.pt_bytes = -1;
+	if (build_rules(&c, err) == 0 && fraction_bytes(&c, err) == 0) {
+		*bytes = c.budget;
+		*pt_bytes = c.pt_bytes;
+		*pt_us = c.pt_us;
+		rc = 0;
+	}
+	release(&c, 0);
+	return rc;
+}
+
+int
+ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err)
+{
+	ilp_solve_options def, o2;
+	int64_t pt_bytes = -1, budget = -1, b2;
+	double pt_us = 0, t0 = ilpi_now(), u2;
+	int rc;
+
+	*out = NULL;
+	if (o == NULL) {
+		ilp_solve_options_init(&def);
+		o = &def;
+	}
+	ilpi_err_clear(err);
+	if (check_options(g, o, err) != 0)
 		return -1;
-	*bytes = c.budget;
-	return 0;
+	rc = solve_pass(g, o, -1, out, &pt_bytes, &pt_us, &budget, err);
+	/* PyTorch's partition at the fraction obeys the rules but saves more than B(F):
+	 * when the optimum within B(F) is slower than it (or none fits), the fastest
+	 * partition within PyTorch's own bytes dominates it instead. */
+	if (pt_bytes <= budget || (rc == 0 && (*out)->recompute_time_us <= pt_us * (1 + 1e-9)) ||
+	    (rc != 0 && err->kind != ILP_ERR_CONFLICT))
+		return rc;
+	o2 = *o;
+	if (o->time_limit > 0 && (o2.time_limit = o->time_limit - (ilpi_now() - t0)) <= 0)
+		return rc; /* no time left: the first answer (or conflict) stands */
+	if (o->verbose && o->log != NULL) {
+		char line[256];
+
+		snprintf(line, sizeof line, "budget: %s within %lld bytes; PyTorch's partition "
+		    "at %g saves %lld bytes in %.6g us: solving within its bytes", rc == 0 ?
+		    "the optimum is slower" : "no partition fits", (long long)budget,
+		    o->budget_fraction, (long long)pt_bytes, pt_us);
+		o->log(o->log_ctx, line);
+	}
+	ilp_partition_free(*out);
+	*out = NULL;
+	ilpi_err_clear(err);
+	if ((rc = solve_pass(g, &o2, pt_bytes, out, &b2, &u2, &budget, err)) == 0)
+		ilpi_partition_record(*out, g, o);
+	return rc;
 }

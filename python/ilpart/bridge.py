@@ -134,7 +134,8 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                  reference: bool = False, functionalize_rng: Optional[bool] = None,
                  keep_history: bool = True, method: str = "ilp", store: Optional[PathLike] = None,
                  on_miss: str = "solve", device: Optional[str] = None,
-                 calibrate: bool = False) -> Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]:
+                 calibrate: bool = False, fraction_cap: Optional[str] = None
+                 ) -> Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]:
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic).
 
@@ -145,6 +146,10 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     torch._functorch.config.activation_memory_budget < 1 (or a node's memory_budget meta)
     is used, as PyTorch's partitioner does. A budget implies objective="runtime";
     objective defaults to "memory" otherwise.
+    fraction_cap: how a fraction becomes bytes (`ilpart solve --fraction-cap`): "pytorch"
+    (default) lets the optimum save no more and recompute no longer than PyTorch's own
+    partition at that fraction whenever that partition obeys the tags; "normalised" uses
+    PyTorch's normalisation alone (docs/solver.md, "Memory budgets").
     reference: also record PyTorch's own min-cut saved set in the exported graph (slower).
     functionalize_rng: random ops ilpart recomputes replay the RNG state the forward saved
     (run_and_save_rng_state, as PyTorch's partitioner does for the random ops it
@@ -176,6 +181,8 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         extra = list(extra_args or ())
         if method == "ilp":
             extra += ["--rng-replay", "yes" if replay else "no"]
+            if fraction_cap is not None:
+                extra += ["--fraction-cap", fraction_cap]
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
         _warn_untagged(graph)
