@@ -74,8 +74,9 @@ static const struct {
 	    "peak_bytes is the simulated peak (docs/partition.md \"Peak memory\"). --peak adds\n"
 	    "the least-peak row and where it differs from the saved-bytes optimum.\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
-	    "GRAPH [--points N | --budgets B,B...] [--axis saved|peak] [-o FILE] [--json]\n"
-	    "    [--device D] [--time-limit S] [--solve-each] " SAC_OPTS,
+	    "GRAPH [--points N | --budgets B,B...] [--fraction-cap pytorch|normalised]\n"
+	    "    [--axis saved|peak] [-o FILE] [--json] [--device D] [--time-limit S]\n"
+	    "    [--solve-each] " SAC_OPTS,
 	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"
 	    "bytes to the saved bytes of the runtime optimum, or the --budgets given (bytes\n"
 	    "or fractions, as solve --memory-budget reads them); for each, the ILP's least\n"
