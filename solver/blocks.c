@@ -93,6 +93,7 @@ struct ilpi_blocks {
 	size_t final_beg, final_cnt;
 	ilpi_blocks_stats st;
 	double deadline;          /* CLOCK_MONOTONIC seconds, 0: none */
+	size_t min_seg;           /* least items between chosen cuts (1: every narrow one) */
 };
 
 /* ---- plan: order ----------------------------------------------------------- */
@@ -307,9 +308,9 @@ cuts(ilpi_blocks *b, const live *lv, size_t nl)
 	}
 	b->st.max_width = w;
 	nseg = 1;
-	for (size_t c = 1; c < n; c++)
-		if (width[c] <= (int32_t)w)
-			chosen[c] = 1, nseg++;
+	for (size_t c = 1, last = 0; c < n; c++)
+		if (width[c] <= (int32_t)w && c - last >= b->min_seg)
+			chosen[c] = 1, nseg++, last = c;
 	b->seg = calloc(nseg, sizeof *b->seg);
 	b->cbeg = calloc(nseg + 2, sizeof *b->cbeg);
 	b->sep = malloc((nseg * w + 1) * sizeof *b->sep);
@@ -606,6 +607,13 @@ out:
 int
 ilpi_blocks_plan(const ilpi_reduced *red, ilpi_blocks **out, ilp_error *err)
 {
+	return ilpi_blocks_plan_coarse(red, 1, out, err);
+}
+
+int
+ilpi_blocks_plan_coarse(const ilpi_reduced *red, size_t min_seg, ilpi_blocks **out,
+    ilp_error *err)
+{
 	ilpi_blocks *b = calloc(1, sizeof *b);
 	live *lv = NULL;
 	size_t nl;
@@ -615,6 +623,7 @@ ilpi_blocks_plan(const ilpi_reduced *red, ilpi_blocks **out, ilp_error *err)
 	if (b == NULL)
 		goto nomem;
 	b->red = red;
+	b->min_seg = min_seg > 0 ? min_seg : 1;
 	b->ord = malloc((red->n_items + 1) * sizeof *b->ord);
 	b->pos = malloc((red->n_items + 1) * sizeof *b->pos);
 	b->sfirst = malloc((red->n_stor + 1) * sizeof *b->sfirst);

@@ -39,6 +39,11 @@ typedef struct ilpi_blocks_stats {
  */
 int ilpi_blocks_plan(const ilpi_reduced *red, ilpi_blocks **out, ilp_error *err);
 
+/* The same with at least min_seg items between chosen cuts: fewer, longer segments,
+ * so an unbounded combination (ilpi_blocks_front) keeps fewer points. */
+int ilpi_blocks_plan_coarse(const ilpi_reduced *red, size_t min_seg, ilpi_blocks **out,
+    ilp_error *err);
+
 /* Combinations stop (as over the work limit) once this many seconds have passed;
  * <= 0: no limit. */
 void ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds);
