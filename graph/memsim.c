@@ -42,6 +42,8 @@ typedef struct placer {
 	uint8_t *state;     /* 1 placed, 2 collected in the current closure */
 	int32_t *stack, *batch;
 	int32_t *order;
+	int32_t *root;      /* per placed position: the op whose place() placed it, or NULL */
+	int32_t cur_root;
 	size_t n_order;
 } placer;
 
@@ -77,6 +79,8 @@ place(placer *pl, int32_t x)
 	}
 	qsort(pl->batch, nb, sizeof *pl->batch, cmp_i32);
 	for (size_t k = 0; k < nb; k++) {
+		if (pl->root != NULL)
+			pl->root[pl->n_order] = pl->cur_root;
 		pl->order[pl->n_order++] = pl->batch[k];
 		pl->state[pl->op[pl->batch[k]]] = 1;
 	}
@@ -85,7 +89,14 @@ place(placer *pl, int32_t x)
 int
 ilpi_autograd_order(const ilp_graph *g, const ilpi_side *bw, int32_t *order)
 {
-	placer pl = { g, bw->op, NULL, NULL, NULL, NULL, order, 0 };
+	return ilpi_autograd_batches(g, bw, order, NULL);
+}
+
+int
+ilpi_autograd_batches(const ilp_graph *g, const ilpi_side *bw, int32_t *order,
+    int32_t *root)
+{
+	placer pl = { g, bw->op, NULL, NULL, NULL, NULL, order, root, 0, 0 };
 	size_t first = bw->n_op, edges = 0;
 	int rc = -1;
 
@@ -113,21 +124,30 @@ ilpi_autograd_order(const ilp_graph *g, const ilpi_side *bw, int32_t *order)
 	if (first == bw->n_op) {
 		/* No op uses a tangent: torch leaves the graph as it is. */
 		memcpy(order, bw->op, bw->n_op * sizeof *order);
+		for (size_t k = 0; root != NULL && k < bw->n_op; k++)
+			root[k] = 0;
 		rc = 0;
 		goto out;
 	}
-	/* Positions first, then the op node ids. */
-	for (size_t k = first; k < bw->n_op; k++)
+	/* Positions first, then the op node ids. A batch's root is the op whose turn
+	 * placed it (graph index; the gradients after every op). */
+	for (size_t k = first; k < bw->n_op; k++) {
+		pl.cur_root = bw->op[k];
 		place(&pl, bw->op[k]);
+	}
 	for (size_t k = 0; k < bw->n_out; k++)
-		if (bw->out[k] != ILPI_NONE)
+		if (bw->out[k] != ILPI_NONE) {
+			pl.cur_root = (int32_t)(g->n + k);
 			place(&pl, bw->out[k]);
+		}
 	for (size_t k = 0; k < pl.n_order; k++)
 		order[k] = bw->op[order[k]];
 	/* Whatever the gradients do not need was dead code: torch drops it as well. */
 	rc = pl.n_order == bw->n_op ? 0 : -1;
 	if (rc != 0) {
 		memcpy(order, bw->op, bw->n_op * sizeof *order);
+		for (size_t k = 0; root != NULL && k < bw->n_op; k++)
+			root[k] = 0;
 		rc = 0;
 	}
 out:
@@ -196,7 +216,7 @@ op_key(const side_run *r, int32_t v)
 static void
 run_side(side_run *r, const int32_t *initial, size_t n_initial, const int32_t *held,
     size_t n_held, const int32_t *ops, size_t n_ops, int64_t *live, int64_t *start_live,
-    int64_t *end_live)
+    int64_t *end_live, ilpi_memtrace *tr)
 {
 	const ilp_graph *g = r->g;
 	int64_t cur = 0, at_start = 0;
@@ -257,8 +277,15 @@ run_side(side_run *r, const int32_t *initial, size_t n_initial, const int32_t *h
 		cur -= r->release[t];
 	}
 	for (size_t k = 0; k < r->n_present; k++) {
-		r->prod[r->present[k]] = ABSENT;
-		r->die[r->present[k]] = ABSENT;
+		int32_t v = r->present[k];
+
+		if (tr != NULL) {
+			tr->prod[v] = r->prod[v];
+			tr->die[v] = r->die[v];
+			tr->key[v] = r->key[v];
+		}
+		r->prod[v] = ABSENT;
+		r->die[v] = ABSENT;
 	}
 	*start_live = at_start;
 	*end_live = cur;
@@ -276,9 +303,54 @@ argmax(const int64_t *live, size_t n, const int32_t *order, int64_t *best, long 
 		}
 }
 
+void
+ilpi_memtrace_free(ilpi_memtrace *tr)
+{
+	if (tr == NULL)
+		return;
+	free(tr->root);
+	free(tr->prod);
+	free(tr->die);
+	free(tr->key);
+	memset(tr, 0, sizeof *tr);
+}
+
+static int memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
+    ilpi_memtrace *tr);
+
 int
 ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
     ilpi_memsim *m, ilp_error *err)
+{
+	(void)p;
+	if (memsim_run(g, s, m, NULL) == 0)
+		return 0;
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	return -1;
+}
+
+int
+ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
+    ilpi_memtrace *tr, ilp_error *err)
+{
+	memset(tr, 0, sizeof *tr);
+	tr->root = malloc((s->bw.n_op + 1) * sizeof *tr->root);
+	tr->prod = malloc((g->n + 1) * sizeof *tr->prod);
+	tr->die = malloc((g->n + 1) * sizeof *tr->die);
+	tr->key = malloc((g->n + 1) * sizeof *tr->key);
+	if (tr->root != NULL && tr->prod != NULL && tr->die != NULL && tr->key != NULL) {
+		for (size_t i = 0; i < g->n; i++)
+			tr->prod[i] = tr->die[i] = tr->key[i] = ABSENT;
+		if (memsim_run(g, s, m, tr) == 0)
+			return 0;
+	}
+	ilpi_memtrace_free(tr);
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	return -1;
+}
+
+static int
+memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m, ilpi_memtrace *tr)
 {
 	side_run r = { g, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL };
 	size_t steps = (s->fw.n_op > s->bw.n_op ? s->fw.n_op : s->bw.n_op) + 1;
@@ -289,7 +361,6 @@ ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
 	long fw_node, bw_node;
 	int rc = -1;
 
-	(void)p;
 	memset(m, 0, sizeof *m);
 	r.prod = malloc((g->n + 1) * sizeof *r.prod);
 	r.die = malloc((g->n + 1) * sizeof *r.die);
@@ -310,7 +381,7 @@ ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
 	    r.present == NULL || r.alloc == NULL || r.release == NULL || held == NULL ||
 	    initial == NULL || mark == NULL || m->fw_order == NULL || m->fw_live == NULL ||
 	    m->bw_order == NULL || m->bw_live == NULL ||
-	    ilpi_autograd_order(g, &s->bw, m->bw_order) != 0)
+	    ilpi_autograd_batches(g, &s->bw, m->bw_order, tr != NULL ? tr->root : NULL) != 0)
 		goto out;
 	for (size_t i = 0; i < g->n; i++)
 		r.prod[i] = r.die[i] = ABSENT;
@@ -324,7 +395,7 @@ ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
 	for (size_t k = 0; k < s->fw.n_out; k++)
 		held[n_held++] = s->fw.out[k];
 	run_side(&r, s->fw.in, s->fw.n_in, held, n_held, m->fw_order, m->n_fw, m->fw_live,
-	    &start, &end);
+	    &start, &end, NULL);
 	m->peak.held_bytes = end;
 
 	/* Backward: starts with the saved values; the caller holds the forward's user
@@ -351,7 +422,7 @@ ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
 		if (s->bw.out[k] != ILPI_NONE)
 			held[n_held++] = s->bw.out[k];
 	run_side(&r, initial, n_initial, held, n_held, m->bw_order, m->n_bw, m->bw_live,
-	    &bw_start, &end);
+	    &bw_start, &end, tr);
 	bw_start += outputs;
 	for (size_t t = 0; t < m->n_bw; t++)
 		m->bw_live[t] += outputs;
@@ -373,10 +444,8 @@ ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
 			m->peak.input_bytes += g->node[i].bytes;
 	rc = 0;
 out:
-	if (rc != 0) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	if (rc != 0)
 		ilpi_memsim_free(m);
-	}
 	free(r.prod);
 	free(r.die);
 	free(r.key);

@@ -25,15 +25,34 @@ typedef struct ilpi_memsim {
 	ilp_peak peak;
 } ilpi_memsim;
 
+/* What the backward side did with each value (for solver/peak_cuts.c): per graph node
+ * its step of production, last step needed (INT32_MAX: held to the end) and storage
+ * key (root for a backward input, g->n + op for fresh storage); INT32_MIN when absent.
+ * root[k]: the op whose turn placed backward step k (ilpi_autograd_batches). */
+typedef struct ilpi_memtrace {
+	int32_t *root;
+	int32_t *prod, *die, *key;
+} ilpi_memtrace;
+
 /* Backward ops of `bw` in the order torch 2.6's reordering_to_mimic_autograd_engine
  * gives them: each backward op in graph order, preceded by the not yet placed ops it
  * needs (recomputation just before first use). `order` has room for bw->n_op. */
 int ilpi_autograd_order(const ilp_graph *g, const ilpi_side *bw, int32_t *order);
+/* The same, and root[k] (room for bw->n_op, or NULL): the graph index of the op whose
+ * turn placed step k (g->n + j for the j-th gradient's turn; 0 for every step when
+ * torch keeps graph order). Steps placed at one turn run in graph order. */
+int ilpi_autograd_batches(const ilp_graph *g, const ilpi_side *bw, int32_t *order,
+    int32_t *root);
 
 /* Simulates an already lowered (so checked) partition; *m is caller-owned, its arrays
  * released by ilpi_memsim_free. -1 only when out of memory. */
 int ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
     ilpi_memsim *m, ilp_error *err);
 void ilpi_memsim_free(ilpi_memsim *m);
+/* ilpi_memsim_run, and the backward's trace in *tr (allocated here, released by
+ * ilpi_memtrace_free, also on failure). */
+int ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
+    ilpi_memtrace *tr, ilp_error *err);
+void ilpi_memtrace_free(ilpi_memtrace *tr);
 
 #endif /* ILPART_GRAPH_MEMSIM_H */

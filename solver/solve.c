@@ -17,6 +17,8 @@
 
 #include "graph/clock.h"
 #include "graph/graph.h"
+#include "graph/lower.h"
+#include "graph/memsim.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
 #include "policies/rules.h"
@@ -26,6 +28,7 @@
 #include "solver/blocks.h"
 #include "solver/model.h"
 #include "solver/peak.h"
+#include "solver/peak_cuts.h"
 #include "solver/reduce.h"
 
 /* Everything a solve allocates lives here (the model's buffers in `m`, owned by
@@ -61,6 +64,12 @@ typedef struct solve_ctx {
 	int64_t peak_best;        /* best simulated peak so far, < 0 none */
 	ilp_partition **seed;     /* peak objective: known partitions to start from */
 	size_t n_seed;
+	ilpi_peak_cuts *cuts;     /* exact rows at simulated peak points, or NULL */
+	int cuts_inexact;         /* points whose row fell short of the simulation */
+	int cuts_invalid;         /* a row above some simulated answer's peak: no proof */
+	uint8_t *hist;            /* simulated answers (s then r), for checking the rows */
+	int64_t *hist_sim;
+	size_t n_hist, cap_hist;
 } solve_ctx;
 
 enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
@@ -783,6 +792,107 @@ nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
 	return 0;
 }
 
+/* The rows must bound every partition from below: each simulated answer is checked
+ * against every point's row, each new point against every answer simulated so far.
+ * A violation (a bug) only costs the proof. -1 only when out of memory. */
+static int
+check_cuts(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
+{
+	size_t n = c->red.n_items;
+	int rows, cols, points;
+
+	ilpi_peak_cuts_stats(c->cuts, &rows, &cols, &points);
+	if (ilpi_peak_cuts_eval(c->cuts, s, r) != 0)
+		return -1;
+	for (int k = 0; k < points; k++)
+		if (ilpi_peak_cuts_point_value(c->cuts, k) > (double)sim + 0.5) {
+			c->cuts_invalid = 1;
+			note(c, "peak cut %d exceeds a simulated answer's peak", k);
+		}
+	for (size_t h = 0; points > 0 && h < c->n_hist; h++) {
+		const uint8_t *hs = c->hist + 2 * n * h;
+
+		if (ilpi_peak_cuts_eval(c->cuts, hs, hs + n) != 0)
+			return -1;
+		if (ilpi_peak_cuts_point_value(c->cuts, points - 1) >
+		    (double)c->hist_sim[h] + 0.5) {
+			c->cuts_invalid = 1;
+			note(c, "peak cut %d exceeds a simulated answer's peak", points - 1);
+		}
+	}
+	if (c->n_hist == c->cap_hist) {
+		size_t cap = c->cap_hist ? 2 * c->cap_hist : 16;
+		uint8_t *a = realloc(c->hist, cap * 2 * n + 1);
+		int64_t *b;
+
+		if (a == NULL)
+			return -1;
+		c->hist = a;
+		if ((b = realloc(c->hist_sim, cap * sizeof *b)) == NULL)
+			return -1;
+		c->hist_sim = b;
+		c->cap_hist = cap;
+	}
+	memcpy(c->hist + 2 * n * c->n_hist, s, n);
+	memcpy(c->hist + 2 * n * c->n_hist + n, r, n);
+	c->hist_sim[c->n_hist++] = sim;
+	return 0;
+}
+
+/* Cuts off the item answer (s, r), whose simulated peak is `sim` bytes: by the exact
+ * row at its backward peak step (solver/peak_cuts.c) when that row reaches the
+ * simulated bytes there, else by a no-good cut. -1 only when out of memory. */
+static int
+cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
+{
+	ilp_partition *p = NULL;
+	ilpi_split sp;
+	ilpi_memsim ms;
+	ilpi_memtrace tr;
+	int rc = 0, exact = 0, fam_ok = 1, have = 0;
+
+	memset(&sp, 0, sizeof sp);
+	memset(&ms, 0, sizeof ms);
+	memset(&tr, 0, sizeof tr);
+	if (c->cuts != NULL && simulate(c, s, r) == sim &&
+	    (p = ilp_partition_new(c->g)) != NULL) {
+		for (size_t v = 0; v < c->g->n; v++)
+			p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+			    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+		if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0 &&
+		    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0)
+			have = 1;
+	}
+	if (have && ms.peak.phase == ILP_PHASE_BACKWARD && ms.peak.peak_bytes == sim) {
+		size_t at = 0;
+
+		for (size_t k = 0; k < ms.n_bw; k++)
+			if (ms.bw_live[k] > ms.bw_live[at])
+				at = k;
+		rc = ilpi_peak_cuts_add(c->cuts, &ms, &tr, at);
+		if (rc == 1) {
+			rc = ilpi_peak_cuts_exact(c->cuts, s, r, &ms, &tr, at, &fam_ok);
+			exact = rc == 1 && fam_ok;
+			if (rc >= 0 && !exact) {
+				c->cuts_inexact++;
+				note(c, "peak cut at %s: not exact (%s)",
+				    c->g->node[ms.bw_order[at]].name,
+				    fam_ok ? "row short of the simulation" : "placement differs");
+			}
+		}
+	}
+	ilpi_memtrace_free(&tr);
+	ilpi_memsim_free(&ms);
+	if (have || p != NULL)
+		ilpi_split_free(&sp);
+	ilp_partition_free(p);
+	if (rc < 0 || (c->cuts != NULL && check_cuts(c, s, r, sim) != 0))
+		return -1;
+	if (!exact)
+		return nogood_cut(c, s, r, (double)sim / c->m.byte_unit);
+	return 0;
+}
+
 /* The item answer of a node partition `p`: an item is saved when its rep is, else
  * recomputed when the backward needs it. 0 when that answer is valid under this
  * solve's rules (every needed value saved or recomputed where the model allows). */
@@ -858,32 +968,44 @@ peak_seeds(solve_ctx *c, ilp_error *err)
 	return 0;
 }
 
-/* Each seed valid under this solve's rules is simulated and cut off; the best one is
- * the incumbent in (ws, wr). */
+/* Each seed valid under this solve's rules is simulated; the best one is the
+ * incumbent in (ws, wr). Those within 5 % of it are cut off (the others are far from
+ * the answer: rows for them would only slow the solves down). */
 static int
 peak_try_seeds(solve_ctx *c, int64_t *best, ilp_error *err)
 {
 	size_t n = c->red.n_items;
-	int64_t sim;
+	int64_t *sim = malloc((c->n_seed + 1) * sizeof *sim);
 
+	if (sim == NULL)
+		goto nomem;
 	for (size_t k = 0; k < c->n_seed; k++) {
+		sim[k] = -1;
 		if (seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0)
 			continue;
-		if ((sim = simulate(c, c->ts, c->tr)) < 0)
+		if ((sim[k] = simulate(c, c->ts, c->tr)) < 0)
 			continue;
 		note(c, "peak seed %s: simulated %lld bytes", c->seed[k]->method,
-		    (long long)sim);
-		if (*best < 0 || sim < *best) {
-			*best = c->peak_best = sim;
+		    (long long)sim[k]);
+		if (*best < 0 || sim[k] < *best) {
+			*best = c->peak_best = sim[k];
 			memcpy(c->ws, c->ts, n);
 			memcpy(c->wr, c->tr, n);
 		}
-		if (nogood_cut(c, c->ts, c->tr, (double)sim / c->m.byte_unit) != 0) {
-			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
-			return -1;
-		}
 	}
+	for (size_t k = 0; k < c->n_seed; k++) {
+		if (sim[k] < 0 || (double)sim[k] > 1.05 * (double)*best)
+			continue;
+		if (seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0 ||
+		    cut_answer(c, c->ts, c->tr, sim[k]) != 0)
+			goto nomem;
+	}
+	free(sim);
 	return 0;
+nomem:
+	free(sim);
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+	return -1;
 }
 
 /* Least simulated peak, then least recompute cost at that peak. The peak rows bound
@@ -901,49 +1023,17 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	double unit = c->m.byte_unit, eps = 0.5 / unit / (double)(2 * n + 1), limit;
 	int64_t best = -1, sim;
 	int iter;
-	double b0 = -1, b1 = -1;
-	const ilpi_terms seeds[2] = { terms(c, 1, 0, 0), terms(c, 0, 1, 0) };
 
 	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
+	memset(&mip, 0, sizeof mip);
 	limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
 	c->peak_bound = 0;
+	if (ilpi_peak_cuts_new(c->g, &c->m, c->peak.col, &c->cuts) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+		return -1;
+	}
 	if (peak_try_seeds(c, &best, err) != 0)
 		return -1;
-	/* Incumbents: the least-bytes and the least-recompute answers, then the least
-	 * recompute cost at budgets between their saved bytes (PyTorch's budget scale):
-	 * each is simulated and cut off. */
-	for (int k = 0; k < 6; k++) {
-		static const double frac[6] = { -1, -1, 0, 0.25, 0.5, 0.75 };
-		const ilpi_terms *t = &seeds[k == 0 ? 0 : 1];
-
-		if (k >= 2) {
-			if (b1 < 0)
-				break;
-			ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &seeds[0],
-			    floor(b0 + frac[k] * (b1 - b0)) + 0.5);
-		}
-		if (stage(c, "peak-seed", t, NULL, NULL, c->ts, c->tr, &mip, 0, err) != 0)
-			return -1;
-		if (mip.status != GLP_OPT && mip.status != GLP_FEAS)
-			continue;
-		if (k == 0)
-			b0 = ilpi_model_value(&c->m, &seeds[0], c->ts, c->tr);
-		if (k == 1)
-			b1 = ilpi_model_value(&c->m, &seeds[0], c->ts, c->tr);
-		sim = simulate(c, c->ts, c->tr);
-		if (sim < 0)
-			continue;
-		if (best < 0 || sim < best) {
-			best = c->peak_best = sim;
-			memcpy(c->ws, c->ts, n);
-			memcpy(c->wr, c->tr, n);
-		}
-		if (nogood_cut(c, c->ts, c->tr, (double)sim / unit) != 0) {
-			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
-			return -1;
-		}
-	}
-	ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &seeds[0], -1);
 	for (iter = 0;; iter++) {
 		ilpi_model_set_objective(&c->m, &none);
 		/* A tiny cost on every decision keeps answers canonical (nothing needless
@@ -955,6 +1045,18 @@ obj_peak(solve_ctx *c, ilp_error *err)
 				glp_set_obj_coef(c->m.lp, c->m.col_r[it], eps);
 		}
 		glp_set_obj_coef(c->m.lp, c->peak.col, 1);
+		/* Only a strictly lower peak is worth finding: no answer left below the best
+		 * is the proof. */
+		if (best >= 0) {
+			double lb = glp_get_col_lb(c->m.lp, c->peak.col);
+			double ub = ((double)best - 0.5) / unit;
+
+			if (ub < lb) {
+				mip.status = GLP_NOFEAS;
+				break;
+			}
+			glp_set_col_bnds(c->m.lp, c->peak.col, GLP_DB, lb, ub);
+		}
 		if (ilpi_now() - c->t0 > limit)
 			break;
 		if (stage_keep(c, "least-peak", c->ts, c->tr, &mip, err) != 0)
@@ -978,19 +1080,29 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		if (mip.status != GLP_OPT || mip.timed_out ||
 		    (double)best <= ceil(c->peak_bound - 1e-6) || ilpi_now() - c->t0 > limit)
 			break;
-		if (nogood_cut(c, c->ts, c->tr, (double)sim / unit) != 0) {
+		if (cut_answer(c, c->ts, c->tr, sim) != 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 			return -1;
 		}
 	}
 	note(c, "least-peak: %d cuts, bound %.0f bytes, best simulated %lld bytes", iter,
 	    c->peak_bound, (long long)best);
+	{
+		int rows, cols, points;
+
+		ilpi_peak_cuts_stats(c->cuts, &rows, &cols, &points);
+		note(c, "peak cuts: exact rows at %d points (%d rows, %d columns), %d inexact, "
+		    "%zu answers checked%s", points, rows, cols, c->cuts_inexact, c->n_hist,
+		    c->cuts_invalid ? ", A ROW CUT OFF A SIMULATED ANSWER" : "");
+	}
 	if (best < 0) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: time limit reached before any partition was "
 		    "simulated", c->g->path);
 		return -1;
 	}
-	if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS)
+	if (c->cuts_invalid)
+		c->peak_bound = 0; /* a row cut off some partition: nothing is proven */
+	else if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS)
 		c->peak_bound = (double)best;
 	memcpy(c->s, c->ws, n);
 	memcpy(c->r, c->wr, n);
@@ -1319,6 +1431,9 @@ release(solve_ctx *c, int glpk_freed)
 	for (size_t k = 0; k < c->n_seed; k++)
 		ilp_partition_free(c->seed[k]);
 	free(c->seed);
+	ilpi_peak_cuts_free(c->cuts);
+	free(c->hist);
+	free(c->hist_sim);
 }
 
 /* Why partition p may not be an answer of this solve (the checker in the solve's prefer

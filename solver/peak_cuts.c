@@ -1,0 +1,809 @@
+/*
+ * peak_cuts.c - exact peak rows at the points where simulated answers peak
+ * (docs/solver.md "Peak memory", "Exact rows at peak points").
+ *
+ * The backward's own ops run in a fixed order whatever the partition (torch 2.6's
+ * autograd order over them does not depend on what is recomputed); each is placed at
+ * the turn of some op (its batch root). A recomputed value X joins the batch of the
+ * earliest turn that needs it: its own turn when it comes after the first tangent
+ * user in graph order, a backward user's batch, or a recomputed user's batch, and
+ * within a batch ops run in graph order. So "X runs, in a batch whose root is at most
+ * theta" is c(X, theta), defined exactly by linear rows over the r columns:
+ *   c = r when X has its own turn or a backward user within theta, else
+ *   c <= r,  c >= c(J) + r - 1 and c <= sum c(J) over its recomputable users J,
+ * continuous (integral whenever r is). A point (a step of the backward) is then a
+ * root kappa and a graph index o; "X runs at or before it" is c(X, kappa) when X <= o,
+ * c(X, kappa - 1) otherwise, and "X runs at or after it" is c(X, inf) minus the
+ * strict version.
+ *
+ * At a simulated answer's peak step, every storage live there is live because some
+ * value of it exists (a chain of views down to the saved or freshly computed value
+ * that owns the storage) and some op at or after the step reads it: a conjunction of
+ * such literals, all true at that answer, implies the storage is live at that step in
+ * any partition. The row P >= constant + sum bytes * z, z >= sum(literals) - (k - 1)
+ * is therefore a lower bound everywhere and exact at the answer. Its value at the
+ * answer is checked against the simulator before the row is added.
+ */
+#include "config.h"
+
+#include <glpk.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "graph/grow.h"
+#include "graph/lower.h"
+#include "solver/peak_cuts.h"
+#include "solver/reduce.h"
+
+#define ABSENT INT32_MIN
+#define HELD INT32_MAX
+#define INF_THETA INT32_MAX
+
+typedef struct family {
+	int32_t theta;
+	int *col;                 /* node -> column of c(node, theta), 0: always 0 */
+} family;
+
+struct ilpi_peak_cuts {
+	const ilp_graph *g;
+	ilpi_model *m;
+	int col_peak;
+	int *col_s, *col_r;       /* node -> its save / recompute column, 0: none */
+	int32_t *kfix;            /* node -> batch root of a backward op, -1 */
+	int32_t first;            /* graph index of the first tangent user; own turns after */
+	int fallback;             /* torch keeps graph order: one batch */
+	family *fam;
+	size_t n_fam, cap_fam;
+	int *pos;                 /* node -> step in the current trace, -1 */
+	/* the row being built */
+	int *ind;
+	double *val, *acc;
+	size_t cap_row;
+	int rows, cols, points;
+	/* the last point's rows, for ilpi_peak_cuts_exact */
+	int *zrow, *zcol, prow;
+	size_t nz, cap_z;
+	/* every point: its P row, first z row and column, and z count */
+	int *pt_prow, *pt_z0, *pt_c0, *pt_nz;
+	size_t cap_pt;
+	double *colval;
+	size_t cap_val;
+};
+
+void
+ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
+{
+	if (pc == NULL)
+		return;
+	for (size_t k = 0; k < pc->n_fam; k++)
+		free(pc->fam[k].col);
+	free(pc->fam);
+	free(pc->col_s);
+	free(pc->col_r);
+	free(pc->kfix);
+	free(pc->pos);
+	free(pc->ind);
+	free(pc->val);
+	free(pc->acc);
+	free(pc->zrow);
+	free(pc->zcol);
+	free(pc->colval);
+	free(pc->pt_prow);
+	free(pc->pt_z0);
+	free(pc->pt_c0);
+	free(pc->pt_nz);
+	free(pc);
+}
+
+/* The backward ops' fixed order and batch roots: the backward of "recompute nothing". */
+static int
+fixed_order(ilpi_peak_cuts *pc)
+{
+	const ilp_graph *g = pc->g;
+	ilpi_side bw;
+	uint8_t *need = calloc(g->n + 1, 1);
+	int32_t *order = NULL, *root = NULL;
+	int rc = -1;
+
+	memset(&bw, 0, sizeof bw);
+	bw.op = malloc((g->n + 1) * sizeof *bw.op);
+	order = malloc((g->n + 1) * sizeof *order);
+	root = malloc((g->n + 1) * sizeof *root);
+	if (need == NULL || bw.op == NULL || order == NULL || root == NULL)
+		goto out;
+	for (size_t k = 0; k < g->n_bw_out; k++)
+		if (g->bw_out[k] != ILPI_NONE)
+			need[g->bw_out[k]] = 1;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (!need[i] || n->cls != ILPI_BACKWARD || n->kind != ILPI_OP)
+			continue;
+		for (uint32_t k = 0; k < n->in_count; k++)
+			need[in[k]] = 1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (need[i] && g->node[i].cls == ILPI_BACKWARD && g->node[i].kind == ILPI_OP)
+			bw.op[bw.n_op++] = (int32_t)i;
+	bw.out = (int32_t *)g->bw_out;
+	bw.n_out = g->n_bw_out;
+	if (ilpi_autograd_batches(g, &bw, order, root) != 0)
+		goto out;
+	pc->fallback = 1;
+	for (size_t k = 0; k < bw.n_op; k++) {
+		pc->kfix[order[k]] = root[k];
+		if (root[k] != 0)
+			pc->fallback = 0;
+	}
+	pc->first = INT32_MAX;
+	for (size_t k = 0; k < bw.n_op && pc->first == INT32_MAX; k++) {
+		const ilpi_node *n = &g->node[bw.op[k]];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		for (uint32_t j = 0; j < n->in_count; j++)
+			if (g->node[in[j]].kind == ILPI_TANGENT)
+				pc->first = bw.op[k];
+	}
+	rc = 0;
+out:
+	free(need);
+	free(bw.op);
+	free(order);
+	free(root);
+	return rc;
+}
+
+int
+ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cuts **out)
+{
+	ilpi_peak_cuts *pc = calloc(1, sizeof *pc);
+	const ilpi_reduced *red = m->red;
+
+	*out = NULL;
+	if (pc == NULL)
+		return -1;
+	pc->g = g;
+	pc->m = m;
+	pc->col_peak = col_peak;
+	pc->col_s = calloc(g->n + 1, sizeof *pc->col_s);
+	pc->col_r = calloc(g->n + 1, sizeof *pc->col_r);
+	pc->kfix = malloc((g->n + 1) * sizeof *pc->kfix);
+	pc->pos = malloc((g->n + 1) * sizeof *pc->pos);
+	if (pc->col_s == NULL || pc->col_r == NULL || pc->kfix == NULL || pc->pos == NULL)
+		goto fail;
+	for (size_t i = 0; i < g->n; i++) {
+		int32_t it = red->item_of[i];
+
+		pc->kfix[i] = -1;
+		pc->pos[i] = -1;
+		if (it < 0 || !red->cand[i])
+			continue;
+		if (red->item[it].rep == (int32_t)i)
+			pc->col_s[i] = m->col_s[it];
+		pc->col_r[i] = m->col_r[it];
+	}
+	if (fixed_order(pc) != 0)
+		goto fail;
+	*out = pc;
+	return 0;
+fail:
+	ilpi_peak_cuts_free(pc);
+	return -1;
+}
+
+void
+ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *points)
+{
+	*rows = pc->rows;
+	*cols = pc->cols;
+	*points = pc->points;
+}
+
+/* ---- rows with merged coefficients --------------------------------------------- */
+
+static int
+row_room_n(ilpi_peak_cuts *pc, size_t extra)
+{
+	size_t need = (size_t)glp_get_num_cols(pc->m->lp) + 2 + extra;
+
+	if (need <= pc->cap_row)
+		return 0;
+	need *= 2;
+	free(pc->ind);
+	free(pc->val);
+	free(pc->acc);
+	pc->ind = malloc(need * sizeof *pc->ind);
+	pc->val = malloc(need * sizeof *pc->val);
+	pc->acc = calloc(need, sizeof *pc->acc);
+	pc->cap_row = pc->ind && pc->val && pc->acc ? need : 0;
+	return pc->cap_row ? 0 : -1;
+}
+
+static int
+row_room(ilpi_peak_cuts *pc)
+{
+	return row_room_n(pc, 0);
+}
+
+typedef struct rowb {
+	int len;
+	double cst;               /* constant on the expression side */
+} rowb;
+
+static void
+rb_add(ilpi_peak_cuts *pc, rowb *rb, int col, double coef)
+{
+	if (col == 0) {
+		return;
+	}
+	if (pc->acc[col] == 0)
+		pc->ind[++rb->len] = col;
+	pc->acc[col] += coef;
+	if (pc->acc[col] == 0)
+		pc->acc[col] = 1e-300; /* keep its slot; dropped when written */
+}
+
+/* Writes sum(expression) (type GLP_LO/GLP_UP against bound - cst) and clears. */
+static void
+rb_emit(ilpi_peak_cuts *pc, rowb *rb, int type, double bound)
+{
+	int len = 0, row;
+
+	for (int k = 1; k <= rb->len; k++) {
+		int col = pc->ind[k];
+		double v = pc->acc[col];
+
+		pc->acc[col] = 0;
+		if (v > 1e-200 || v < -1e-200) {
+			pc->ind[++len] = col;
+			pc->val[len] = v;
+		}
+	}
+	row = glp_add_rows(pc->m->lp, 1);
+	glp_set_mat_row(pc->m->lp, row, len, pc->ind, pc->val);
+	glp_set_row_bnds(pc->m->lp, row, type, type == GLP_LO ? bound - rb->cst : 0,
+	    type == GLP_UP ? bound - rb->cst : 0);
+	pc->rows++;
+	rb->len = 0;
+	rb->cst = 0;
+}
+
+static int
+new_col(ilpi_peak_cuts *pc)
+{
+	int col = glp_add_cols(pc->m->lp, 1);
+
+	glp_set_col_kind(pc->m->lp, col, GLP_CV);
+	glp_set_col_bnds(pc->m->lp, col, GLP_DB, 0, 1);
+	pc->cols++;
+	return col;
+}
+
+/* ---- c(X, theta) --------------------------------------------------------------- */
+
+static int
+has_turn(const ilpi_peak_cuts *pc, int32_t v, int32_t theta)
+{
+	const ilp_graph *g = pc->g;
+	const ilpi_node *n = &g->node[v];
+	const int32_t *use = ilpi_users(g, n);
+
+	if (pc->fallback && theta < 0)
+		return 0; /* one batch at root 0: nothing runs before it */
+	if (!pc->fallback && v > pc->first && v <= theta)
+		return 1;
+	for (uint32_t k = 0; k < n->use_count; k++)
+		if (pc->kfix[use[k]] >= 0 && (pc->fallback || pc->kfix[use[k]] <= theta))
+			return 1;
+	return 0;
+}
+
+static const int *
+family_of(ilpi_peak_cuts *pc, int32_t theta)
+{
+	const ilp_graph *g = pc->g;
+	family *f;
+	rowb rb = { 0, 0 };
+
+	for (size_t k = 0; k < pc->n_fam; k++)
+		if (pc->fam[k].theta == theta)
+			return pc->fam[k].col;
+	if (ILPI_GROW(pc->fam, pc->cap_fam, pc->n_fam, 1) != 0)
+		return NULL;
+	f = &pc->fam[pc->n_fam];
+	f->theta = theta;
+	if ((f->col = calloc(g->n + 1, sizeof *f->col)) == NULL)
+		return NULL;
+	pc->n_fam++;
+	/* Users come after their inputs: one reverse sweep. */
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *use = ilpi_users(g, n);
+		int any = 0, c;
+
+		if (pc->col_r[i] == 0)
+			continue;
+		if (has_turn(pc, (int32_t)i, theta)) {
+			f->col[i] = pc->col_r[i];
+			continue;
+		}
+		for (uint32_t k = 0; k < n->use_count; k++)
+			any |= pc->kfix[use[k]] < 0 && f->col[use[k]] != 0;
+		if (!any)
+			continue;
+		if (row_room(pc) != 0)
+			return NULL;
+		c = f->col[i] = new_col(pc);
+		if (row_room(pc) != 0)
+			return NULL;
+		rb_add(pc, &rb, c, 1);
+		rb_add(pc, &rb, pc->col_r[i], -1);
+		rb_emit(pc, &rb, GLP_UP, 0);
+		rb_add(pc, &rb, c, 1);
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int cj = pc->kfix[use[k]] < 0 ? f->col[use[k]] : 0;
+
+			if (cj == 0)
+				continue;
+			rb_add(pc, &rb, cj, -1);
+		}
+		rb_emit(pc, &rb, GLP_UP, 0);
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int cj = pc->kfix[use[k]] < 0 ? f->col[use[k]] : 0;
+
+			if (cj == 0)
+				continue;
+			rb_add(pc, &rb, c, 1);
+			rb_add(pc, &rb, cj, -1);
+			rb_add(pc, &rb, pc->col_r[i], -1);
+			rb_emit(pc, &rb, GLP_LO, -1);
+		}
+	}
+	return f->col;
+}
+
+/* ---- literals of one point ----------------------------------------------------- */
+
+typedef struct point {
+	int32_t kappa, o;         /* batch root and graph index of the op at the point */
+	const ilpi_memtrace *tr;
+	const ilpi_memsim *ms;
+	int k;                    /* literals in the current term */
+	int bad;                  /* a literal the rows cannot say */
+} point;
+
+static int
+is_bw(const ilpi_peak_cuts *pc, int32_t v)
+{
+	return pc->kfix[v] >= 0;
+}
+
+/* X (recomputed) runs at or before the point: c(X, kappa) or c(X, kappa - 1). */
+static int
+lit_before(ilpi_peak_cuts *pc, point *pt, rowb *rb, int32_t x, int strict, double sign)
+{
+	int32_t theta = (strict ? x < pt->o : x <= pt->o) ? pt->kappa : pt->kappa - 1;
+	const int *f = family_of(pc, theta);
+
+	if (f == NULL)
+		return -1;
+	rb_add(pc, rb, f[x], sign);
+	return 0;
+}
+
+static int
+lit_runs(ilpi_peak_cuts *pc, rowb *rb, int32_t x, double sign)
+{
+	const int *f = family_of(pc, INF_THETA);
+
+	if (f == NULL)
+		return -1;
+	rb_add(pc, rb, f[x], sign);
+	return 0;
+}
+
+/* The literals that say storage `key` exists through value v and is read at or after
+ * the point by user u (u < 0: v is held to the end). */
+static int
+key_literals(ilpi_peak_cuts *pc, point *pt, rowb *rb, int32_t v, int32_t u)
+{
+	const ilp_graph *g = pc->g;
+	const ilpi_memtrace *tr = pt->tr;
+	int32_t x = v;
+
+	if (u >= 0 && !is_bw(pc, u)) {
+		/* u runs at or after the point: runs, and not strictly before it. */
+		if (lit_runs(pc, rb, u, 1) != 0 || lit_before(pc, pt, rb, u, 1, -1) != 0)
+			return -1;
+		pt->k++;
+	}
+	for (int guard = 0; guard < 64; guard++) {
+		const ilpi_node *n = &g->node[x];
+
+		if (tr->prod[x] == -1) {
+			/* a backward input: saved, owning its root's storage from the start */
+			if (pc->col_s[x] == 0) {
+				pt->bad = 1;
+				return 0;
+			}
+			rb_add(pc, rb, pc->col_s[x], 1);
+			pt->k++;
+			return 0;
+		}
+		if (!is_bw(pc, x)) {
+			if (lit_runs(pc, rb, x, 1) != 0)
+				return -1;
+			pt->k++;
+		}
+		if (tr->key[x] == (int32_t)g->n + x) {
+			int32_t a = x;
+
+			/* fresh storage, allocated at its step (a getitem: at its tuple's) */
+			if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1 &&
+			    tr->prod[ilpi_inputs(g, n)[0]] >= 0 &&
+			    tr->prod[ilpi_inputs(g, n)[0]] == tr->prod[x])
+				a = ilpi_inputs(g, n)[0];
+			if (is_bw(pc, a))
+				return 0;
+			if (lit_before(pc, pt, rb, a, 0, 1) != 0)
+				return -1;
+			pt->k++;
+			return 0;
+		}
+		if (n->view_of != ILPI_NONE && tr->prod[n->view_of] != ABSENT &&
+		    tr->key[n->view_of] == tr->key[x]) {
+			x = n->view_of;
+			continue;
+		}
+		if (n->view_of == ILPI_NONE || tr->prod[n->storage] == ABSENT) {
+			pt->bad = 1;
+			return 0;
+		}
+		/* the view's base is absent: it takes its root's storage */
+		if (!is_bw(pc, n->view_of)) {
+			rb->cst += 1;
+			rb_add(pc, rb, pc->col_s[n->view_of], -1);
+			if (lit_runs(pc, rb, n->view_of, -1) != 0)
+				return -1;
+			pt->k++;
+		}
+		x = n->storage;
+	}
+	pt->bad = 1;
+	return 0;
+}
+
+static int64_t
+key_bytes(const ilp_graph *g, int32_t key)
+{
+	const ilpi_node *r = &g->node[(size_t)key % g->n];
+
+	return r->kind == ILPI_OP && !(r->flags & ILPI_F_TUPLE) ? r->bytes : 0;
+}
+
+/* The value of storage `key` (live at the point) to explain it by, and its reader at
+ * or after the point (-1: held): a backward reader first, then the shortest chain. */
+static int32_t
+witness(const ilpi_peak_cuts *pc, const point *pt, const int32_t *vals, size_t nv,
+    size_t at, int32_t *reader)
+{
+	const ilp_graph *g = pc->g;
+	int32_t best = -1, best_u = -1;
+	int best_score = INT_MAX;
+
+	for (size_t k = 0; k < nv; k++) {
+		int32_t v = vals[k];
+		const ilpi_node *n = &g->node[v];
+		const int32_t *use = ilpi_users(g, n);
+
+		if (pt->tr->die[v] == HELD) {
+			*reader = -1;
+			return v;
+		}
+		if (pt->tr->die[v] < (int32_t)at)
+			continue;
+		for (uint32_t j = 0; j < n->use_count; j++) {
+			int32_t u = use[j];
+			int score;
+
+			if (pc->pos[u] < (int32_t)at)
+				continue;
+			score = (is_bw(pc, u) ? 0 : 1000) + (pt->tr->key[v] == (int32_t)g->n + v ||
+			    pt->tr->prod[v] == -1 ? 0 : 10);
+			if (score < best_score) {
+				best_score = score;
+				best = v;
+				best_u = u;
+			}
+		}
+	}
+	*reader = best_u;
+	return best;
+}
+
+int
+ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace *tr,
+    size_t at)
+{
+	const ilp_graph *g = pc->g;
+	size_t nk = 2 * g->n + 1;
+	int32_t *st = NULL, *en = NULL, *head = NULL, *next = NULL, *vals = NULL;
+	point pt;
+	rowb rb = { 0, 0 }, prow = { 0, 0 };
+	double cst = 0;
+	int rc = -1, *zc = NULL;
+	double *zb = NULL;
+	size_t nz = 0;
+	int32_t o = ms->bw_order[at];
+
+	memset(&pt, 0, sizeof pt);
+	pt.kappa = tr->root[at];
+	pt.o = o;
+	pt.tr = tr;
+	pt.ms = ms;
+	/* Only points at the backward's own ops: a recomputed op's step exists only in
+	 * some partitions. */
+	if (!is_bw(pc, o) || (!pc->fallback && pc->kfix[o] != pt.kappa))
+		return 0;
+	st = malloc(nk * sizeof *st);
+	en = malloc(nk * sizeof *en);
+	head = malloc(nk * sizeof *head);
+	next = malloc((g->n + 1) * sizeof *next);
+	vals = malloc((g->n + 1) * sizeof *vals);
+	zc = malloc((nk + 1) * sizeof *zc);
+	zb = malloc((nk + 1) * sizeof *zb);
+	if (st == NULL || en == NULL || head == NULL || next == NULL || vals == NULL ||
+	    zc == NULL || zb == NULL)
+		goto out;
+	pc->nz = 0;
+	if (pc->cap_z < nk + 1) {
+		free(pc->zrow);
+		free(pc->zcol);
+		pc->zrow = malloc((nk + 1) * sizeof *pc->zrow);
+		pc->zcol = malloc((nk + 1) * sizeof *pc->zcol);
+		pc->cap_z = pc->zrow && pc->zcol ? nk + 1 : 0;
+		if (pc->cap_z == 0)
+			goto out;
+	}
+	/* Every literal of this point reads one of three families: build them first, then
+	 * reserve room for the row and its z columns (terms are built in place). */
+	if (family_of(pc, pt.kappa) == NULL || family_of(pc, pt.kappa - 1) == NULL ||
+	    family_of(pc, INF_THETA) == NULL || row_room_n(pc, nk) != 0)
+		goto out;
+	for (size_t k = 0; k < g->n; k++)
+		pc->pos[k] = -1;
+	for (size_t k = 0; k < ms->n_bw; k++)
+		pc->pos[ms->bw_order[k]] = (int)k;
+	for (size_t k = 0; k < nk; k++) {
+		st[k] = en[k] = ABSENT;
+		head[k] = -1;
+	}
+	for (size_t v = 0; v < g->n; v++) {
+		int32_t key = tr->key[v];
+
+		if (tr->prod[v] == ABSENT)
+			continue;
+		if (st[key] == ABSENT || tr->prod[v] < st[key])
+			st[key] = tr->prod[v];
+		if (en[key] == ABSENT || tr->die[v] > en[key])
+			en[key] = tr->die[v];
+		next[v] = head[key];
+		head[key] = (int32_t)v;
+	}
+	/* The forward's outputs the caller holds: bytes whatever is saved. */
+	cst = (double)(ms->bw_live[at]);
+	for (size_t key = 0; key < nk; key++) {
+		int64_t b = key_bytes(g, (int32_t)key);
+		int32_t creator = key >= g->n ? (int32_t)(key - g->n) : (int32_t)key, v, u;
+		size_t nv = 0;
+
+		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
+			continue;
+		if (key >= g->n && is_bw(pc, creator))
+			continue; /* the backward's own storage: the same in every partition */
+		if (key < g->n && (g->node[key].flags & ILPI_F_FW_OUTPUT))
+			continue; /* held by the caller either way */
+		if (key < g->n) {
+			int out = 0;
+
+			for (size_t k = 0; k < g->n_fw_out; k++)
+				out |= g->node[g->fw_out[k]].storage == (int32_t)key;
+			if (out)
+				continue;
+		}
+		cst -= (double)b;
+		for (int32_t w = head[key]; w >= 0; w = next[w])
+			vals[nv++] = w;
+		v = witness(pc, &pt, vals, nv, at, &u);
+		if (v < 0)
+			goto skip;
+		pt.k = 0;
+		if (key_literals(pc, &pt, &rb, v, u) != 0)
+			goto out;
+		if (pt.bad)
+			goto skip;
+		/* z >= sum(literals) - (k - 1) */
+		zc[nz] = new_col(pc);
+		zb[nz] = (double)b;
+		{
+			/* move the literal sum into z - sum >= -(k - 1) */
+			rowb t = rb;
+
+			for (int j = 1; j <= t.len; j++)
+				pc->acc[pc->ind[j]] = -pc->acc[pc->ind[j]];
+			rb_add(pc, &t, zc[nz], 1);
+			t.cst = -t.cst;
+			rb_emit(pc, &t, GLP_LO, -(double)(pt.k - 1));
+			pc->zrow[nz] = glp_get_num_rows(pc->m->lp);
+			pc->zcol[nz] = zc[nz];
+			rb.len = 0;
+			rb.cst = 0;
+		}
+		nz++;
+		continue;
+skip:
+		/* unexplained: drop the whole row (its value would not be exact) */
+		for (int j = 1; j <= rb.len; j++)
+			pc->acc[pc->ind[j]] = 0;
+		rc = 0;
+		goto out;
+	}
+	rb_add(pc, &prow, pc->col_peak, 1);
+	for (size_t k = 0; k < nz; k++)
+		rb_add(pc, &prow, zc[k], -zb[k] / pc->m->byte_unit);
+	rb_emit(pc, &prow, GLP_LO, cst / pc->m->byte_unit);
+	pc->prow = glp_get_num_rows(pc->m->lp);
+	pc->nz = nz;
+	if ((size_t)pc->points == pc->cap_pt) {
+		size_t cap = pc->cap_pt ? 2 * pc->cap_pt : 16;
+		int *a = realloc(pc->pt_prow, cap * sizeof *a), *b, *c, *d;
+
+		if (a != NULL)
+			pc->pt_prow = a;
+		b = realloc(pc->pt_z0, cap * sizeof *b);
+		if (b != NULL)
+			pc->pt_z0 = b;
+		c = realloc(pc->pt_c0, cap * sizeof *c);
+		if (c != NULL)
+			pc->pt_c0 = c;
+		d = realloc(pc->pt_nz, cap * sizeof *d);
+		if (d != NULL)
+			pc->pt_nz = d;
+		if (a == NULL || b == NULL || c == NULL || d == NULL)
+			goto out;
+		pc->cap_pt = cap;
+	}
+	pc->pt_prow[pc->points] = pc->prow;
+	pc->pt_z0[pc->points] = nz ? pc->zrow[0] : 0;
+	pc->pt_c0[pc->points] = nz ? pc->zcol[0] : 0;
+	pc->pt_nz[pc->points] = (int)nz;
+	pc->points++;
+	rc = 1;
+out:
+	free(st);
+	free(en);
+	free(head);
+	free(next);
+	free(vals);
+	free(zc);
+	free(zb);
+	return rc;
+}
+
+/* ---- exactness at the answer a point was taken from ---------------------------- */
+
+/* Value of row `row` without column `skip`, at pc->colval. */
+static double
+row_value(ilpi_peak_cuts *pc, int row, int skip, double *coef_skip)
+{
+	int len = glp_get_mat_row(pc->m->lp, row, pc->ind, pc->val);
+	double sum = 0;
+
+	*coef_skip = 0;
+	for (int k = 1; k <= len; k++) {
+		if (pc->ind[k] == skip)
+			*coef_skip = pc->val[k];
+		else
+			sum += pc->val[k] * pc->colval[pc->ind[k]];
+	}
+	return sum;
+}
+
+int
+ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r)
+{
+	const ilp_graph *g = pc->g;
+	const ilpi_model *m = pc->m;
+	const ilpi_reduced *red = m->red;
+	size_t nc = (size_t)glp_get_num_cols(m->lp) + 1;
+
+	if (nc > pc->cap_val) {
+		free(pc->colval);
+		if ((pc->colval = malloc(2 * nc * sizeof *pc->colval)) == NULL) {
+			pc->cap_val = 0;
+			return -1;
+		}
+		pc->cap_val = 2 * nc;
+	}
+	if (row_room(pc) != 0)
+		return -1;
+	memset(pc->colval, 0, nc * sizeof *pc->colval);
+	for (size_t it = 0; it < red->n_items; it++) {
+		if (m->col_s[it])
+			pc->colval[m->col_s[it]] = s[it];
+		if (m->col_r[it])
+			pc->colval[m->col_r[it]] = r[it];
+		if (s[it] && red->item[it].stor >= 0 && m->col_y[red->item[it].stor])
+			pc->colval[m->col_y[red->item[it].stor]] = 1;
+	}
+	/* c(X, theta) by its definition */
+	for (size_t f = 0; f < pc->n_fam; f++) {
+		const family *fa = &pc->fam[f];
+
+		for (size_t i = g->n; i-- > 0;) {
+			const ilpi_node *n = &g->node[i];
+			const int32_t *use = ilpi_users(g, n);
+			int c = fa->col[i], any = 0;
+
+			if (c == 0 || c == pc->col_r[i])
+				continue;
+			for (uint32_t k = 0; k < n->use_count; k++)
+				any |= pc->kfix[use[k]] < 0 && fa->col[use[k]] != 0 &&
+				    pc->colval[fa->col[use[k]]] > 0.5;
+			pc->colval[c] = pc->colval[pc->col_r[i]] > 0.5 && any;
+		}
+	}
+	return 0;
+}
+
+double
+ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k)
+{
+	double coef, p;
+
+	for (int j = 0; j < pc->pt_nz[k]; j++) {
+		int row = pc->pt_z0[k] + j, col = pc->pt_c0[k] + j;
+		double v = row_value(pc, row, col, &coef);
+		double lb = glp_get_row_lb(pc->m->lp, row);
+
+		pc->colval[col] = lb - v > 0 ? (lb - v) / coef : 0;
+	}
+	p = glp_get_row_lb(pc->m->lp, pc->pt_prow[k]) -
+	    row_value(pc, pc->pt_prow[k], pc->col_peak, &coef);
+	return p * pc->m->byte_unit;
+}
+
+int
+ilpi_peak_cuts_exact(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r,
+    const ilpi_memsim *ms, const ilpi_memtrace *tr, size_t at, int *families_ok)
+{
+	const ilp_graph *g = pc->g;
+
+	*families_ok = 1;
+	if (ilpi_peak_cuts_eval(pc, s, r) != 0)
+		return -1;
+	for (size_t k = 0; k < g->n; k++)
+		pc->pos[k] = -1;
+	for (size_t k = 0; k < ms->n_bw; k++)
+		pc->pos[ms->bw_order[k]] = (int)k;
+	/* ... and against where the simulator placed X */
+	for (size_t f = 0; f < pc->n_fam; f++) {
+		const family *fa = &pc->fam[f];
+
+		for (size_t i = 0; i < g->n; i++) {
+			int c = fa->col[i], truth;
+
+			if (pc->col_r[i] == 0 || is_bw(pc, (int32_t)i))
+				continue;
+			truth = pc->pos[i] >= 0 && tr->prod[i] != -1 &&
+			    (pc->fallback ? fa->theta >= 0 : tr->root[pc->pos[i]] <= fa->theta);
+			if ((c != 0 && pc->colval[c] > 0.5) != truth)
+				*families_ok = 0;
+		}
+	}
+	return ilpi_peak_cuts_point_value(pc, pc->points - 1) >=
+	    (double)ms->bw_live[at] - 0.5 ? 1 : 0;
+}
