@@ -10,7 +10,7 @@
  * within a batch ops run in graph order. So "X runs, in a batch whose root is at most
  * theta" is c(X, theta), defined exactly by linear rows over the r columns:
  *   c = r when X has its own turn or a backward user within theta, else
- *   c <= r,  c >= c(J) + r - 1 and c <= sum c(J) over its recomputable users J,
+ *   c <= r,  c >= c(J) - s and c <= sum c(J) over its recomputable users J,
  * continuous (integral whenever r is). A point (a step of the backward) is then a
  * root kappa and a graph index o; "X runs at or before it" is c(X, kappa) when X <= o,
  * c(X, kappa - 1) otherwise, and "X runs at or after it" is c(X, inf) minus the
@@ -351,6 +351,8 @@ family_of(ilpi_peak_cuts *pc, int32_t theta)
 			rb_add(pc, &rb, cj, -1);
 		}
 		rb_emit(pc, &rb, GLP_UP, 0);
+		/* A placed user needs X placed too, unless X is saved (then not recomputed):
+		 * c >= c(J) - s, which dominates c >= c(J) + r - 1 as s + r <= 1. */
 		for (uint32_t k = 0; k < n->use_count; k++) {
 			int cj = pc->kfix[use[k]] < 0 ? f->col[use[k]] : 0;
 
@@ -358,8 +360,8 @@ family_of(ilpi_peak_cuts *pc, int32_t theta)
 				continue;
 			rb_add(pc, &rb, c, 1);
 			rb_add(pc, &rb, cj, -1);
-			rb_add(pc, &rb, pc->col_r[i], -1);
-			rb_emit(pc, &rb, GLP_LO, -1);
+			rb_add(pc, &rb, pc->col_s[i], 1);
+			rb_emit(pc, &rb, GLP_LO, 0);
 		}
 	}
 	return f->col;
@@ -534,9 +536,9 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	point pt;
 	rowb rb = { 0, 0 }, prow = { 0, 0 };
 	double cst = 0;
-	int rc = -1, *zc = NULL;
-	double *zb = NULL;
-	size_t nz = 0;
+	int rc = -1, *zc = NULL, *dc = NULL;
+	double *zb = NULL, *dv = NULL;
+	size_t nz = 0, nd = 0;
 	int32_t o = ms->bw_order[at];
 
 	memset(&pt, 0, sizeof pt);
@@ -555,8 +557,10 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	vals = malloc((g->n + 1) * sizeof *vals);
 	zc = malloc((nk + 1) * sizeof *zc);
 	zb = malloc((nk + 1) * sizeof *zb);
+	dc = malloc((4 * nk + 1) * sizeof *dc);
+	dv = malloc((4 * nk + 1) * sizeof *dv);
 	if (st == NULL || en == NULL || head == NULL || next == NULL || vals == NULL ||
-	    zc == NULL || zb == NULL)
+	    zc == NULL || zb == NULL || dc == NULL || dv == NULL)
 		goto out;
 	pc->nz = 0;
 	if (pc->cap_z < nk + 1) {
@@ -625,6 +629,20 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 			goto out;
 		if (pt.bad)
 			goto skip;
+		if (pt.k == 1) {
+			/* one literal bounds the storage's liveness by itself: no z */
+			for (int j = 1; j <= rb.len; j++) {
+				int col = pc->ind[j];
+
+				dc[nd] = col;
+				dv[nd++] = (double)b * pc->acc[col];
+				pc->acc[col] = 0;
+			}
+			cst += (double)b * rb.cst;
+			rb.len = 0;
+			rb.cst = 0;
+			continue;
+		}
 		/* z >= sum(literals) - (k - 1) */
 		zc[nz] = new_col(pc);
 		zb[nz] = (double)b;
@@ -654,6 +672,8 @@ skip:
 	rb_add(pc, &prow, pc->col_peak, 1);
 	for (size_t k = 0; k < nz; k++)
 		rb_add(pc, &prow, zc[k], -zb[k] / pc->m->byte_unit);
+	for (size_t k = 0; k < nd; k++)
+		rb_add(pc, &prow, dc[k], -dv[k] / pc->m->byte_unit);
 	rb_emit(pc, &prow, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
 	pc->nz = nz;
@@ -690,6 +710,8 @@ out:
 	free(vals);
 	free(zc);
 	free(zb);
+	free(dc);
+	free(dv);
 	return rc;
 }
 
