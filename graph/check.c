@@ -78,6 +78,7 @@ static int
 check_saved(const checker *c, size_t i)
 {
 	const ilpi_node *n = &c->g->node[i];
+	char why[300];
 
 	if (n->kind == ILPI_TANGENT)
 		return violation(c, i, "saved, but it is a tangent (already a backward input)");
@@ -88,6 +89,13 @@ check_saved(const checker *c, size_t i)
 	if (n->flags & ILPI_F_TUPLE)
 		return violation(c, i, "saved, but it is a tuple with no storage "
 		    "(save its getitem projections)");
+	/* Then no op reading it can be recomputed either: its input is not available. */
+	if (c->g->node[n->storage].flags & ILPI_F_MUTATED) {
+		snprintf(why, sizeof why, "saved, but the forward writes its storage in place "
+		    "(mutated input '%s'): the backward would read the written value",
+		    c->g->node[n->storage].name);
+		return violation(c, i, why);
+	}
 	if (ilpi_tag_binds_recompute(tag(c, i), c->mode) &&
 	    ilpi_region_end(c->g, i, c->mode) < 0)
 		return tag_violation(c, i, "saved", "saving", ILPI_TAG_PREFER_RECOMPUTE);

@@ -52,7 +52,8 @@ enum {
 	ILPI_F_GETITEM = 1u << 4,
 	ILPI_F_BOUNDARY = 1u << 5, /* non-backward value used by the backward (set by classify) */
 	ILPI_F_FW_OUTPUT = 1u << 6,
-	ILPI_F_BW_OUTPUT = 1u << 7
+	ILPI_F_BW_OUTPUT = 1u << 7,
+	ILPI_F_MUTATED = 1u << 8   /* primal the forward writes in place (docs/format.md) */
 };
 
 #define ILPI_NONE (-1)

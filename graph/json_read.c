@@ -139,7 +139,7 @@ read_kind(reader *r, const char *who, const cJSON *v, ilpi_kind *kind)
 static const char *const node_keys[] = {
 	"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
 	"view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-	"ac_graph_id", "random", "effectful", "collective", "meta"
+	"ac_graph_id", "random", "effectful", "collective", "mutated", "meta"
 };
 
 /* Rejects unknown and repeated keys: cJSON keeps both copies of a repeated key, and
@@ -243,6 +243,13 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
 			if (get_int(r, who, f, k, 2e9, &ival) != 0)
 				return -1;
 			n->ac_graph_id = (int32_t)ival;
+		} else if (strcmp(k, "mutated") == 0) {
+			if (get_bool(r, who, f, k, &b) != 0)
+				return -1;
+			if (b && n->kind != ILPI_PRIMAL)
+				return fail(r, who, k, "only a primal (a graph input) can be mutated");
+			if (b)
+				n->flags |= ILPI_F_MUTATED;
 		} else if (strcmp(k, "random") == 0 || strcmp(k, "effectful") == 0 ||
 		    strcmp(k, "collective") == 0) {
 			if (get_bool(r, who, f, k, &b) != 0)

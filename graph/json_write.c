@@ -108,6 +108,7 @@ write_node(ilpi_buf *b, const ilp_graph *g, const ilpi_node *n)
 	flag(b, n, ILPI_F_RANDOM, "random");
 	flag(b, n, ILPI_F_EFFECTFUL, "effectful");
 	flag(b, n, ILPI_F_COLLECTIVE, "collective");
+	flag(b, n, ILPI_F_MUTATED, "mutated");
 	ilpi_buf_puts(b, "}");
 }
 

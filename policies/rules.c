@@ -60,6 +60,10 @@ ilpi_reason_text(ilpi_reason why)
 		return "not in PyTorch's recomputable-op allowlist (--bans pytorch)";
 	case ILPI_WHY_BAN_MATERIALIZED:
 		return "materialised in the backward by a non-fusible user (--bans pytorch)";
+	case ILPI_WHY_MUTATED:
+		return "the forward writes this input in place (mutated): never saved";
+	case ILPI_WHY_READS_MUTATED:
+		return "reads an input the forward writes in place (mutated): never recomputed";
 	}
 	return "?";
 }
@@ -202,6 +206,17 @@ ilpi_rules_free(ilpi_rules *r)
 	memset(r, 0, sizeof *r);
 }
 
+static int
+reads_mutated(const ilp_graph *g, const ilpi_node *n)
+{
+	const int32_t *in = ilpi_inputs(g, n);
+
+	for (uint32_t k = 0; k < n->in_count; k++)
+		if (g->node[g->node[in[k]].storage].flags & ILPI_F_MUTATED)
+			return 1;
+	return 0;
+}
+
 static void
 node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t i,
     const uint8_t *boundary, ilpi_ban_ctx *bans)
@@ -211,12 +226,18 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 
 	if (!ilpi_decided(n))
 		return; /* backward nodes run in the backward, dead ones nowhere */
+	/* A mutated input (AOTAutograd applies the write after the forward): neither it
+	 * nor a view of it holds the forward's value in the backward. */
+	if (g->node[n->storage].flags & ILPI_F_MUTATED)
+		set_bit(r, i, ILPI_R_NO_SAVE, ILPI_WHY_MUTATED);
 	if (n->kind == ILPI_PRIMAL) {
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_PRIMAL);
 		return;
 	}
 	if (n->kind != ILPI_OP)
 		return;
+	if (reads_mutated(g, n))
+		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_READS_MUTATED);
 	tag_rules(g, r, i, o->prefer, boundary);
 	if (n->flags & ILPI_F_TUPLE)
 		set_bit(r, i, ILPI_R_NO_SAVE, ILPI_WHY_TUPLE);

@@ -37,7 +37,9 @@ typedef enum ilpi_reason {
 	ILPI_WHY_BAN_REDUCTION,  /* reduction much smaller than its input */
 	ILPI_WHY_BAN_OTHER,
 	ILPI_WHY_BAN_ALLOWLIST,  /* not in PyTorch's recomputable-op allowlist */
-	ILPI_WHY_BAN_MATERIALIZED /* a non-fusible backward user materialises it anyway */
+	ILPI_WHY_BAN_MATERIALIZED, /* a non-fusible backward user materialises it anyway */
+	ILPI_WHY_MUTATED,        /* its storage is an input the forward writes in place */
+	ILPI_WHY_READS_MUTATED   /* reads such a storage: would see the written value */
 } ilpi_reason;
 
 typedef struct ilpi_rule_options {

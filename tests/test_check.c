@@ -189,6 +189,35 @@ START_TEST(check_must_tags)
 }
 END_TEST
 
+/* A batch norm's running mean: `rm` is written in place after the forward (AOTAutograd's
+ * input mutation), so neither it nor its view `v` may be saved, and `bn`, which reads it,
+ * can only be saved. */
+static ilp_graph *
+mutated_graph(void)
+{
+	return t_graph_parts("", P16("x") ", {'name': 'rm', 'kind': 'primal', 'bytes': 16, "
+	    "'mutated': true}, " OP16("v", "'rm'", ", 'view_of': 'rm'") ", "
+	    OP16("bn", "'x', 'v'", "") ", " OP16("nrm", "'rm', 'bn'", "") ", " T16("g") ", "
+	    OP16("gb", "'g', 'bn'", ""), "'bn', 'nrm'", "'gb', null");
+}
+
+START_TEST(check_mutated_input_never_saved)
+{
+	ilp_graph *g = mutated_graph();
+
+	PASSES(g, "bn", "", ILP_PREFER_HARD);
+	FAILS(g, "x rm", "v bn", ILP_PREFER_HARD, "partition: node 'rm': saved, but the forward "
+	    "writes its storage in place (mutated input 'rm'): the backward would read the "
+	    "written value");
+	FAILS(g, "x v", "bn", ILP_PREFER_HARD, "partition: node 'v': saved, but the forward "
+	    "writes its storage in place (mutated input 'rm'): the backward would read the "
+	    "written value");
+	FAILS(g, "x", "bn", ILP_PREFER_HARD, "partition: node 'v': needed by recomputed node "
+	    "'bn', but neither saved nor recomputed");
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(check_must_save_view_may_be_recomputed)
 {
 	ilp_graph *g = chain(", 'recompute': 'MUST_SAVE', 'view_of': 'x'", "");
@@ -922,6 +951,7 @@ suite_check(void)
 	tcase_add_test(c, check_size_mismatch);
 	tcase_add_test(t, check_must_tags);
 	tcase_add_test(t, check_must_save_view_may_be_recomputed);
+	tcase_add_test(t, check_mutated_input_never_saved);
 	tcase_add_test(t, check_prefer_save_modes);
 	tcase_add_test(t, check_prefer_recompute_modes);
 	tcase_add_test(t, check_region_boundary);

@@ -1236,6 +1236,79 @@ START_TEST(budget_conflict_names_forced_values)
 }
 END_TEST
 
+/* BatchNorm's running mean `rm`, written in place after the forward (AOTAutograd's
+ * input mutation): saving x and rm (32 bytes) and recomputing bn would be cheapest, but
+ * the backward would read the written rm. Every solver saves bn (64 bytes). `bad`: a
+ * backward op reads rm's view directly, which nothing can provide. */
+static ilp_graph *
+mutated_input_graph(int bad)
+{
+	char nodes[1024];
+
+	snprintf(nodes, sizeof nodes, "%s", t_q(P("x", 16) ", {'name': 'rm', 'kind': "
+	    "'primal', 'bytes': 16, 'mutated': true}, "
+	    OP("v", "aten.t.default", "'rm'", 16, ", 'view_of': 'rm'") ", "
+	    OP("bn", "aten.f.default", "'x', 'v'", 64, "") ", "
+	    OP("nrm", "aten.f.default", "'rm', 'bn'", 16, "") ", " T("g", 64) ", "
+	    OP("gb", "aten.f.default", "'g', 'bn'", 16, "") ", "
+	    OP("gv", "aten.f.default", "'g', 'v'", 16, "")));
+	return t_graph_parts("", nodes, "'bn', 'nrm'", bad ? "'gb', 'gv'" : "'gb', null");
+}
+
+START_TEST(mutated_input_never_saved)
+{
+	ilp_graph *g = mutated_input_graph(0);
+	ilpi_rules r;
+	ilpi_rule_options ro;
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilpi_rule_options_init(&ro);
+	ro.bans = ILP_BANS_NONE;
+	ck_assert_msg(ilpi_rules_build(g, &ro, &r, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(r.bits[t_node(g, "rm")], ILPI_R_NO_SAVE | ILPI_R_NO_RECOMPUTE);
+	ck_assert_int_eq(r.why_no_save[t_node(g, "rm")], ILPI_WHY_MUTATED);
+	ck_assert_int_eq(r.why_no_save[t_node(g, "v")], ILPI_WHY_MUTATED);
+	ck_assert_int_eq(r.why_no_recompute[t_node(g, "v")], ILPI_WHY_READS_MUTATED);
+	ck_assert_int_eq(r.why_no_recompute[t_node(g, "bn")], ILPI_WHY_READS_MUTATED);
+	ck_assert_uint_eq(r.bits[t_node(g, "bn")], ILPI_R_NO_RECOMPUTE);
+	ilpi_rules_free(&r);
+	for (int budget = 0; budget < 2; budget++) {
+		ilp_solve_options_init(&o);
+		o.bans = ILP_BANS_NONE;
+		if (budget) {
+			o.objective = ILP_OBJ_RUNTIME;
+			o.budget_bytes = 1000;
+		}
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+		for (size_t i = 0; i < g->n; i++)
+			ck_assert_int_eq(ilpi_saved(p, i), i == t_node(g, "bn"));
+		ck_assert_msg(ilp_check(g, p, NULL, &err) == 0, "%s", err.msg);
+		ilp_partition_free(p);
+		p = NULL;
+	}
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	ck_assert_msg(ilp_mincut(g, &o, &p, &err) == 0, "%s", err.msg);
+	for (size_t i = 0; i < g->n; i++)
+		ck_assert_int_eq(ilpi_saved(p, i), i == t_node(g, "bn"));
+	ck_assert_msg(ilp_check(g, p, NULL, &err) == 0, "%s", err.msg);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	g = mutated_input_graph(1);
+	p = NULL;
+	ck_assert_int_eq(ilp_solve(g, NULL, &p, &err), -1);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(strstr(err.msg, "in place") != NULL, "%s", err.msg);
+	ck_assert_int_eq(ilp_mincut(g, NULL, &p, &err), -1);
+	ck_assert_ptr_null(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(rules_conflict_is_reported)
 {
 	ilp_graph *g = chain(", \"random\": true, \"recompute\": \"MUST_RECOMPUTE\", "
@@ -1686,6 +1759,7 @@ suite_solver(void)
 	tcase_add_test(tc, public_costs);
 	tcase_add_test(tc, budget_conflict_names_forced_values);
 	tcase_add_test(tc, rules_conflict_is_reported);
+	tcase_add_test(tc, mutated_input_never_saved);
 	tcase_add_test(tc, soft_preference_overridden_with_gain);
 	tcase_add_test(tc, bad_options_rejected);
 	tcase_add_test(tc, device_profiles);

@@ -6,14 +6,15 @@ fx graph and the fake values AOTAutograd stores in ``node.meta["val"]``; nothing
 
 import copy
 import operator
-from typing import Any, Dict, List, Optional, Sequence
+import warnings
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 import torch
 import torch.fx as fx
 import torch.utils._pytree as pytree
 
-__all__ = ["export_graph", "prepare_joint", "reference_name", "reference_saved",
-           "torch_version_tag"]
+__all__ = ["export_graph", "mutated_primals", "prepare_joint", "reference_name",
+           "reference_saved", "torch_version_tag"]
 
 _DTYPES = {
     torch.float64: "f64", torch.float32: "f32", torch.float16: "f16",
@@ -243,6 +244,68 @@ def _placeholder_kind(node):
     return "primal"
 
 
+def _aot_mutated_inputs():
+    """(indices of the inputs AOTAutograd's metadata says the function writes in place,
+    number of inputs, number of effect tokens), read from the aot_dispatch_autograd call that is
+    partitioning now (a partition_fn is given no such argument), or None outside one."""
+    import inspect
+
+    f = inspect.currentframe()
+    try:
+        while f is not None:
+            if f.f_code.co_name == "aot_dispatch_autograd":
+                meta = f.f_locals.get("inner_meta") or f.f_locals.get("fw_metadata")
+                info = getattr(meta, "input_info", None)
+                if info is None:
+                    return None
+                return ([i for i, x in enumerate(info)
+                         if getattr(x, "mutates_data", False)
+                         or getattr(x, "mutates_metadata", False)], len(info),
+                        len(getattr(meta, "tokens", None) or ()))
+            f = f.f_back
+    finally:
+        del f
+    return None
+
+
+def mutated_primals(joint_module: fx.GraphModule) -> Set[str]:
+    """Names of the primal placeholders the compiled function writes in place (docs/format.md
+    "mutated": BatchNorm's running statistics, a buffer's add_). AOTAutograd applies such a
+    write after the forward (or inside it, as a copy_ into the placeholder): a saved input,
+    or an op reading it that the backward recomputes, would see the written value, and
+    autograd rejects the saved tensor ("modified by an inplace operation"). Found from the
+    in-graph writes, and from AOTAutograd's metadata when called while it partitions."""
+    graph = joint_module.graph
+    placeholders = list(graph.find_nodes(op="placeholder"))
+    out = set()
+    root = {n: n for n in placeholders}
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        ins = _node_inputs(node)
+        base = root.get(ins[0]) if ins else None
+        kind = _alias_kind(node)
+        if base is not None and kind == "view":
+            root[node] = base
+        elif base is not None and kind == "write":
+            out.add(base.name)
+            root[node] = base
+    found = _aot_mutated_inputs()
+    if found is not None:
+        idx, n_inputs, tokens = found
+        primals = [n for n in placeholders if str(n.target).startswith("primals")]
+        offset = {n_inputs + tokens: tokens, n_inputs: 0}.get(len(primals))
+        if offset is None:
+            if idx:
+                warnings.warn("ilpart: cannot match AOTAutograd's %d inputs to the joint "
+                              "graph's %d primals: the inputs it writes in place (%s) are "
+                              "not marked mutated" % (n_inputs, len(primals), idx))
+        else:
+            out.update(primals[i + offset].name for i in idx)
+    return {n.name for n in placeholders
+            if n.name in out and _placeholder_kind(n) == "primal"}
+
+
 def prepare_joint(joint_module: fx.GraphModule) -> fx.GraphModule:
     """What PyTorch's partitioners do before choosing: dead-code elimination and, when
     torch._functorch.config.cse is on, common-subexpression elimination. Node names are
@@ -275,6 +338,20 @@ def reference_name(budget: Optional[float] = None) -> str:
     return name if budget is None else "%s-budget-%r" % (name, float(budget))
 
 
+def _copy_for_partitioning(joint_module: fx.GraphModule) -> fx.GraphModule:
+    """A deepcopy of `joint_module` that shares its real tensors (lifted constants such as
+    the scalar of `x[:, 0] = 0.0`, parameters, buffers): partitioning never writes them,
+    and copying a real tensor's storage while AOTAutograd's fake mode is active fails
+    ("Attempted to set the storage of a tensor on device meta to a storage on ... cpu")."""
+    memo: Dict[int, Any] = {}
+    for mod in joint_module.modules():
+        for v in list(vars(mod).values()) + list(mod._parameters.values()) + \
+                list(mod._buffers.values()):
+            if isinstance(v, torch.Tensor):
+                memo[id(v)] = v
+    return copy.deepcopy(joint_module, memo)
+
+
 def reference_saved(joint_module: fx.GraphModule, num_fwd_outputs: int, joint_inputs: Any = None,
                     budget: Optional[float] = None) -> List[str]:
     """PyTorch's own min-cut partition of a deepcopy of `joint_module`: the list of joint
@@ -287,7 +364,7 @@ def reference_saved(joint_module: fx.GraphModule, num_fwd_outputs: int, joint_in
     from torch._functorch import config as fconfig
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
-    jm = copy.deepcopy(joint_module)
+    jm = _copy_for_partitioning(joint_module)
     ctx = (fconfig.patch(activation_memory_budget=float(budget)) if budget is not None
            else contextlib.nullcontext())
     with ctx:
@@ -306,7 +383,8 @@ def reference_saved(joint_module: fx.GraphModule, num_fwd_outputs: int, joint_in
 def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: bool = False,
                  joint_inputs: Any = None, description: Optional[str] = None,
                  rng_functionalized: Optional[bool] = None, prepare: bool = True,
-                 budgets: Sequence[float] = ()) -> Dict[str, Any]:
+                 budgets: Sequence[float] = (),
+                 mutated: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """The joint graph of `joint_module` as a dict in docs/format.md's schema.
 
     num_fwd_outputs: how many of the graph's outputs are forward outputs (the rest are
@@ -319,10 +397,13 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
     when PyTorch would functionalise RNG state (random ops tagged for recomputation).
     prepare: apply prepare_joint() first (DCE and CSE, as PyTorch's partitioner does), in
     place on `joint_module`.
+    mutated: names of the primals the function writes in place (marked "mutated"; never
+    saved, their readers never recomputed); default: mutated_primals(joint_module).
     """
     if prepare:
         joint_module = prepare_joint(joint_module)
     graph = joint_module.graph
+    mutated = set(mutated_primals(joint_module) if mutated is None else mutated)
     nodes = []
     index = {}
     view_base = {}  # node name -> storage base name (for getitem of aliasing tuple ops)
@@ -336,6 +417,8 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
         if node.op == "placeholder":
             rec["kind"] = _placeholder_kind(node)
             rec.update(_value_fields(val))
+            if node.name in mutated and rec["kind"] == "primal":
+                rec["mutated"] = True
         else:
             ins = _node_inputs(node)
             rec["kind"] = "op"

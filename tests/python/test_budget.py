@@ -185,6 +185,42 @@ class BudgetTest(unittest.TestCase):
         self.assertEqual(part.get("rng_states"), ["native_dropout"])
         self.assertIn("native_dropout", part["recomputed"])
 
+    def test_batchnorm_running_stats(self):
+        """Training-mode BatchNorm writes its running statistics (inputs) in place after the
+        forward. They are exported as mutated: never saved, and the batch norm reading them
+        is never recomputed. PyTorch 2.6's budget path saves them and recomputes the batch
+        norm, and its backward fails (printed); ilpart's budgeted partition trains and
+        matches eager."""
+        torch.manual_seed(0)
+        m = models.ConvNet()
+        x = torch.randn(4, 3, 16, 16)
+        bufs = [n for n, _ in m.named_buffers()]
+        torch._dynamo.reset()
+        (g,) = ilpart.capture(m, x)
+        mutated = {n["name"] for n in g["nodes"] if n.get("mutated")}
+        self.assertEqual(len(mutated), len(bufs), "%s vs buffers %s" % (mutated, bufs))
+        try:
+            with fconfig.patch(activation_memory_budget=0.1):
+                util.run(util.compile_pytorch(m), [x])
+            print("\n  convnet          PyTorch at 0.1 trains")
+        except RuntimeError as e:
+            print("\n  convnet          PyTorch at 0.1 fails: %s" % str(e).splitlines()[0][:90])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "g.json")
+            ilpart.write_json(path, g)
+            rc, _, err = cli("solve", path, "--memory-budget", "0.0", "--prefer", "pytorch")
+        self.assertEqual(rc, 3, err)
+        least = int(err.split("least achievable saved bytes ")[1].split(";")[0])
+        pf = self.train(m, [x], "convnet@%dB" % least, memory_budget=least)
+        part = pf.history[0]["partition"]
+        exported = {n["name"] for n in pf.history[0]["graph"]["nodes"] if n.get("mutated")}
+        self.assertEqual(len(exported), len(bufs))
+        self.assertFalse(exported & set(part["saved"]))
+        readers = {n["name"] for n in pf.history[0]["graph"]["nodes"]
+                   if set(n.get("inputs", ())) & exported}
+        self.assertTrue(readers)
+        self.assertFalse(readers & set(part.get("recomputed", [])))
+
     def test_functionalize_rng_false_forbids(self):
         """functionalize_rng=False: no random op is recomputed, so none replays."""
         model, inputs = MODELS["gpt-3l"]()

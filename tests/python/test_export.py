@@ -20,7 +20,7 @@ DTYPES = {"f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5
           "c64", "c128", "i64", "i32", "i16", "i8", "u8", "b8"}
 KEYS = {"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
         "view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-        "ac_graph_id", "random", "effectful", "collective"}
+        "ac_graph_id", "random", "effectful", "collective", "mutated"}
 
 
 def capture(model, *inputs):
@@ -206,6 +206,27 @@ class ExportTest(unittest.TestCase):
                 with open(os.path.join(d, name)) as fh:
                     self.assertEqual(json.load(fh), gs[i])
                 self.check_schema(gs[i])
+
+    def test_lifted_constant_reference(self):
+        """A lifted tensor constant (the scalar of `h[:, 0] = 0.0`) is a real tensor in the
+        joint module: PyTorch's reference partition runs on a copy that shares it (copying
+        it under AOTAutograd's fake mode failed: "Attempted to set the storage of a tensor
+        on device meta to a storage on different device cpu")."""
+        class Zero(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(8, 8)
+
+            def forward(self, x):
+                h = self.lin(x).clone()
+                h[:, 0] = 0.0
+                return h.sin()
+
+        torch.manual_seed(0)
+        (g,) = capture(Zero(), torch.randn(4, 8))
+        self.check_schema(g)
+        self.assertTrue(any(n.get("target") == "get_attr" for n in g["nodes"]))
+        self.assertEqual(g["reference"][0]["name"], ilpart.reference_name())
 
     def test_capture_without_grad_fails(self):
         m = models.MLP().requires_grad_(False)
