@@ -187,11 +187,11 @@ sweep_saved(const ilp_graph *g, const ilp_solve_options *so, long points,
 	if (hi < lo)
 		hi = lo;
 	for (long k = 0; k < points; k++) {
-		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
+		int64_t b = hi;
 		double f = -1;
 
-		if (budgets == NULL && k == points - 1)
-			b = hi;
+		if (budgets == NULL && k < points - 1)
+			b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
 		if (budgets != NULL) {
 			char item[64];
 			size_t len = strcspn(at, ",");
