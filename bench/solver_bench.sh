@@ -69,9 +69,11 @@ for L in $layers $graphs; do
 			lp=$tmp/m.lp
 			part=$tmp/p.json
 			rm -f "$lp" "$part"
-			# ilpart: best of 3 whole processes
+			# ilpart: best of 3 whole processes; torch's normalised bytes B(F) alone, so
+			# that the LP file is the one model solved (bench/README.md)
 			set -- $(timeit -n 3 --stdout "$tmp/err" -- "$ILPART" solve "$graph" --bans "$ban" \
-			    --memory-budget "$B" --time-limit "$limit" $mono --write-lp "$lp" -o "$part")
+			    --memory-budget "$B" --fraction-cap normalised --time-limit "$limit" $mono \
+			    --write-lp "$lp" -o "$part")
 			[ "$2" = 0 ] || { cat "$tmp/err" >&2; continue; }
 			ti=$1
 			st=$(field status "$part")
