@@ -387,6 +387,9 @@ budget_conflict(solve_ctx *c, const uint8_t *s0, int proven, ilp_error *err)
 			break;
 		ilpi_rules_explain(g, &c->rules, (size_t)best, ILPI_R_NO_RECOMPUTE, why,
 		    sizeof why);
+		if (why[0] == '\0') /* recomputable itself, but not from what is kept */
+			snprintf(why, sizeof why, "recomputing it needs an input that "
+			    "cannot be recomputed");
 		len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0,
 		    "%s'%s' (%lld bytes, %s)", shown ? ", " : "", g->node[best].name,
 		    (long long)best_b, g->node[best].kind == ILPI_PRIMAL ? "forward input" : why);
@@ -399,8 +402,8 @@ budget_conflict(solve_ctx *c, const uint8_t *s0, int proven, ilp_error *err)
 	if (shown == 0)
 		snprintf(list, sizeof list, "none (values whose recomputation needs saved "
 		    "inputs)");
-	ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'memory-budget': the budget of %lld bytes "
-	    "is below the least achievable saved bytes %lld%s; values that cannot be "
+	ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'memory-budget': budget conflict: the budget "
+	    "of %lld bytes is below the least achievable saved bytes %lld%s; values that cannot be "
 	    "recomputed and force it: %s", g->path, (long long)c->budget,
 	    (long long)c->least_bytes, proven ? "" : " (best found within the time limit)",
 	    list);
@@ -1144,8 +1147,8 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 	double limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
 
 	if (ub < lb) {
-		ilpi_err(err, ILP_ERR_CONFLICT, "%s: peak budget %lld bytes is below the least "
-		    "peak any partition can have (at least %.0f bytes)", c->g->path,
+		ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget conflict: %lld bytes "
+		    "is below the least peak any partition can have (at least %.0f bytes)", c->g->path,
 		    (long long)c->o->peak_budget, lb * unit);
 		return -1;
 	}
@@ -1473,6 +1476,21 @@ breaks_rules(const solve_ctx *c, const ilp_partition *p, char *buf, size_t len)
  * its saved bytes when it obeys this solve's rules: that partition is then feasible,
  * so the optimum saves no more and recomputes no longer. When it saves more than
  * B(F), ilp_solve may solve again within its bytes (see there). */
+/* Torch's normalisation with the whole boundary saved as its max. */
+static int
+boundary_bounds(const ilp_graph *g, double *lo, double *hi)
+{
+	uint8_t *set = calloc(g->n + 1, 1);
+
+	if (set == NULL)
+		return -1;
+	for (size_t i = 0; i < g->n; i++)
+		set[i] = (g->node[i].flags & ILPI_F_BOUNDARY) != 0;
+	ilpi_mincut_bounds_of(g, set, lo, hi);
+	free(set);
+	return 0;
+}
+
 static int
 fraction_bytes(solve_ctx *c, ilp_error *err)
 {
@@ -1482,7 +1500,7 @@ fraction_bytes(solve_ctx *c, ilp_error *err)
 	ilp_error merr = { 0 };
 	double lo, hi, f = c->o->budget_fraction;
 	char why[sizeof merr.msg];
-	const char *broke = NULL;
+	const char *broke = NULL, *top = "min-cut at budget 1";
 	int64_t bf;
 
 	ilpi_mincut_options_init(&mo);
@@ -1502,13 +1520,27 @@ fraction_bytes(solve_ctx *c, ilp_error *err)
 		}
 		if (merr.kind != ILP_ERR_NONE)
 			broke = strcpy(why, merr.msg);
-		if (ilpi_mincut_budget_bounds(c->g, &mo, &lo, &hi, err) != 0)
-			return -1;
+		merr.kind = ILP_ERR_NONE;
+		if (ilpi_mincut_budget_bounds(c->g, &mo, &lo, &hi, &merr) != 0) {
+			if (merr.kind != ILP_ERR_CONFLICT) {
+				*err = merr;
+				return -1;
+			}
+			/* No finite cut at budget 1 (torch raises NetworkXUnbounded): the
+			 * top of the scale is saving every value the backward needs. */
+			if (boundary_bounds(c->g, &lo, &hi) != 0) {
+				ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+				return -1;
+			}
+			note(c, "budget: min-cut has no finite cut at budget 1 (%.200s)",
+			    merr.msg);
+			top = "the boundary, all saved";
+		}
 	}
 	bf = (int64_t)floor(hi > lo ? lo + f * (hi - lo) : hi);
 	c->budget = bf;
-	note(c, "budget: %g in torch's normalisation [%.0f (inputs), %.0f (min-cut at "
-	    "budget 1)] = %lld bytes", f, lo, hi, (long long)bf);
+	note(c, "budget: %g in torch's normalisation [%.0f (inputs), %.0f (%s)] = %lld bytes",
+	    f, lo, hi, top, (long long)bf);
 	if (c->o->fraction_cap != ILP_FRACTION_CAP_PYTORCH) {
 		note(c, "budget: fraction cap normalised: %lld bytes", (long long)bf);
 	} else if (broke != NULL) {

@@ -1309,6 +1309,43 @@ START_TEST(mutated_input_never_saved)
 }
 END_TEST
 
+/* A budget fraction on a graph whose min-cut has no finite cut at budget 1 (torch's
+ * NetworkXUnbounded): the normalisation's max is the boundary's bytes and the ILP solves;
+ * the min-cut's conflict used to be solve's answer. The forced-save list of a budget
+ * conflict names a reason for every value. */
+START_TEST(fraction_without_mincut)
+{
+	ilp_graph *g = t_graph_file(t_srcpath("tests/data/regress/"
+	    "S3-mincut-forward-gradient-tuple.json"));
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.prefer = ILP_PREFER_PYTORCH;
+	o.budget_fraction = 0.3;
+	ck_assert_int_eq(ilp_mincut(g, &o, &p, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_check(g, p, NULL, &err) == 0, "%s", err.msg);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	g = t_graph_file(t_srcpath("tests/data/regress/M1-batchnorm-running-stats-mutated.json"));
+	p = NULL;
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_fraction = 0.1;
+	ck_assert_int_eq(ilp_solve(g, &o, &p, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+	ck_assert_msg(strstr(err.msg, "budget conflict") != NULL, "%s", err.msg);
+	ck_assert_msg(strstr(err.msg, "'relu' (3072 bytes, recomputing it needs an input that "
+	    "cannot be recomputed)") != NULL, "%s", err.msg);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(rules_conflict_is_reported)
 {
 	ilp_graph *g = chain(", \"random\": true, \"recompute\": \"MUST_RECOMPUTE\", "
@@ -1760,6 +1797,7 @@ suite_solver(void)
 	tcase_add_test(tc, budget_conflict_names_forced_values);
 	tcase_add_test(tc, rules_conflict_is_reported);
 	tcase_add_test(tc, mutated_input_never_saved);
+	tcase_add_test(tc, fraction_without_mincut);
 	tcase_add_test(tc, soft_preference_overridden_with_gain);
 	tcase_add_test(tc, bad_options_rejected);
 	tcase_add_test(tc, device_profiles);
