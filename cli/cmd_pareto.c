@@ -301,6 +301,22 @@ render(const point *pts, size_t n, int json, const ilp_graph *g)
 
 static const double budget_points[] = { 0.1, 0.3, 0.5 };
 
+/* A baseline that refuses the graph (min-cut: no finite cut, or a partition the
+ * checker rejects, as torch would fail) is left out with a warning, as compare shows
+ * it failed: the ILP's curve stands without it. Other errors stop pareto. */
+static int
+refused(point *pt, size_t *n, ilp_error *err)
+{
+	if (err->kind != ILP_ERR_CONFLICT && err->kind != ILP_ERR_VIOLATION)
+		return 0;
+	fprintf(stderr, "ilpart: warning: pareto: no row '%s': %s\n", pt->name, err->msg);
+	ilp_partition_free(pt->p);
+	pt->p = NULL;
+	(*n)--;
+	ilpi_err_clear(err);
+	return 1;
+}
+
 /* The baselines (cli/baselines.c), evaluated and checked like the sweep. */
 static int
 extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_opts *pol,
@@ -314,7 +330,9 @@ extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_o
 
 		pt->budget = -1;
 		if (cli_baseline(g, so, k, &pt->kind, pt->name, sizeof pt->name, &pt->p,
-		    err) != 0 || ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
+		    err) != 0 && refused(pt, n, err))
+			continue;
+		if (pt->p == NULL || ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
 			return -1;
 		pt->violates = ilp_check(g, pt->p, &co, &cerr) != 0;
 	}
@@ -327,7 +345,9 @@ extra_points(const ilp_graph *g, const ilp_solve_options *so, const cli_policy_o
 		fo.budget_fraction = budget_points[k];
 		pt->budget = -1;
 		if (cli_baseline(g, &fo, 0, &pt->kind, pt->name, sizeof pt->name, &pt->p,
-		    err) != 0 || ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
+		    err) != 0 && refused(pt, n, err))
+			continue;
+		if (pt->p == NULL || ilp_partition_evaluate(g, pt->p, &so->device, err) != 0)
 			return -1;
 		pt->violates = ilp_check(g, pt->p, &co, &cerr) != 0;
 	}

@@ -84,7 +84,8 @@ static const struct {
 	    "decomposes along repeated blocks, else one solve per budget (--solve-each:\n"
 	    "always, as before the front; for comparison). Rows of kind\n"
 	    "mincut, reference and save-all place the other\n"
-	    "partitions on the same axes. Plot: python3 -m ilpart.plot FILE -o out.png\n"
+	    "partitions on the same axes (a min-cut that refuses the graph is left out,\n"
+	    "with a warning). Plot: python3 -m ilpart.plot FILE -o out.png\n"
 	    "--axis peak: the budgets bound the simulated peak instead (from the least peak\n"
 	    "to the runtime optimum's); every row has peak_bytes. Plot with --axis peak.\n" },
 	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH [--blocks]\n    " SAC_OPTS,
