@@ -931,7 +931,8 @@ seed_items(solve_ctx *c, const ilp_partition *p, uint8_t *s, uint8_t *r, uint8_t
 }
 
 /* The partitions the other rows of `ilpart compare` show (the saved-bytes optimum,
- * min-cut with and without budgets, the graph's references, save-all), made before
+ * the runtime optima at budgets 0.1, 0.3, 0.5, min-cut with and without budgets, the
+ * graph's references, save-all), made before
  * the peak model is built: the search starts from the best of those that are valid
  * here, so it never answers worse than any of them. */
 static int
@@ -940,6 +941,7 @@ peak_seeds(solve_ctx *c, ilp_error *err)
 	const ilp_graph *g = c->g;
 	ilp_solve_options so = *c->o;
 	ilpi_mincut_options mo;
+	ilp_error e = { 0 };
 	size_t cap = g->n_ref + 16;
 
 	if ((c->seed = calloc(cap, sizeof *c->seed)) == NULL) {
@@ -950,8 +952,22 @@ peak_seeds(solve_ctx *c, ilp_error *err)
 	so.peak_budget = -1;
 	so.write_lp = so.write_mps = NULL;
 	so.verbose = 0;
-	if (ilp_solve(g, &so, &c->seed[c->n_seed], NULL) == 0)
+	so.log = NULL;
+	if (ilp_solve(g, &so, &c->seed[c->n_seed], &e) == 0)
 		c->n_seed++;
+	/* The runtime optima at PyTorch's budget fractions (compare --memory-budget F),
+	 * each with a tenth of the time. */
+	for (int k = 0; k < 3; k++) {
+		static const double frac[3] = { 0.1, 0.3, 0.5 };
+		double limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
+
+		so.objective = ILP_OBJ_RUNTIME;
+		so.budget_bytes = -1;
+		so.budget_fraction = frac[k];
+		so.time_limit = limit / 10;
+		if (ilp_solve(g, &so, &c->seed[c->n_seed], &e) == 0)
+			c->n_seed++;
+	}
 	/* PyTorch's min-cut, then its budget path at every tenth (torch reads the tags
 	 * its own way: a seed that breaks this solve's rules is dropped later). */
 	for (int k = 0; k <= 10; k++) {
@@ -960,13 +976,13 @@ peak_seeds(solve_ctx *c, ilp_error *err)
 		mo.prefer = ILP_PREFER_PYTORCH;
 		mo.check = 0;
 		mo.activation_memory_budget = k == 0 ? 1 : (k - 1) / 10.0;
-		if (ilpi_mincut_run(g, &mo, &c->seed[c->n_seed], NULL, NULL) == 0)
+		if (ilpi_mincut_run(g, &mo, &c->seed[c->n_seed], NULL, &e) == 0)
 			c->n_seed++;
 	}
 	for (size_t k = 0; k < g->n_ref; k++)
-		if (ilpi_partition_from_ref(g, k, &c->seed[c->n_seed], NULL) == 0)
+		if (ilpi_partition_from_ref(g, k, &c->seed[c->n_seed], &e) == 0)
 			c->n_seed++;
-	if (ilpi_partition_save_all(g, &c->seed[c->n_seed], NULL) == 0)
+	if (ilpi_partition_save_all(g, &c->seed[c->n_seed], &e) == 0)
 		c->n_seed++;
 	return 0;
 }
