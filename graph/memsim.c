@@ -216,7 +216,7 @@ op_key(const side_run *r, int32_t v)
 static void
 run_side(side_run *r, const int32_t *initial, size_t n_initial, const int32_t *held,
     size_t n_held, const int32_t *ops, size_t n_ops, int64_t *live, int64_t *start_live,
-    int64_t *end_live, ilpi_memtrace *tr)
+    int64_t *end_live, int32_t *t_prod, int32_t *t_die, int32_t *t_key)
 {
 	const ilp_graph *g = r->g;
 	int64_t cur = 0, at_start = 0;
@@ -279,10 +279,10 @@ run_side(side_run *r, const int32_t *initial, size_t n_initial, const int32_t *h
 	for (size_t k = 0; k < r->n_present; k++) {
 		int32_t v = r->present[k];
 
-		if (tr != NULL) {
-			tr->prod[v] = r->prod[v];
-			tr->die[v] = r->die[v];
-			tr->key[v] = r->key[v];
+		if (t_prod != NULL) {
+			t_prod[v] = r->prod[v];
+			t_die[v] = r->die[v];
+			t_key[v] = r->key[v];
 		}
 		r->prod[v] = ABSENT;
 		r->die[v] = ABSENT;
@@ -312,6 +312,9 @@ ilpi_memtrace_free(ilpi_memtrace *tr)
 	free(tr->prod);
 	free(tr->die);
 	free(tr->key);
+	free(tr->fprod);
+	free(tr->fdie);
+	free(tr->fkey);
 	memset(tr, 0, sizeof *tr);
 }
 
@@ -338,9 +341,14 @@ ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
 	tr->prod = malloc((g->n + 1) * sizeof *tr->prod);
 	tr->die = malloc((g->n + 1) * sizeof *tr->die);
 	tr->key = malloc((g->n + 1) * sizeof *tr->key);
-	if (tr->root != NULL && tr->prod != NULL && tr->die != NULL && tr->key != NULL) {
+	tr->fprod = malloc((g->n + 1) * sizeof *tr->fprod);
+	tr->fdie = malloc((g->n + 1) * sizeof *tr->fdie);
+	tr->fkey = malloc((g->n + 1) * sizeof *tr->fkey);
+	if (tr->root != NULL && tr->prod != NULL && tr->die != NULL && tr->key != NULL &&
+	    tr->fprod != NULL && tr->fdie != NULL && tr->fkey != NULL) {
 		for (size_t i = 0; i < g->n; i++)
-			tr->prod[i] = tr->die[i] = tr->key[i] = ABSENT;
+			tr->prod[i] = tr->die[i] = tr->key[i] = tr->fprod[i] = tr->fdie[i] =
+			    tr->fkey[i] = ABSENT;
 		if (memsim_run(g, s, m, tr) == 0)
 			return 0;
 	}
@@ -395,7 +403,8 @@ memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m, ilpi_memtrac
 	for (size_t k = 0; k < s->fw.n_out; k++)
 		held[n_held++] = s->fw.out[k];
 	run_side(&r, s->fw.in, s->fw.n_in, held, n_held, m->fw_order, m->n_fw, m->fw_live,
-	    &start, &end, NULL);
+	    &start, &end, tr ? tr->fprod : NULL, tr ? tr->fdie : NULL,
+	    tr ? tr->fkey : NULL);
 	m->peak.held_bytes = end;
 
 	/* Backward: starts with the saved values; the caller holds the forward's user
@@ -422,7 +431,8 @@ memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m, ilpi_memtrac
 		if (s->bw.out[k] != ILPI_NONE)
 			held[n_held++] = s->bw.out[k];
 	run_side(&r, initial, n_initial, held, n_held, m->bw_order, m->n_bw, m->bw_live,
-	    &bw_start, &end, tr);
+	    &bw_start, &end, tr ? tr->prod : NULL, tr ? tr->die : NULL,
+	    tr ? tr->key : NULL);
 	bw_start += outputs;
 	for (size_t t = 0; t < m->n_bw; t++)
 		m->bw_live[t] += outputs;

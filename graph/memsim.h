@@ -32,6 +32,7 @@ typedef struct ilpi_memsim {
 typedef struct ilpi_memtrace {
 	int32_t *root;
 	int32_t *prod, *die, *key;
+	int32_t *fprod, *fdie, *fkey;   /* the same for the forward side */
 } ilpi_memtrace;
 
 /* Backward ops of `bw` in the order torch 2.6's reordering_to_mimic_autograd_engine

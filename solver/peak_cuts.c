@@ -56,6 +56,8 @@ struct ilpi_peak_cuts {
 	int fallback;             /* torch keeps graph order: one batch */
 	family *fam;
 	size_t n_fam, cap_fam;
+	int *ffam;                /* node -> column of "runs in the forward", 0: never;
+	                           * NULL until the first forward point */
 	int *pos;                 /* node -> step in the current trace, -1 */
 	/* the row being built */
 	int *ind;
@@ -72,6 +74,8 @@ struct ilpi_peak_cuts {
 	size_t cap_val;
 };
 
+static int record_point(ilpi_peak_cuts *pc);
+
 void
 ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
 {
@@ -80,6 +84,7 @@ ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
 	for (size_t k = 0; k < pc->n_fam; k++)
 		free(pc->fam[k].col);
 	free(pc->fam);
+	free(pc->ffam);
 	free(pc->col_s);
 	free(pc->col_r);
 	free(pc->kfix);
@@ -293,8 +298,6 @@ has_turn(const ilpi_peak_cuts *pc, int32_t v, int32_t theta)
 
 	if (pc->fallback && theta < 0)
 		return 0; /* one batch at root 0: nothing runs before it */
-	if (!pc->fallback && v > pc->first && v <= theta)
-		return 1;
 	for (uint32_t k = 0; k < n->use_count; k++)
 		if (pc->kfix[use[k]] >= 0 && (pc->fallback || pc->kfix[use[k]] <= theta))
 			return 1;
@@ -306,11 +309,18 @@ family_of(ilpi_peak_cuts *pc, int32_t theta)
 {
 	const ilp_graph *g = pc->g;
 	family *f;
+	const int *inf = NULL;
 	rowb rb = { 0, 0 };
 
 	for (size_t k = 0; k < pc->n_fam; k++)
 		if (pc->fam[k].theta == theta)
 			return pc->fam[k].col;
+	/* Own turns (below) read c(X, inf): that family comes first. */
+	if (theta != INF_THETA && !pc->fallback && family_of(pc, INF_THETA) == NULL)
+		return NULL;
+	for (size_t k = 0; k < pc->n_fam && !pc->fallback && theta != INF_THETA; k++)
+		if (pc->fam[k].theta == INF_THETA)
+			inf = pc->fam[k].col;
 	if (ILPI_GROW(pc->fam, pc->cap_fam, pc->n_fam, 1) != 0)
 		return NULL;
 	f = &pc->fam[pc->n_fam];
@@ -326,6 +336,11 @@ family_of(ilpi_peak_cuts *pc, int32_t theta)
 
 		if (pc->col_r[i] == 0)
 			continue;
+		/* Its own turn within theta: placed by then whenever it runs at all. */
+		if (inf != NULL && (int32_t)i > pc->first && (int32_t)i <= theta) {
+			f->col[i] = inf[i];
+			continue;
+		}
 		if (has_turn(pc, (int32_t)i, theta)) {
 			f->col[i] = pc->col_r[i];
 			continue;
@@ -546,9 +561,11 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	pt.o = o;
 	pt.tr = tr;
 	pt.ms = ms;
-	/* Only points at the backward's own ops: a recomputed op's step exists only in
-	 * some partitions. */
-	if (!is_bw(pc, o) || (!pc->fallback && pc->kfix[o] != pt.kappa))
+	/* A backward op's step exists in every partition; a recomputed op's only where it
+	 * runs in that batch: then every term also says so, c(o, kappa) - c(o, kappa - 1),
+	 * and the constant (storage the backward owns, outputs) is live at the next
+	 * backward op anyway. */
+	if (is_bw(pc, o) ? !pc->fallback && pc->kfix[o] != pt.kappa : pc->col_r[o] == 0)
 		return 0;
 	st = malloc(nk * sizeof *st);
 	en = malloc(nk * sizeof *en);
@@ -629,6 +646,13 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 			goto out;
 		if (pt.bad)
 			goto skip;
+		if (!is_bw(pc, o)) {
+			const int *fk = family_of(pc, pt.kappa), *fk1 = family_of(pc, pt.kappa - 1);
+
+			rb_add(pc, &rb, fk[o], 1);
+			rb_add(pc, &rb, fk1[o], -1);
+			pt.k++;
+		}
 		if (pt.k == 1) {
 			/* one literal bounds the storage's liveness by itself: no z */
 			for (int j = 1; j <= rb.len; j++) {
@@ -677,6 +701,27 @@ skip:
 	rb_emit(pc, &prow, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
 	pc->nz = nz;
+	if (record_point(pc) != 0)
+		goto out;
+	rc = 1;
+out:
+	free(st);
+	free(en);
+	free(head);
+	free(next);
+	free(vals);
+	free(zc);
+	free(zb);
+	free(dc);
+	free(dv);
+	return rc;
+}
+
+/* Remembers the last point's rows (pc->prow, pc->zrow/zcol, pc->nz); the z columns of
+ * one point are consecutive, and so are their rows. */
+static int
+record_point(ilpi_peak_cuts *pc)
+{
 	if ((size_t)pc->points == pc->cap_pt) {
 		size_t cap = pc->cap_pt ? 2 * pc->cap_pt : 16;
 		int *a = realloc(pc->pt_prow, cap * sizeof *a), *b, *c, *d;
@@ -693,26 +738,15 @@ skip:
 		if (d != NULL)
 			pc->pt_nz = d;
 		if (a == NULL || b == NULL || c == NULL || d == NULL)
-			goto out;
+			return -1;
 		pc->cap_pt = cap;
 	}
 	pc->pt_prow[pc->points] = pc->prow;
-	pc->pt_z0[pc->points] = nz ? pc->zrow[0] : 0;
-	pc->pt_c0[pc->points] = nz ? pc->zcol[0] : 0;
-	pc->pt_nz[pc->points] = (int)nz;
+	pc->pt_z0[pc->points] = pc->nz ? pc->zrow[0] : 0;
+	pc->pt_c0[pc->points] = pc->nz ? pc->zcol[0] : 0;
+	pc->pt_nz[pc->points] = (int)pc->nz;
 	pc->points++;
-	rc = 1;
-out:
-	free(st);
-	free(en);
-	free(head);
-	free(next);
-	free(vals);
-	free(zc);
-	free(zb);
-	free(dc);
-	free(dv);
-	return rc;
+	return 0;
 }
 
 /* ---- exactness at the answer a point was taken from ---------------------------- */
@@ -732,6 +766,260 @@ row_value(ilpi_peak_cuts *pc, int row, int skip, double *coef_skip)
 			sum += pc->val[k] * pc->colval[pc->ind[k]];
 	}
 	return sum;
+}
+
+/* ---- forward points -------------------------------------------------------------- */
+
+/* Forward ops run in graph order; a forward-class op always runs there, an unclaimed
+ * one when a saved value needs it: f(X) >= s_X, f(X) >= f(J), f(X) <= s_X + sum f(J)
+ * over its unclaimed users J. */
+static int
+fw_family(ilpi_peak_cuts *pc)
+{
+	const ilp_graph *g = pc->g;
+	rowb rb = { 0, 0 };
+
+	if (pc->ffam != NULL)
+		return 0;
+	if ((pc->ffam = calloc(g->n + 1, sizeof *pc->ffam)) == NULL)
+		return -1;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *use = ilpi_users(g, n);
+		int any = 0, c;
+
+		if (n->cls != ILPI_UNCLAIMED || n->kind != ILPI_OP)
+			continue;
+		for (uint32_t k = 0; k < n->use_count; k++)
+			any |= pc->ffam[use[k]] != 0 && g->node[use[k]].cls == ILPI_UNCLAIMED;
+		if (!any) {
+			pc->ffam[i] = pc->col_s[i];
+			continue;
+		}
+		if (row_room(pc) != 0)
+			return -1;
+		c = pc->ffam[i] = new_col(pc);
+		if (row_room(pc) != 0)
+			return -1;
+		rb_add(pc, &rb, c, 1);
+		rb_add(pc, &rb, pc->col_s[i], -1);
+		for (uint32_t k = 0; k < n->use_count; k++)
+			if (g->node[use[k]].cls == ILPI_UNCLAIMED)
+				rb_add(pc, &rb, pc->ffam[use[k]], -1);
+		rb_emit(pc, &rb, GLP_UP, 0);
+		rb_add(pc, &rb, c, 1);
+		rb_add(pc, &rb, pc->col_s[i], -1);
+		rb_emit(pc, &rb, GLP_LO, 0);
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			if (g->node[use[k]].cls != ILPI_UNCLAIMED || pc->ffam[use[k]] == 0)
+				continue;
+			rb_add(pc, &rb, c, 1);
+			rb_add(pc, &rb, pc->ffam[use[k]], -1);
+			rb_emit(pc, &rb, GLP_LO, 0);
+		}
+	}
+	return 0;
+}
+
+/* A term's literals, one column each (f(x) or s_x): appended to tcol. */
+typedef struct fwterm {
+	int32_t *tcol;
+	size_t n, cap;
+	int bad;
+} fwterm;
+
+static int
+fw_lit(fwterm *t, int col)
+{
+	if (col == 0) {
+		t->bad = 1;
+		return 0;
+	}
+	if (ILPI_GROW(t->tcol, t->cap, t->n, 1) != 0)
+		return -1;
+	t->tcol[t->n++] = col;
+	return 0;
+}
+
+/* "x runs in the forward": nothing for a forward op, else f(x). */
+static int
+fw_runs(ilpi_peak_cuts *pc, fwterm *t, int32_t x)
+{
+	return pc->g->node[x].cls == ILPI_FORWARD ? 0 : fw_lit(t, pc->ffam[x]);
+}
+
+/* The witness of a forward storage live at step `at`: a held value (an output: no
+ * literal; saved: s), else a reader at or after the step, forward readers first. */
+static int32_t
+fw_witness(const ilp_graph *g, const ilpi_memtrace *tr, const int32_t *pos,
+    const int32_t *head, const int32_t *next, size_t key, size_t at, int32_t *reader)
+{
+	int32_t v = -1;
+	int best = INT_MAX;
+
+	*reader = -1;
+	for (int32_t w = head[key]; w >= 0; w = next[w]) {
+		const ilpi_node *n = &g->node[w];
+		const int32_t *use = ilpi_users(g, n);
+
+		if (tr->fdie[w] == HELD) {
+			int score = (n->flags & ILPI_F_FW_OUTPUT) ? 0 : 1;
+
+			if (score < best) {
+				best = score;
+				v = w;
+				*reader = -1;
+			}
+			continue;
+		}
+		for (uint32_t j = 0; j < n->use_count; j++) {
+			int score;
+
+			if (pos[use[j]] < (int32_t)at)
+				continue;
+			score = g->node[use[j]].cls == ILPI_FORWARD ? 0 : 2;
+			if (score < best) {
+				best = score;
+				v = w;
+				*reader = use[j];
+			}
+		}
+	}
+	return v;
+}
+
+int
+ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace *tr,
+    size_t at)
+{
+	const ilp_graph *g = pc->g;
+	size_t nk = 2 * g->n + 1, nz = 0, *tbeg = NULL, *tlen = NULL;
+	int64_t *tb = NULL;
+	int32_t *st = NULL, *en = NULL, *head = NULL, *next = NULL, *pos = NULL;
+	int32_t o = ms->fw_order[at];
+	fwterm t = { NULL, 0, 0, 0 };
+	rowb rb = { 0, 0 };
+	double cst;
+	int rc = -1;
+
+	if (g->node[o].cls != ILPI_FORWARD)
+		return 0; /* an unclaimed op's step exists only in some partitions */
+	if (fw_family(pc) != 0)
+		return -1;
+	st = malloc(nk * sizeof *st);
+	en = malloc(nk * sizeof *en);
+	head = malloc(nk * sizeof *head);
+	next = malloc((g->n + 1) * sizeof *next);
+	pos = malloc((g->n + 1) * sizeof *pos);
+	tbeg = malloc(nk * sizeof *tbeg);
+	tlen = malloc(nk * sizeof *tlen);
+	tb = malloc(nk * sizeof *tb);
+	if (st == NULL || en == NULL || head == NULL || next == NULL || pos == NULL ||
+	    tbeg == NULL || tlen == NULL || tb == NULL)
+		goto out;
+	for (size_t k = 0; k < g->n; k++)
+		pos[k] = -1;
+	for (size_t k = 0; k < ms->n_fw; k++)
+		pos[ms->fw_order[k]] = (int32_t)k;
+	for (size_t k = 0; k < nk; k++) {
+		st[k] = en[k] = ABSENT;
+		head[k] = -1;
+	}
+	for (size_t v = 0; v < g->n; v++) {
+		int32_t key = tr->fkey[v];
+
+		if (tr->fprod[v] == ABSENT)
+			continue;
+		if (st[key] == ABSENT || tr->fprod[v] < st[key])
+			st[key] = tr->fprod[v];
+		if (en[key] == ABSENT || tr->fdie[v] > en[key])
+			en[key] = tr->fdie[v];
+		next[v] = head[key];
+		head[key] = (int32_t)v;
+	}
+	cst = (double)ms->fw_live[at];
+	for (size_t key = 0; key < nk; key++) {
+		int64_t b = key_bytes(g, (int32_t)key);
+		int32_t u, v;
+		size_t n0 = t.n;
+
+		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
+			continue;
+		if ((v = fw_witness(g, tr, pos, head, next, key, at, &u)) < 0) {
+			rc = 0;
+			goto out;
+		}
+		if (u >= 0 ? fw_runs(pc, &t, u) != 0 : !(g->node[v].flags & ILPI_F_FW_OUTPUT) &&
+		    fw_lit(&t, pc->col_s[v]) != 0)
+			goto out;
+		/* the chain of views from v down to the op that allocated the storage */
+		for (int32_t x = v; !t.bad;) {
+			const ilpi_node *n = &g->node[x];
+
+			if (tr->fprod[x] < 0 || fw_runs(pc, &t, x) != 0) {
+				t.bad = 1;
+				break;
+			}
+			if (tr->fkey[x] == (int32_t)g->n + x)
+				break;
+			if (n->view_of == ILPI_NONE || tr->fkey[n->view_of] != tr->fkey[x])
+				t.bad = 1;
+			else
+				x = n->view_of;
+		}
+		if (t.bad) {
+			rc = 0;
+			goto out;
+		}
+		if (t.n == n0)
+			continue; /* live in every partition */
+		cst -= (double)b;
+		tbeg[nz] = n0;
+		tlen[nz] = t.n - n0;
+		tb[nz++] = b;
+	}
+	if (row_room_n(pc, nz + 2) != 0)
+		goto out;
+	pc->nz = 0;
+	if (pc->cap_z < nz + 1) {
+		free(pc->zrow);
+		free(pc->zcol);
+		pc->zrow = malloc((nz + 1) * sizeof *pc->zrow);
+		pc->zcol = malloc((nz + 1) * sizeof *pc->zcol);
+		pc->cap_z = pc->zrow && pc->zcol ? nz + 1 : 0;
+		if (pc->cap_z == 0)
+			goto out;
+	}
+	/* z >= sum(literals) - (k - 1) for the terms of two or more literals */
+	for (size_t k = 0; k < nz; k++) {
+		if (tlen[k] == 1)
+			continue;
+		pc->zcol[pc->nz] = new_col(pc);
+		rb_add(pc, &rb, pc->zcol[pc->nz], 1);
+		for (size_t j = 0; j < tlen[k]; j++)
+			rb_add(pc, &rb, t.tcol[tbeg[k] + j], -1);
+		rb_emit(pc, &rb, GLP_LO, -(double)(tlen[k] - 1));
+		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
+		tbeg[k] = (size_t)pc->zcol[pc->nz++]; /* now: the z column */
+	}
+	rb_add(pc, &rb, pc->col_peak, 1);
+	for (size_t k = 0; k < nz; k++)
+		rb_add(pc, &rb, tlen[k] == 1 ? t.tcol[tbeg[k]] : (int)tbeg[k],
+		    -(double)tb[k] / pc->m->byte_unit);
+	rb_emit(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
+	pc->prow = glp_get_num_rows(pc->m->lp);
+	rc = record_point(pc) == 0 ? 1 : -1;
+out:
+	free(t.tcol);
+	free(st);
+	free(en);
+	free(head);
+	free(next);
+	free(pos);
+	free(tbeg);
+	free(tlen);
+	free(tb);
+	return rc;
 }
 
 int
@@ -761,6 +1049,19 @@ ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r)
 		if (s[it] && red->item[it].stor >= 0 && m->col_y[red->item[it].stor])
 			pc->colval[m->col_y[red->item[it].stor]] = 1;
 	}
+	/* f(X) by its definition */
+	for (size_t i = g->n; pc->ffam != NULL && i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *use = ilpi_users(g, n);
+		int c = pc->ffam[i], any = 0;
+
+		if (c == 0 || c == pc->col_s[i])
+			continue;
+		for (uint32_t k = 0; k < n->use_count; k++)
+			any |= g->node[use[k]].cls == ILPI_UNCLAIMED && pc->ffam[use[k]] != 0 &&
+			    pc->colval[pc->ffam[use[k]]] > 0.5;
+		pc->colval[c] = pc->colval[pc->col_s[i]] > 0.5 || any;
+	}
 	/* c(X, theta) by its definition */
 	for (size_t f = 0; f < pc->n_fam; f++) {
 		const family *fa = &pc->fam[f];
@@ -770,7 +1071,9 @@ ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r)
 			const int32_t *use = ilpi_users(g, n);
 			int c = fa->col[i], any = 0;
 
-			if (c == 0 || c == pc->col_r[i])
+			/* an own turn within theta shares c(X, inf), evaluated before */
+			if (c == 0 || c == pc->col_r[i] || (fa->theta != INF_THETA &&
+			    !pc->fallback && (int32_t)i > pc->first && (int32_t)i <= fa->theta))
 				continue;
 			for (uint32_t k = 0; k < n->use_count; k++)
 				any |= pc->kfix[use[k]] < 0 && fa->col[use[k]] != 0 &&
@@ -800,7 +1103,7 @@ ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k)
 
 int
 ilpi_peak_cuts_exact(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r,
-    const ilpi_memsim *ms, const ilpi_memtrace *tr, size_t at, int *families_ok)
+    const ilpi_memsim *ms, const ilpi_memtrace *tr, int fw, size_t at, int *families_ok)
 {
 	const ilp_graph *g = pc->g;
 
@@ -826,6 +1129,10 @@ ilpi_peak_cuts_exact(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r,
 				*families_ok = 0;
 		}
 	}
+	for (size_t i = 0; pc->ffam != NULL && i < g->n; i++)
+		if (pc->ffam[i] != 0 && (pc->colval[pc->ffam[i]] > 0.5) !=
+		    (tr->fprod[i] != ABSENT))
+			*families_ok = 0;
 	return ilpi_peak_cuts_point_value(pc, pc->points - 1) >=
-	    (double)ms->bw_live[at] - 0.5 ? 1 : 0;
+	    (double)(fw ? ms->fw_live[at] : ms->bw_live[at]) - 0.5 ? 1 : 0;
 }

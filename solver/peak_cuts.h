@@ -25,11 +25,16 @@ void ilpi_peak_cuts_free(ilpi_peak_cuts *pc);
  * of memory. */
 int ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace *tr,
     size_t pos);
-/* 1 when the last point's row, at the item answer (s, r) it was taken from, equals the
- * bytes the simulation has live there; 0 when it falls short. *families_ok: every
+/* The same at forward step `pos` (forward ops run in graph order; an unclaimed op
+ * runs there when a saved value needs it, f(X) >= s_X, f(X) >= f(J) for its users J,
+ * f(X) <= s_X + sum f(J)). Only at steps of forward-class ops. */
+int ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
+    const ilpi_memtrace *tr, size_t pos);
+/* 1 when the last point's row (fw: a forward step), at the item answer (s, r) it was
+ * taken from, equals the bytes the simulation has live there; 0 when it falls short. *families_ok: every
  * c(X, theta) at that answer says what the simulation did. -1: out of memory. */
 int ilpi_peak_cuts_exact(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r,
-    const ilpi_memsim *ms, const ilpi_memtrace *tr, size_t at, int *families_ok);
+    const ilpi_memsim *ms, const ilpi_memtrace *tr, int fw, size_t at, int *families_ok);
 /* Evaluates every column the rows use at the item answer (s, r); then
  * ilpi_peak_cuts_point_value(pc, k) is point k's row's bound in bytes there (a lower
  * bound of that answer's simulated peak, if the rows are right). -1: out of memory. */

@@ -873,8 +873,11 @@ cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 			if (ms.bw_live[k] > ms.bw_live[at])
 				at = k;
 		rc = ilpi_peak_cuts_add(c->cuts, &ms, &tr, at);
+		if (rc == 0)
+			note(c, "peak cut at %s: none (a storage the rows cannot explain, or a "
+			    "recomputed op's step)", c->g->node[ms.bw_order[at]].name);
 		if (rc == 1) {
-			rc = ilpi_peak_cuts_exact(c->cuts, s, r, &ms, &tr, at, &fam_ok);
+			rc = ilpi_peak_cuts_exact(c->cuts, s, r, &ms, &tr, 0, at, &fam_ok);
 			exact = rc == 1 && fam_ok;
 			if (rc >= 0 && !exact) {
 				c->cuts_inexact++;
@@ -889,6 +892,26 @@ cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 	if (have || p != NULL)
 		ilpi_split_free(&sp);
 	ilp_partition_free(p);
+	if (have && ms.peak.phase == ILP_PHASE_FORWARD && ms.peak.peak_bytes == sim) {
+		size_t at = 0;
+
+		for (size_t k = 0; k < ms.n_fw; k++)
+			if (ms.fw_live[k] > ms.fw_live[at])
+				at = k;
+		rc = ilpi_peak_cuts_add_fw(c->cuts, &ms, &tr, at);
+		if (rc == 0)
+			note(c, "peak cut at %s (forward): none", c->g->node[ms.fw_order[at]].name);
+		if (rc == 1) {
+			rc = ilpi_peak_cuts_exact(c->cuts, s, r, &ms, &tr, 1, at, &fam_ok);
+			exact = rc == 1 && fam_ok;
+			if (rc >= 0 && !exact) {
+				c->cuts_inexact++;
+				note(c, "peak cut at %s (forward): not exact (%s)",
+				    c->g->node[ms.fw_order[at]].name,
+				    fam_ok ? "row short of the simulation" : "placement differs");
+			}
+		}
+	}
 	if (rc < 0 || (c->cuts != NULL && check_cuts(c, s, r, sim) != 0))
 		return -1;
 	if (!exact)
