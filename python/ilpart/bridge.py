@@ -7,6 +7,7 @@ its saved values): whatever the backward needs and is not saved is recomputed th
 """
 
 import operator
+import re
 import warnings
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -112,6 +113,16 @@ def _warn_untagged(graph):
                           + (", ..." if len(loose) > 5 else "")), IlpartWarning, stacklevel=3)
 
 
+def _least_bytes(err):
+    """N from a solve that failed with "budget conflict: ... least achievable saved bytes
+    N", else None."""
+    msg = str(err)
+    if getattr(err, "status", None) != 3 or "budget conflict" not in msg:
+        return None
+    m = re.search(r"least achievable saved bytes (\d+)", msg)
+    return int(m.group(1)) if m else None
+
+
 def budget_in_effect(joint_module, memory_budget=None):
     """The memory budget a partition of `joint_module` should meet, as PyTorch decides it:
     `memory_budget` when given; else torch._functorch.config.activation_memory_budget
@@ -189,10 +200,23 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         if calibrate:
             from .calibration import time_ops
             time_ops(jm, graph)
-        part = run(graph, objective=obj, memory_budget=budget, prefer=prefer,
-                   time_limit=time_limit, policy=policy, extra_args=extra, binary=binary,
-                   command={"ilp": "solve", "mincut": "mincut"}[method],
-                   device=device if device is not None else device_profile(jm))
+        kw = dict(objective=obj, prefer=prefer, time_limit=time_limit, policy=policy,
+                  extra_args=extra, binary=binary,
+                  command={"ilp": "solve", "mincut": "mincut"}[method],
+                  device=device if device is not None else device_profile(jm))
+        try:
+            part = run(graph, memory_budget=budget, **kw)
+        except IlpartError as e:
+            least = _least_bytes(e) if isinstance(budget, float) else None
+            if least is None:
+                raise
+            # PyTorch's activation_memory_budget is a target its budget path meets as
+            # best it can: a fraction below what the rules allow trains at the least.
+            warnings.warn("memory budget %r is below the least bytes a partition obeying "
+                          "ilpart's rules saves; using that least, %d bytes (%s)"
+                          % (budget, least, str(e).split("budget conflict: ")[-1][:300]),
+                          IlpartWarning, stacklevel=2)
+            part = run(graph, memory_budget=least, **kw)
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
                                functionalize_rng=replay)
         if keep_history:

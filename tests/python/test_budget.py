@@ -237,6 +237,24 @@ class BudgetTest(unittest.TestCase):
         self.assertTrue(readers)
         self.assertFalse(readers & set(part.get("recomputed", [])))
 
+    def test_fraction_below_least_trains_at_least(self):
+        """A fraction below what the rules allow (BatchNorm's mutated running statistics
+        and the RNG state of recomputed dropout on CPU raise the floor above torch's 0.1)
+        trains at the least bytes with a warning, as PyTorch's budget path would; the
+        same budget in bytes is a conflict."""
+        torch.manual_seed(0)
+        m = models.ConvNet()
+        x = torch.randn(4, 3, 16, 16)
+        with self.assertWarnsRegex(ilpart.IlpartWarning, "below the least bytes"):
+            pf = self.train(m, [x], "convnet@0.1", memory_budget=0.1)
+        part = pf.history[0]["partition"]
+        least = part["producer"]["budget_bytes"]
+        self.assertEqual(part["cost"]["saved_bytes"], least)
+        torch._dynamo.reset()
+        with self.assertRaises(Exception) as cm:
+            util.run(util.compile_ilpart(m, memory_budget=least - 1)[0], [x])
+        self.assertIn("budget conflict", str(cm.exception))
+
     def test_functionalize_rng_false_forbids(self):
         """functionalize_rng=False: no random op is recomputed, so none replays."""
         model, inputs = MODELS["gpt-3l"]()
