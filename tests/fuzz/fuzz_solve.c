@@ -11,7 +11,8 @@
  *           rng_functionalized, bits 4-5 objective (0, 1 memory, 2 runtime under a
  *           budget fraction, 3 weighted), bits 6-7 budget fraction 0.1 .. 0.7
  *   byte 1  bits 0-1: primals - 1 (1..3, 3 = 1), bit 2: two tangents, bits 3-4 RNG
- *           replay (0, 3 auto, 1 never, 2 always)
+ *           replay (0, 3 auto, 1 never, 2 always), bit 5: the last primal is mutated
+ *           (written in place: never saved, its readers never recomputed)
  *   then 5 bytes per op, at most MAX_OPS: target, first input, second input,
  *   attributes (bits 0-2 tag, 3-4 region, 5 view, 6-7 size), output bits (bit 0
  *   forward output, bit 1 backward output, bit 2 random, bits 3-4 flops, bit 5 getitem
@@ -124,14 +125,14 @@ add_output(ilpi_buf *b, int *count, const char *name)
 }
 
 static void
-leaf(decoder *x, const char *prefix, int k, const char *kind, int tangent)
+leaf(decoder *x, const char *prefix, int k, const char *kind, int tangent, int mutated)
 {
 	node *v = &x->nd[x->n++];
 
 	snprintf(v->name, sizeof v->name, "%s%d", prefix, k);
 	v->tangent = tangent;
-	ilpi_buf_printf(&x->b, "%s{\"name\": \"%s\", \"kind\": \"%s\", \"bytes\": %d}",
-	    x->n > 1 ? ",\n" : "", v->name, kind, 64 << k);
+	ilpi_buf_printf(&x->b, "%s{\"name\": \"%s\", \"kind\": \"%s\", \"bytes\": %d%s}",
+	    x->n > 1 ? ",\n" : "", v->name, kind, 64 << k, mutated ? ", \"mutated\": true" : "");
 }
 
 /* One op node (and the getitems of a tuple op). */
@@ -226,10 +227,10 @@ decode(const uint8_t *data, size_t size, ilp_solve_options *o, int *rng)
 	ilpi_buf_printf(&x.b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, "
 	    "\"rng_functionalized\": %s, \"nodes\": [\n", *rng ? "true" : "false");
 	for (int k = 0; k < np; k++)
-		leaf(&x, "p", k, "primal", 0);
+		leaf(&x, "p", k, "primal", 0, k == np - 1 && ((b1 >> 5) & 1));
 	x.np = np;
 	for (int k = 0; k < nt; k++)
-		leaf(&x, "g", k, "tangent", 1);
+		leaf(&x, "g", k, "tangent", 1, 0);
 	for (int k = 0; k < MAX_OPS && x.pos + 5 <= x.size; k++) {
 		int t = next(&x), i1 = next(&x), i2 = next(&x), a = next(&x), out = next(&x);
 
