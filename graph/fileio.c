@@ -52,6 +52,21 @@ fail:
 	return -1;
 }
 
+int
+ilpi_read_file_with(const char *path, ilpi_buffer_reader parse, void *ctx, ilp_error *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	ilpi_err_clear(err);
+	if (ilpi_read_file(path, &buf, &len, err) != 0)
+		return -1;
+	rc = parse(buf, len, path, ctx, err);
+	free(buf);
+	return rc;
+}
+
 /* mkstemp creates 0600; give the file the mode a plain fopen would (or keep an
  * existing file's mode). */
 static mode_t

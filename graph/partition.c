@@ -629,21 +629,27 @@ fail:
 	return -1;
 }
 
+typedef struct partition_target {
+	const ilp_graph *g;
+	ilp_partition **out;
+} partition_target;
+
+static int
+partition_reader(const char *buf, size_t len, const char *name, void *ctx, ilp_error *err)
+{
+	partition_target *t = ctx;
+
+	return ilp_partition_read_buffer(t->g, buf, len, name, t->out, err);
+}
+
 int
 ilp_partition_read_file(const ilp_graph *g, const char *path, ilp_partition **out,
     ilp_error *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	int rc;
+	partition_target t = { g, out };
 
 	*out = NULL;
-	ilpi_err_clear(err);
-	if (ilpi_read_file(path, &buf, &len, err) != 0)
-		return -1;
-	rc = ilp_partition_read_buffer(g, buf, len, path, out, err);
-	free(buf);
-	return rc;
+	return ilpi_read_file_with(path, partition_reader, &t, err);
 }
 
 /* ---- writer ---------------------------------------------------------------- */

@@ -321,20 +321,17 @@ ilp_policy_read_buffer(const char *buf, size_t len, const char *name, ilp_policy
 	return 0;
 }
 
+static int
+policy_reader(const char *buf, size_t len, const char *name, void *out, ilp_error *err)
+{
+	return ilp_policy_read_buffer(buf, len, name, out, err);
+}
+
 int
 ilp_policy_read_file(const char *path, ilp_policy **out, ilp_error *err)
 {
-	char *buf;
-	size_t len;
-	int rc;
-
 	*out = NULL;
-	ilpi_err_clear(err);
-	if (ilpi_read_file(path, &buf, &len, err) != 0)
-		return -1;
-	rc = ilp_policy_read_buffer(buf, len, path, out, err);
-	free(buf);
-	return rc;
+	return ilpi_read_file_with(path, policy_reader, out, err);
 }
 
 /* ---- applying -------------------------------------------------------------------- */
