@@ -9,9 +9,12 @@ A store is a directory of plain files (docs/python.md "Partition store"):
     status/KEY.json           what the last `ilpart batch` attempt did
     locks/, tmp/              flock files; temporaries renamed into place
 
-KEY is the SHA-256 of {"args": [...], "fingerprint": "..."} (sorted keys, no spaces): the
-same graph under the same options, whatever the node names and whatever process compiled
-it. Every file appears whole (written to tmp/, then linked or renamed into place), entries
+KEY is the SHA-256 of {"args": [...], "fingerprint": "...", "ilpart": "ilpart 0.1.0"}
+(sorted keys, no spaces): the same graph under the same options and the same ilpart,
+whatever the node names and whatever process compiled it. "args" are the effective
+options: every `ilpart solve` option whose default decides the answer is written out
+(SOLVE_DEFAULTS), so a store filled before a default changed meaning answers nothing
+under the new one, and "ilpart" is the binary's `--version`. Every file appears whole (written to tmp/, then linked or renamed into place), entries
 and graphs are never rewritten, and partitions are replaced under a per-entry lock, so any
 number of processes may compile into one store at once. Standard library only.
 """
@@ -28,9 +31,15 @@ from . import runner
 from .graphfile import dumps
 from .runner import IlpartError
 
-__all__ = ["Store", "store_solver", "solve_args", "entry_key", "better"]
+__all__ = ["Store", "store_solver", "solve_args", "entry_key", "better", "SOLVE_DEFAULTS"]
 
 ON_MISS = ("solve", "mincut", "error")
+
+# `ilpart solve`'s defaults for the options that change an answer (cli/cmd_solve.c,
+# `ilpart solve --help`); tests/python/test_store_notorch.py checks them against the
+# binary. A default that changes meaning must change here, and so changes every key.
+SOLVE_DEFAULTS = (("--bans", "pytorch"), ("--device", "h100"), ("--fraction-cap", "pytorch"),
+                  ("--rng-replay", "auto"), ("--prefer", "hard"))
 
 
 def solve_args(objective="memory", memory_budget=None, prefer="hard", policy=None,
@@ -47,12 +56,36 @@ def solve_args(objective="memory", memory_budget=None, prefer="hard", policy=Non
             skip = True
         elif not a.startswith("--time-limit="):
             out.append(a)
+    return effective_args(out)
+
+
+def effective_args(args):
+    """args with every SOLVE_DEFAULTS option moved to the end, in the table's order, as
+    "--opt value": its value as given (--opt value or --opt=value; the last wins, as in
+    the CLI) or else its default. The same request always has the same list."""
+    value = dict(SOLVE_DEFAULTS)
+    out, i = [], 0
+    while i < len(args):
+        a = args[i]
+        opt = a.split("=", 1)[0]
+        if opt in value and "=" in a:
+            value[opt] = a.split("=", 1)[1]
+        elif opt in value and i + 1 < len(args):
+            value[opt] = args[i + 1]
+            i += 1
+        else:
+            out.append(a)
+        i += 1
+    for opt, _default in SOLVE_DEFAULTS:
+        out += [opt, value[opt]]
     return out
 
 
-def entry_key(fingerprint, args):
-    text = json.dumps({"args": list(args), "fingerprint": fingerprint}, sort_keys=True,
-                      separators=(",", ":"))
+def entry_key(fingerprint, args, version):
+    """The store key of a request: graph fingerprint, effective arguments (solve_args)
+    and the ilpart binary's version line."""
+    text = json.dumps({"args": list(args), "fingerprint": fingerprint, "ilpart": version},
+                      sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -87,6 +120,7 @@ class Store:
     def __init__(self, root, binary=None):
         self.root = os.path.abspath(os.fspath(root))
         self.binary = binary
+        self._versions = {}
         for d in self.SUBDIRS:
             os.makedirs(os.path.join(self.root, d), exist_ok=True)
 
@@ -132,6 +166,16 @@ class Store:
 
     # ---- requests ------------------------------------------------------------------
 
+    def version(self):
+        """The binary's `ilpart --version` line (part of every key)."""
+        b = self._bin()
+        if b not in self._versions:
+            rc, out, err = self._run("--version")
+            if rc != 0 or not out.strip():
+                raise IlpartError("%s --version failed (exit %d): %s" % (b, rc, err), rc)
+            self._versions[b] = out.strip().splitlines()[0]
+        return self._versions[b]
+
     def fingerprint(self, graph_path):
         rc, out, err = self._run("info", graph_path)
         for line in out.splitlines():
@@ -158,12 +202,12 @@ class Store:
         written last: an entry always has its graph and policy."""
         gpath = self.path("graphs", fingerprint + ".json")
         mine = self._publish(graph_tmp, gpath)
-        key = entry_key(fingerprint, args)
+        key = entry_key(fingerprint, args, self.version())
         epath = self.path("entries", key + ".json")
         if not os.path.exists(epath):
             entry = {"format": "ilpart-store-entry", "version": 1, "fingerprint": fingerprint,
                      "graph": "graphs/%s.json" % fingerprint, "nodes": nodes,
-                     "args": list(args)}
+                     "ilpart": self.version(), "args": list(args)}
             self._publish(self._tmp(json.dumps(entry, indent=1) + "\n"), epath)
         return key, mine
 
@@ -239,7 +283,7 @@ def store_solver(store, on_miss="solve", binary=None):
         gtmp = st._tmp(dumps(graph))
         try:
             fp = st.fingerprint(gtmp)
-            key = entry_key(fp, args)
+            key = entry_key(fp, args, st.version())
             info = {"key": key, "fingerprint": fp}
             part = _hit(st, key, fp, gtmp, args)
             if part is not None:

@@ -121,6 +121,49 @@ class StoreTest(unittest.TestCase):
         self.assertFalse(store.better(part("optimal", 5), part("optimal", 5)))
         self.assertTrue(store.better(part("feasible", 5, 0.1), part("feasible", 5, 0.2)))
 
+    def test_key_is_effective_options_and_version(self):
+        fp = "0" * 64
+        args = store.solve_args("runtime", 0.5)
+        # defaults are written out: giving one explicitly is the same request
+        self.assertEqual(store.solve_args("runtime", 0.5, extra_args=["--fraction-cap", "pytorch"]),
+                         args)
+        self.assertIn("--fraction-cap", args)
+        key = store.entry_key(fp, args, "ilpart 0.1.0")
+        self.assertEqual(key, store.entry_key(fp, list(args), "ilpart 0.1.0"))
+        # another value of a defaulted option, another budget, another ilpart: other keys
+        other = [store.entry_key(fp, store.solve_args(
+                     "runtime", 0.5, extra_args=["--fraction-cap", "normalised"]), "ilpart 0.1.0"),
+                 store.entry_key(fp, store.solve_args(
+                     "runtime", 0.5, extra_args=["--rng-replay=no"]), "ilpart 0.1.0"),
+                 store.entry_key(fp, store.solve_args("runtime", 0.3), "ilpart 0.1.0"),
+                 store.entry_key(fp, args, "ilpart 0.2.0")]
+        self.assertEqual(len(set(other + [key])), 5)
+        # an entry written under another version is not a hit for this binary
+        run = store.store_solver(self.root, on_miss="solve")
+        a = run(load(SEED))["store"]
+        e = load(os.path.join(self.root, "entries", a["key"] + ".json"))
+        self.assertEqual(e["ilpart"], ilpart("--version").stdout.strip())
+        st = store.Store(self.root)
+        st._versions[st._bin()] = "ilpart 0.0.1"
+        self.assertEqual(store.store_solver(st, on_miss="solve")(load(SEED))["store"]["how"],
+                         "solved")
+        self.assertEqual(len(self.ls("entries")), 2)
+
+    def test_defaults_are_the_binarys(self):
+        defaults = dict(store.SOLVE_DEFAULTS)
+        p = os.path.join(self.tmp, "p.json")
+        r = ilpart("solve", SEED, "-o", p)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        opts = load(p)["options"]
+        for opt in ("bans", "device", "prefer"):
+            self.assertEqual(opts[opt], defaults["--" + opt], opt)
+        help_text = ilpart("solve", "--help").stdout
+        self.assertIn("--fraction-cap %s (default)" % defaults["--fraction-cap"], help_text)
+        self.assertIn("(default %s:" % defaults["--rng-replay"], help_text)
+        # the batch runs entries' effective arguments as they are
+        self.assertEqual(ilpart("solve", SEED, "-o", p,
+                                *store.solve_args("runtime", 0.5)).returncode, 0)
+
     def test_processes_writing_one_store(self):
         jobs = [(self.root, SEED if i % 2 else RENAMED, "solve") for i in range(8)]
         with multiprocessing.get_context("fork").Pool(4) as pool:
