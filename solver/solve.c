@@ -31,6 +31,9 @@
 #include "solver/peak_cuts.h"
 #include "solver/reduce.h"
 
+/* Relative MIP gap of each least-peak solve (docs/solver.md "Peak memory"). */
+#define PEAK_LOOP_GAP 0.02
+
 /* Everything a solve allocates lives here (the model's buffers in `m`, owned by
  * solver/model.c), so a GLPK error longjmp out of run_model loses nothing. */
 typedef struct solve_ctx {
@@ -284,6 +287,10 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	if (write && o->write_mps != NULL && ilpi_model_write(&c->m, o->write_mps, 1, err) != 0)
 		return -1;
 	mip->gap = o->gap;
+	/* The least-peak loop needs an answer below the best, not the least: the proof is
+	 * that none is left. */
+	if (strcmp(what, "least-peak") == 0 && mip->gap < PEAK_LOOP_GAP)
+		mip->gap = PEAK_LOOP_GAP;
 	mip->verbose = o->verbose;
 	mip->warm_s = ws;
 	mip->warm_r = wr;
@@ -1119,7 +1126,7 @@ obj_peak(solve_ctx *c, ilp_error *err)
 			memcpy(c->ws, c->ts, n);
 			memcpy(c->wr, c->tr, n);
 		}
-		if (mip.status != GLP_OPT || mip.timed_out ||
+		if ((mip.status != GLP_OPT && mip.status != GLP_FEAS) || mip.timed_out ||
 		    (double)best <= ceil(c->peak_bound - 1e-6) || ilpi_now() - c->t0 > limit)
 			break;
 		if (cut_answer(c, c->ts, c->tr, sim) != 0) {
@@ -1144,8 +1151,10 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	}
 	if (c->cuts_invalid)
 		c->peak_bound = 0; /* a row cut off some partition: nothing is proven */
-	else if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS)
+	else if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS) {
 		c->peak_bound = (double)best;
+		c->status = "optimal"; /* the loop's solves stop at a gap: the proof is here */
+	}
 	memcpy(c->s, c->ws, n);
 	memcpy(c->r, c->wr, n);
 	c->peak_sim = best;
