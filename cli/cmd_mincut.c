@@ -74,7 +74,7 @@ cmd_mincut(int argc, char **argv)
 	ilp_graph *g = NULL;
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
-	int do_explain = 0, n_graph = 0, rc;
+	int do_explain = 0, n_graph = 0, budget_given = 0, rc;
 
 	ilpi_mincut_options_init(&o);
 	cli_policy_opts_init(&pol);
@@ -109,6 +109,7 @@ cmd_mincut(int argc, char **argv)
 				    "in [0, 1] written with a decimal point (torch's "
 				    "activation_memory_budget), not '%s'", v);
 			o.activation_memory_budget = f;
+			budget_given = 1;
 		} else if (strcmp(a, "--explain") == 0) {
 			do_explain = 1;
 		} else if (strcmp(a, "--no-check") == 0) {
@@ -129,6 +130,10 @@ cmd_mincut(int argc, char **argv)
 	}
 	if ((rc = cli_read_graph(graph, &pol, &g)) != CLI_OK)
 		return rc;
+	/* a node's memory_budget overrides torch's config, not an explicit --memory-budget */
+	if (!budget_given && ilpi_mincut_budget_of_graph(g, &o) && do_explain)
+		printf("# memory budget %g: node '%s' memory_budget\n", g->memory_budget,
+		    g->node[g->memory_budget_node].name);
 	if (ilpi_mincut_run(g, &o, &p, do_explain ? &info : NULL, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -50,8 +50,9 @@ static const struct {
 	    "              unsafe_allow_optimization_of_collectives,\n"
 	    "              activation_memory_budget, activation_memory_budget_solver\n"
 	    "              (dp, greedy, ilp), activation_memory_budget_runtime_estimator\n"
-	    "              (flops, testing)\n"
-	    "  --memory-budget F  = --config activation_memory_budget=F: torch's budget path\n"
+	    "              (flops, testing, profile: the graph's time_us)\n"
+	    "  --memory-budget F  torch's budget path at F; --config activation_memory_budget=F\n"
+	    "              is torch's config, which a node's memory_budget overrides\n"
 	    "  --explain   print each node's weight, ban and decision instead of the partition\n"
 	    "  --no-check  print the partition even when ilpart's checker rejects it\n"
 	    "docs/mincut.md.\n" },

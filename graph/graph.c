@@ -44,6 +44,8 @@ ilpi_graph_new(const char *path)
 		return NULL;
 	ilpi_intern_init(&g->pool);
 	g->rng_state_bytes = -1;
+	g->memory_budget = -1;
+	g->memory_budget_node = ILPI_NONE;
 	g->path = strdup(path != NULL ? path : "<graph>");
 	if (g->path == NULL) {
 		free(g);

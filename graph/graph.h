@@ -95,6 +95,10 @@ struct ilp_graph {
 	int rng_functionalized;
 	int64_t rng_state_bytes; /* bytes of one saved RNG state (replaying a random op);
 	                          * < 0: not given, ILPI_RNG_STATE_BYTES */
+	/* The first node's (file order) "memory_budget", torch's node.meta["memory_budget"]
+	 * (min-cut budget; ilpi_mincut_budget_of_graph); < 0: no node has one. */
+	double memory_budget;
+	int32_t memory_budget_node;
 	ilpi_pool pool;
 
 	ilpi_node *node;

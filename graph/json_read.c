@@ -139,7 +139,7 @@ read_kind(reader *r, const char *who, const cJSON *v, ilpi_kind *kind)
 static const char *const node_keys[] = {
 	"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
 	"view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-	"ac_graph_id", "random", "effectful", "collective", "mutated", "meta"
+	"ac_graph_id", "random", "effectful", "collective", "mutated", "memory_budget", "meta"
 };
 
 /* Rejects unknown and repeated keys: cJSON keeps both copies of a repeated key, and
@@ -224,6 +224,14 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
 		} else if (strcmp(k, "time_us") == 0) {
 			if (get_count(r, who, f, k, 1e15, &n->time_us) != 0)
 				return -1;
+		} else if (strcmp(k, "memory_budget") == 0) {
+			/* torch's node.meta["memory_budget"]; torch rejects one outside [0, 1] */
+			if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0 && f->valuedouble <= 1))
+				return fail(r, who, k, "expected a fraction from 0 to 1");
+			if (r->g->memory_budget < 0) {
+				r->g->memory_budget = f->valuedouble;
+				r->g->memory_budget_node = (int32_t)idx;
+			}
 		} else if (strcmp(k, "recompute") == 0) {
 			if (cJSON_IsNull(f))
 				continue;

@@ -150,6 +150,8 @@ ilpi_mincut_options_set(ilpi_mincut_options *o, const char *name, const char *va
 			o->activation_memory_budget_runtime_estimator = ILPI_MC_EST_FLOPS;
 		else if (strcmp(value, "testing") == 0)
 			o->activation_memory_budget_runtime_estimator = ILPI_MC_EST_TESTING;
+		else if (strcmp(value, "profile") == 0)
+			o->activation_memory_budget_runtime_estimator = ILPI_MC_EST_PROFILE;
 		else
 			return -1;
 		return 0;

@@ -33,10 +33,13 @@ typedef struct ilpi_mincut_options {
 } ilpi_mincut_options;
 
 /* activation_memory_budget_runtime_estimator: "flops" (torch's FlopCounterMode count,
- * at least 1) or "testing" (1 per node); torch's "profile" needs a GPU. */
+ * at least 1), "testing" (1 per node) or "profile" (torch times each knapsack item on
+ * the GPU, in ms; ilpart takes the graph's measured time_us / 1000 and fails naming the
+ * option when an item has none). */
 typedef enum ilpi_mc_estimator {
 	ILPI_MC_EST_FLOPS = 0,
-	ILPI_MC_EST_TESTING
+	ILPI_MC_EST_TESTING,
+	ILPI_MC_EST_PROFILE
 } ilpi_mc_estimator;
 
 /* The five ban switches of one solve_min_cut call (torch's MinCutOptions). */
@@ -112,6 +115,11 @@ void ilpi_mincut_switches(const ilpi_mincut_options *o, ilpi_mc_switches *sw);
  * the raw saved set in saved; info (may be NULL) describes the final cut. */
 int ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *saved,
     ilpi_mincut_info *info, ilp_error *err);
+/* torch 2.6's min_cut_rematerialization_partition: the first node whose
+ * meta["memory_budget"] is a float (g->memory_budget) replaces
+ * config.activation_memory_budget for the whole graph. Sets o's budget from g; returns
+ * 1 if g has one, else 0 (o unchanged). */
+int ilpi_mincut_budget_of_graph(const ilp_graph *g, ilpi_mincut_options *o);
 /* PyTorch's normalisation of a budget fraction: the bytes torch's mem ratio compares F
  * against, min_bytes + F * (max_bytes - min_bytes), with min_bytes the inputs' bytes and
  * max_bytes the bytes of the saved set at budget 1 (o's switches). */

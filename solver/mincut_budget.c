@@ -67,6 +67,8 @@ estimate_runtime(const ilp_graph *g, const ilpi_mincut_options *o, size_t i)
 
 	if (o->activation_memory_budget_runtime_estimator == ILPI_MC_EST_TESTING)
 		return 1;
+	if (o->activation_memory_budget_runtime_estimator == ILPI_MC_EST_PROFILE)
+		return n->time_us / 1000; /* benchmarker.benchmark_gpu's milliseconds */
 	if (n->target != NULL && strstr(n->target, "_for_cpu") != NULL)
 		f = 0;
 	return f < 1 ? 1 : f;
@@ -146,6 +148,14 @@ knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_swi
 	}
 	qsort(it, n, sizeof *it, by_size_then_name);
 	for (size_t k = 0; k < n; k++) {
+		if (o->activation_memory_budget_runtime_estimator == ILPI_MC_EST_PROFILE &&
+		    g->node[it[k].node].time_us < 0) {
+			ilpi_err(err, ILP_ERR_INPUT, "%s: activation_memory_budget_runtime_estimator"
+			    "=profile: knapsack item '%s' has no measured time_us (torch times it on "
+			    "the GPU; measure the graph with ilpart.calibrate, or use flops)",
+			    g->path, it[k].name);
+			goto out;
+		}
 		mem[k] = (it[k].size / 1e9) / (max_act - min_act); /* get_normalized_size */
 		rt[k] = estimate_runtime(g, o, it[k].node);
 	}
@@ -167,6 +177,15 @@ out:
 	free(keep);
 	free(dont_ban);
 	return rc;
+}
+
+int
+ilpi_mincut_budget_of_graph(const ilp_graph *g, ilpi_mincut_options *o)
+{
+	if (g->memory_budget < 0)
+		return 0;
+	o->activation_memory_budget = g->memory_budget;
+	return 1;
 }
 
 int

@@ -69,7 +69,7 @@ START_TEST(test_every_field)
 	    " 'inputs': ['x'], 'shape': [2, 3], 'dtype': 'f32', 'bytes': 100, 'flops': 12.5,"
 	    " 'bytes_read': 7, 'bytes_written': 9, 'time_us': 0.25, 'recompute': 'MUST_SAVE',"
 	    " 'ac_graph_id': 3, 'random': true, 'effectful': true, 'collective': true,"
-	    " 'meta': {'anything': [1, 2]}}"
+	    " 'memory_budget': 0.25, 'meta': {'anything': [1, 2]}}"
 	    "], 'outputs': {'forward': ['y'], 'backward': [null]}, 'meta': {'k': 1}}");
 	const ilpi_node *x = t_nd(g, "x"), *y = t_nd(g, "y");
 
@@ -97,6 +97,8 @@ START_TEST(test_every_field)
 	ck_assert(y->flags & ILPI_F_EFFECTFUL);
 	ck_assert(y->flags & ILPI_F_COLLECTIVE);
 	ck_assert(!(y->flags & (ILPI_F_TUPLE | ILPI_F_GETITEM)));
+	ck_assert_double_eq(g->memory_budget, 0.25);
+	ck_assert_int_eq(g->memory_budget_node, t_node(g, "y"));
 	ck_assert_uint_eq(y->in_count, 1);
 	ck_assert_int_eq(ilpi_inputs(g, y)[0], t_node(g, "x"));
 	ck_assert_uint_eq(g->n_fw_out, 1);
@@ -1116,6 +1118,10 @@ static const struct {
 	{ HDR "'nodes': [" NODE_X "], " OUTS ", 'reference': [{'name': 'p', 'saved': ['q']}]}",
 	  "t.json: reference 'p': field 'saved': no node named 'q'" },
 	{ HDR "'nodes': [" NODE_X "], " OUTS ", 'nodes': []}", "graph: field 'nodes': repeated" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'memory_budget': 1.5}], "
+	  OUTS "}", "node 'x': field 'memory_budget': expected a fraction from 0 to 1" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'memory_budget': '0.5'}], "
+	  OUTS "}", "node 'x': field 'memory_budget': expected a fraction from 0 to 1" },
 };
 
 START_TEST(test_bad)

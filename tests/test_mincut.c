@@ -795,6 +795,125 @@ START_TEST(parity_corpus_budget)
 }
 END_TEST
 
+/* torch 2.6 takes the first node's float meta["memory_budget"] over
+ * config.activation_memory_budget: a corpus graph given the node field (written and
+ * read back) reaches PyTorch's saved set at 0.3 with the config at 1, and an explicit
+ * budget is left alone when the graph has none. */
+START_TEST(mc_budget_of_graph)
+{
+	size_t n;
+	char **paths = t_corpus(&n);
+	int graphs = 0;
+
+	for (size_t f = 0; f < n; f++) {
+		ilp_graph *g = t_graph_file(paths[f]), *h;
+		long ref = t_ref_find(g, "pytorch-2.6-mincut-budget-0.3");
+		ilpi_mincut_options o;
+		ilp_partition *p = NULL;
+		ilp_error err = { 0 };
+		char *json = NULL;
+
+		ilpi_mincut_options_init(&o);
+		o.activation_memory_budget = 0.5;
+		ck_assert_int_eq(ilpi_mincut_budget_of_graph(g, &o), 0);
+		ck_assert(o.activation_memory_budget == 0.5);
+		if (ref < 0) {
+			ilp_graph_free(g);
+			continue;
+		}
+		graphs++;
+		g->memory_budget = 0.3; /* on the last node: a later node's would not count */
+		g->memory_budget_node = (int32_t)(g->n - 1);
+		ck_assert_int_eq(ilp_graph_to_json(g, &json, &err), 0);
+		ck_assert_int_eq(ilp_graph_read_buffer(json, strlen(json), paths[f], &h, &err), 0);
+		ck_assert(h->memory_budget == 0.3);
+		ck_assert_int_eq(h->memory_budget_node, (int32_t)(h->n - 1));
+		o.activation_memory_budget = 1.0;
+		o.check = 0;
+		ck_assert_int_eq(ilpi_mincut_budget_of_graph(h, &o), 1);
+		ck_assert_msg(ilpi_mincut_run(h, &o, &p, NULL, &err) == 0, "%s", err.msg);
+		for (size_t i = 0; i < h->n; i++) {
+			int want = 0;
+
+			for (size_t k = 0; k < h->ref[ref].n_saved; k++)
+				want |= h->ref[ref].saved[k] == (int32_t)i;
+			ck_assert_msg(want == (ilpi_saved(p, i) != 0), "%s: %s", paths[f],
+			    h->node[i].name);
+		}
+		ilp_partition_free(p);
+		free(json);
+		ilp_graph_free(h);
+		ilp_graph_free(g);
+	}
+	t_strs_free(paths, n);
+	ck_assert_int_gt(graphs, 0);
+}
+END_TEST
+
+/* activation_memory_budget_runtime_estimator=profile takes each knapsack item's
+ * time_us: with none it fails naming the option; with time_us = 1 ms everywhere it cuts
+ * as "testing" does, with time_us = 1000 * max(flops, 1) as "flops" does. */
+START_TEST(mc_profile_estimator)
+{
+	size_t n;
+	char **paths = t_corpus(&n);
+	int knapsacks = 0;
+
+	for (size_t f = 0; f < n; f++) {
+		ilp_graph *g = t_graph_file(paths[f]);
+		ilpi_mincut_options o;
+		ilpi_mincut_info info;
+		ilp_partition *p = NULL, *q = NULL;
+		ilp_error err = { 0 };
+
+		ilpi_mincut_options_init(&o);
+		o.check = 0;
+		o.activation_memory_budget = 0.1;
+		ck_assert_int_eq(ilpi_mincut_options_set(&o,
+		    "activation_memory_budget_runtime_estimator", "profile"), 0);
+		for (size_t i = 0; i < g->n; i++)
+			g->node[i].time_us = ILPI_UNKNOWN_COST;
+		if (ilpi_mincut_run(g, &o, &p, &info, &err) == 0) {
+			/* the knapsack was not reached (an earlier cut met the budget) */
+			ck_assert_int_eq(info.knapsack_items, 0);
+			ilpi_mincut_info_free(&info);
+			ilp_partition_free(p);
+			ilp_graph_free(g);
+			continue;
+		}
+		ck_assert_msg(strstr(err.msg, "activation_memory_budget_runtime_estimator"
+		    "=profile") != NULL && strstr(err.msg, "time_us") != NULL, "%s", err.msg);
+		knapsacks++;
+		for (int pass = 0; pass < 2; pass++) {
+			const char *as = pass == 0 ? "testing" : "flops";
+
+			for (size_t i = 0; i < g->n; i++) {
+				const ilpi_node *nd = &g->node[i];
+				double fl = nd->flops > 1 ? nd->flops : 1;
+
+				if (nd->target != NULL && strstr(nd->target, "_for_cpu") != NULL)
+					fl = 1;
+				g->node[i].time_us = pass == 0 ? 1000 : 1000 * fl;
+			}
+			ck_assert_int_eq(ilpi_mincut_options_set(&o,
+			    "activation_memory_budget_runtime_estimator", "profile"), 0);
+			ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s", err.msg);
+			ck_assert_int_eq(ilpi_mincut_options_set(&o,
+			    "activation_memory_budget_runtime_estimator", as), 0);
+			ck_assert_int_eq(ilpi_mincut_run(g, &o, &q, NULL, &err), 0);
+			for (size_t i = 0; i < g->n; i++)
+				ck_assert_msg(!ilpi_saved(p, i) == !ilpi_saved(q, i), "%s as %s: %s",
+				    paths[f], as, g->node[i].name);
+			ilp_partition_free(p);
+			ilp_partition_free(q);
+		}
+		ilp_graph_free(g);
+	}
+	t_strs_free(paths, n);
+	ck_assert_int_gt(knapsacks, 0);
+}
+END_TEST
+
 /* ---- knapsack (torch's budget path) ---------------------------------------------- */
 
 /* The best runtime kept within max over all subsets (memory on the 1e-4 grid, so the
@@ -1085,6 +1204,8 @@ suite_mincut(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, parity_corpus);
 	tcase_add_loop_test(tc, parity_corpus_budget, 0, 3);
+	tcase_add_test(tc, mc_budget_of_graph);
+	tcase_add_test(tc, mc_profile_estimator);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cross-check");
 	tcase_set_timeout(tc, 60);

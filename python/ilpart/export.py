@@ -460,6 +460,9 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
                 rec["effectful"] = True
             if _is_collective(node):
                 rec["collective"] = True
+        budget = node.meta.get("memory_budget")
+        if isinstance(budget, float):  # torch reads only a float (docs/mincut.md item 9)
+            rec["memory_budget"] = budget
         index[node.name] = len(nodes)
         nodes.append(rec)
 

@@ -20,7 +20,7 @@ DTYPES = {"f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5
           "c64", "c128", "i64", "i32", "i16", "i8", "u8", "b8"}
 KEYS = {"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
         "view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-        "ac_graph_id", "random", "effectful", "collective", "mutated"}
+        "ac_graph_id", "random", "effectful", "collective", "mutated", "memory_budget"}
 
 
 def capture(model, *inputs):
@@ -176,6 +176,49 @@ class ExportTest(unittest.TestCase):
                 torch._dynamo.reset()
                 c = torch.compile(m, backend=ilpart.backend(partition=pf, codegen="eager"))
                 util.assert_same(self, eager, util.run(c, [x]), exact=True)
+
+    def test_memory_budget_meta(self):
+        """torch 2.6 takes the first node's float meta["memory_budget"] as the graph's
+        budget: the exporter writes it, and `ilpart mincut` on the file saves what torch's
+        own partition of the same joint graph saved (the file's reference)."""
+        torch.manual_seed(0)
+        m = models.Transformer(layers=2)
+        x = torch.randn(2, 8, 32, requires_grad=True)
+        graphs = []
+
+        def pf(jm, ji, *, num_fwd_outputs, **kw):
+            jm = ilpart.prepare_joint(jm)
+            ops = [n for n in jm.graph.nodes if n.op == "call_function"]
+            ops[0].meta["memory_budget"] = 1  # an int: torch skips it
+            ops[1].meta["memory_budget"] = 0.1
+            ops[2].meta["memory_budget"] = 0.9  # not the first float: ignored
+            graphs.append(ilpart.export_graph(jm, num_fwd_outputs, reference=True,
+                                              joint_inputs=ji, prepare=False))
+            ref = ilpart.reference_saved(jm, num_fwd_outputs, ji)
+            return ilpart.split_modules(jm, ref, num_fwd_outputs, functionalize_rng=True)
+
+        torch._dynamo.reset()
+        torch.compile(m, backend=ilpart.backend(partition=pf, codegen="eager"))(x)
+        torch._dynamo.reset()
+        (g,) = graphs
+        self.check_schema(g)
+        budgets = [(n["name"], n["memory_budget"]) for n in g["nodes"] if "memory_budget" in n]
+        self.assertEqual([b for _n, b in budgets], [0.1, 0.9])
+        (ref,) = [r for r in g["reference"] if r["name"].endswith("-mincut")]
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "g.json")
+            with open(p, "w") as f:
+                json.dump(g, f)
+            r = subprocess.run([ilpart.find_binary(), "mincut", p, "--no-check"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            at1 = subprocess.run([ilpart.find_binary(), "mincut", p, "--no-check",
+                                  "--memory-budget", "1.0"], stdout=subprocess.PIPE,
+                                 universal_newlines=True)
+        self.assertEqual(sorted(json.loads(r.stdout)["saved"]), sorted(ref["saved"]))
+        # the meta made a difference: without it the cut is another one
+        self.assertNotEqual(sorted(json.loads(at1.stdout)["saved"]), sorted(ref["saved"]))
 
     def test_capture_writes_file(self):
         torch.manual_seed(0)
