@@ -81,14 +81,24 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 	return CLI_OK;
 }
 
+/* An ilp row: g solved with so, timed; a failure is the row's error. */
 static void
-row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
+solve_row(const ilp_graph *g, const ilp_solve_options *so, row *r)
 {
-	ilp_solve_options so = c->so;
 	ilp_error err = { 0 };
 	double t0 = ilpi_now();
 
 	r->kind = "ilp";
+	if (ilp_solve(g, so, &r->p, &err) != 0)
+		snprintf(r->error, sizeof r->error, "%s", err.msg);
+	r->seconds = ilpi_now() - t0;
+}
+
+static void
+row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
+{
+	ilp_solve_options so = c->so;
+
 	if (so.budget_bytes >= 0 || so.budget_fraction >= 0) {
 		so.objective = ILP_OBJ_RUNTIME;
 		if (so.budget_bytes >= 0)
@@ -101,12 +111,10 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 		so.objective = ILP_OBJ_MEMORY;
 		snprintf(r->name, sizeof r->name, "ilp (memory)");
 	}
-	if (ilp_solve(g, &so, &r->p, &err) != 0)
-		snprintf(r->error, sizeof r->error, "%s", err.msg);
-	else if (so.budget_fraction >= 0) /* the bytes the fraction became */
+	solve_row(g, &so, r);
+	if (r->p != NULL && so.budget_fraction >= 0) /* the bytes the fraction became */
 		snprintf(r->name, sizeof r->name, "ilp (runtime, budget %g = %lld B)",
 		    so.budget_fraction, (long long)r->p->budget_bytes);
-	r->seconds = ilpi_now() - t0;
 }
 
 /* --peak: the least simulated peak (then least recompute time), no byte budget. */
@@ -114,17 +122,12 @@ static void
 row_ilp_peak(const ilp_graph *g, const compare_opts *c, row *r)
 {
 	ilp_solve_options so = c->so;
-	ilp_error err = { 0 };
-	double t0 = ilpi_now();
 
-	r->kind = "ilp";
 	so.objective = ILP_OBJ_PEAK;
 	so.budget_bytes = -1;
 	so.budget_fraction = -1;
 	snprintf(r->name, sizeof r->name, "ilp (peak)");
-	if (ilp_solve(g, &so, &r->p, &err) != 0)
-		snprintf(r->error, sizeof r->error, "%s", err.msg);
-	r->seconds = ilpi_now() - t0;
+	solve_row(g, &so, r);
 }
 
 /* Where the saved-bytes optimum and the peak optimum differ: both figures, and the

@@ -180,6 +180,36 @@ weight_of(const ilp_graph *g, const ilpi_mincut_info *info, const char *name)
 	return info->weight[t_node(g, name)];
 }
 
+/* What one min-cut must give: node `who`'s ban (`who` NULL: not looked at), the saved
+ * and recomputed sets as expect() reads them (NULL: not looked at), and with `checked`
+ * a partition ilp_check accepts. */
+typedef struct cut_want {
+	const char *who;
+	int ban;
+	const char *saved, *recomputed;
+	int checked;
+} cut_want;
+
+/* Runs the heuristic on g under o and asserts w; frees what it made. */
+static void
+cut(const ilp_graph *g, ilpi_mincut_options *o, cut_want w)
+{
+	ilpi_mincut_info info;
+	ilp_partition *p = run(g, o, &info);
+	ilp_error err = { 0 };
+
+	if (w.who != NULL)
+		ck_assert_int_eq(ban_of(g, &info, w.who), w.ban);
+	if (w.saved != NULL)
+		expect(g, p, ILPI_P_SAVED, w.saved);
+	if (w.recomputed != NULL)
+		expect(g, p, ILPI_P_RECOMPUTED, w.recomputed);
+	if (w.checked)
+		ck_assert_msg(ilp_check(g, p, NULL, &err) == 0, "%s", err.msg);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+}
+
 /* y = cos(sin(x)); backward m1 = t * sin, m2 = m1 * x. `sx` is extra fields of sin. */
 static ilp_graph *
 sin_cos(const char *sin_target, const char *sx)
@@ -228,56 +258,32 @@ END_TEST
 START_TEST(mc_allowlist_and_denylist)
 {
 	ilpi_mincut_options o;
-	ilpi_mincut_info info;
-	ilp_partition *p;
 	ilp_graph *g;
 
 	/* a matmul is banned by the allowlist, and by the denylist as compute-intensive */
 	g = sin_cos("aten.mm.default", "");
 	ilpi_mincut_options_init(&o);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
-	expect(g, p, ILPI_P_SAVED, "x sin");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_NOT_IN_ALLOWLIST, "x sin", NULL, 0 });
 	ck_assert_int_eq(ilpi_mincut_options_set(&o, "ban_recompute_not_in_allowlist",
 	    "false"), 0);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_COMPUTE_INTENSIVE);
-	expect(g, p, ILPI_P_SAVED, "x sin");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_COMPUTE_INTENSIVE, "x sin", NULL, 0 });
 	ilp_graph_free(g);
 
 	/* cumsum is not on the allowlist but neither random nor compute-intensive */
 	g = sin_cos("aten.cumsum.default", "");
 	ilpi_mincut_options_init(&o);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_NOT_IN_ALLOWLIST, NULL, NULL, 0 });
 	/* denylist mode: cumsum cannot fuse into the backward's mul, so it is banned
 	 * as materialized in the backward ... */
 	o.ban_recompute_not_in_allowlist = 0;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_MATERIALIZED_BACKWARD);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_MATERIALIZED_BACKWARD, NULL, NULL, 0 });
 	/* ... and free without that ban */
 	o.ban_recompute_materialized_backward = 0;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
-	expect(g, p, ILPI_P_SAVED, "x");
-	expect(g, p, ILPI_P_RECOMPUTED, "sin");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_FREE, "x", "sin", 0 });
 	/* aggressive_recomputation clears the allowlist ban too */
 	ilpi_mincut_options_init(&o);
 	o.aggressive_recomputation = 1;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_FREE, NULL, NULL, 0 });
 	ilp_graph_free(g);
 }
 END_TEST
@@ -288,29 +294,16 @@ START_TEST(mc_must_save_and_views)
 	ilpi_mincut_info info;
 	ilp_partition *p;
 	ilp_graph *g;
-	ilp_error err = { 0 };
 
 	ilpi_mincut_options_init(&o);
 	/* MUST_SAVE bans recomputation: sin is saved */
 	g = sin_cos("aten.sin.default", ", 'recompute': 'MUST_SAVE'");
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_MUST_SAVE);
-	expect(g, p, ILPI_P_SAVED, "x sin");
-	expect(g, p, ILPI_P_RECOMPUTED, "");
-	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_MUST_SAVE, "x sin", "", 1 });
 	ilp_graph_free(g);
 
 	/* ... except for views */
 	g = sin_cos("aten.view.default", ", 'view_of': 'x', 'recompute': 'MUST_SAVE'");
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_FREE);
-	expect(g, p, ILPI_P_SAVED, "x");
-	expect(g, p, ILPI_P_RECOMPUTED, "sin");
-	ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_FREE, "x", "sin", 1 });
 
 	/* recompute_views gives views an infinite weight */
 	o.recompute_views = 1;
@@ -323,15 +316,9 @@ START_TEST(mc_must_save_and_views)
 	/* PREFER_SAVE binds only in hard mode */
 	ilpi_mincut_options_init(&o);
 	g = sin_cos("aten.sin.default", ", 'recompute': 'PREFER_SAVE'");
-	p = run(g, &o, &info);
-	expect(g, p, ILPI_P_SAVED, "x");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ NULL, 0, "x", NULL, 0 });
 	o.prefer = ILP_PREFER_HARD;
-	p = run(g, &o, &info);
-	expect(g, p, ILPI_P_SAVED, "x sin");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ NULL, 0, "x sin", NULL, 0 });
 	ilp_graph_free(g);
 }
 END_TEST
@@ -357,10 +344,7 @@ START_TEST(mc_must_recompute)
 	ilp_partition_free(p);
 	/* soft mode reads PREFER_RECOMPUTE as no tag */
 	o.prefer = ILP_PREFER_SOFT;
-	p = run(g, &o, &info);
-	expect(g, p, ILPI_P_SAVED, "x sin");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ NULL, 0, "x sin", NULL, 0 });
 	ilp_graph_free(g);
 }
 END_TEST
@@ -407,11 +391,7 @@ START_TEST(mc_reduction)
 	ilp_partition *p;
 
 	ilpi_mincut_options_init(&o);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "s"), ILPI_MC_REDUCTION);
-	expect(g, p, ILPI_P_SAVED, "s");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "s", ILPI_MC_REDUCTION, "s", NULL, 0 });
 	/* without the ban, s is still the cheaper cut (4 * 1.1 * 2 < 4000 * 1.1^2) */
 	o.ban_recompute_reductions = 0;
 	p = run(g, &o, &info);
@@ -465,22 +445,11 @@ START_TEST(mc_materialized_backward)
 	    OP("ga", "aten.mm.default", "'t', 'a'", 400, "") ", "
 	    OP("gx", "aten.mul.Tensor", "'ga', 'x'", 400, ""), "'y'", "'gx'");
 	ilpi_mincut_options o;
-	ilpi_mincut_info info;
-	ilp_partition *p;
 
 	ilpi_mincut_options_init(&o);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "a"), ILPI_MC_MATERIALIZED_BACKWARD);
-	expect(g, p, ILPI_P_SAVED, "x a");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "a", ILPI_MC_MATERIALIZED_BACKWARD, "x a", NULL, 0 });
 	o.ban_recompute_materialized_backward = 0;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "a"), ILPI_MC_FREE);
-	expect(g, p, ILPI_P_SAVED, "x");
-	expect(g, p, ILPI_P_RECOMPUTED, "a");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "a", ILPI_MC_FREE, "x", "a", 0 });
 	ilp_graph_free(g);
 }
 END_TEST
@@ -508,10 +477,7 @@ START_TEST(mc_used_far_apart)
 	ilpi_mincut_info_free(&info);
 	ilp_partition_free(p);
 	o.ban_recompute_used_far_apart = 0;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "d"), ILPI_MC_FREE);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "d", ILPI_MC_FREE, NULL, NULL, 0 });
 	ilp_graph_free(g);
 }
 END_TEST
@@ -566,10 +532,7 @@ START_TEST(mc_long_fusible_chain)
 	ilpi_mincut_info_free(&info);
 	ilp_partition_free(p);
 	o.ban_recompute_long_fusible_chains = 0;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "c101"), ILPI_MC_FREE);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "c101", ILPI_MC_FREE, NULL, NULL, 0 });
 	ilp_graph_free(g);
 }
 END_TEST
@@ -577,18 +540,13 @@ END_TEST
 START_TEST(mc_other_bans)
 {
 	ilpi_mincut_options o;
-	ilpi_mincut_info info;
-	ilp_partition *p;
 	ilp_graph *g;
 
 	/* max_dist_from_bw: sin is 1 away from the backward */
 	g = sin_cos("aten.sin.default", "");
 	ilpi_mincut_options_init(&o);
 	ck_assert_int_eq(ilpi_mincut_options_set(&o, "max_dist_from_bw", "0"), 0);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_DIST_FROM_BW);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_DIST_FROM_BW, NULL, NULL, 0 });
 	ilp_graph_free(g);
 
 	/* a random op: not on the allowlist; random in denylist mode */
@@ -598,41 +556,25 @@ START_TEST(mc_other_bans)
 	    OP("m1", "aten.mul.Tensor", "'t', 'sin'", 400, "") ", "
 	    OP("m2", "aten.mul.Tensor", "'m1', 'x'", 400, ""), "'cos'", "'m2'");
 	ilpi_mincut_options_init(&o);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_NOT_IN_ALLOWLIST, NULL, NULL, 0 });
 	o.ban_recompute_not_in_allowlist = 0;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_RANDOM);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_RANDOM, NULL, NULL, 0 });
 	ilp_graph_free(g);
 
 	/* a collective is forced saved unless unsafe_allow_optimization_of_collectives;
 	 * an effectful op is never recomputed, even with every torch ban off */
 	g = sin_cos("_c10d_functional.all_reduce.default", "");
 	ilpi_mincut_options_init(&o);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_COLLECTIVE);
-	expect(g, p, ILPI_P_SAVED, "x sin");
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_COLLECTIVE, "x sin", NULL, 0 });
 	ck_assert_int_eq(ilpi_mincut_options_set(&o,
 	    "unsafe_allow_optimization_of_collectives", "true"), 0);
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_NOT_IN_ALLOWLIST);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_NOT_IN_ALLOWLIST, NULL, NULL, 0 });
 	ilp_graph_free(g);
 	g = sin_cos("aten.sin.default", ", 'effectful': true");
 	ilpi_mincut_options_init(&o);
 	o.aggressive_recomputation = 1;
 	o.ban_recompute_reductions = 0;
-	p = run(g, &o, &info);
-	ck_assert_int_eq(ban_of(g, &info, "sin"), ILPI_MC_UNSAFE);
-	ilpi_mincut_info_free(&info);
-	ilp_partition_free(p);
+	cut(g, &o, (cut_want){ "sin", ILPI_MC_UNSAFE, NULL, NULL, 0 });
 	ilp_graph_free(g);
 
 	/* unknown switches and bad values are refused */
