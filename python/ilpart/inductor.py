@@ -16,14 +16,14 @@ whose Inductor partitions some other way never trains silently with min-cut.
 
 import contextlib
 import hashlib
-from typing import Any, Callable, Iterator, List, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 import torch.fx as fx
 
 from .runner import IlpartError
 
-__all__ = ["inductor_compiler"]
+__all__ = ["inductor_compiler", "custom_partitioner"]
 
 PartitionFn = Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]
 
@@ -56,9 +56,20 @@ def _partitioner_installed(partition: PartitionFn, key: str) -> Iterator[None]:
         compile_fx.min_cut_rematerialization_partition = saved
 
 
+def custom_partitioner(partition: PartitionFn, key: Optional[str] = None) -> Any:
+    """`partition` (an aot_autograd partition_fn, e.g. ilpart.partition_fn()) as the
+    `CustomPartitionerFn` that newer Inductor configs take
+    (`torch._inductor.config.custom_partitioner_fn`). Inductor calls it as
+    `fn(gm, joint_inputs, compiler="inductor", static_lifetime_input_indices=..., **kwargs)`;
+    the first two keywords are min-cut's and are dropped. Its uuid keys Inductor's caches:
+    `key` (default: the partition function's name and id) names ilpart's configuration, so
+    another one misses. Needs a torch that has CustomPartitionerFn (not 2.6)."""
+    if key is None:
+        key = "%s %d" % (getattr(partition, "__qualname__", ""), id(partition))
+    return _custom_fn(partition, key)
+
+
 def _custom_fn(partition: PartitionFn, key: str) -> Any:
-    """`partition` as the CustomPartitionerFn newer Inductor configs take (its uuid keys
-    Inductor's caches: `key` names ilpart's configuration, so another one misses)."""
     from torch._inductor.custom_graph_pass import CustomPartitionerFn
 
     class IlpartPartitioner(CustomPartitionerFn):
