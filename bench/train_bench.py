@@ -1,34 +1,46 @@
 """Training with Inductor on CPU: PyTorch's partitioner against ilpart's, measured at run time.
 
-For each model and partitioner, one fresh process (python3 bench/train_bench.py --one ...)
-with a fresh Inductor cache directory compiles the model with torch.compile's Inductor path
-and trains it:
+Per model one fresh process (python3 bench/train_bench.py --one MODEL ...) compiles the model
+once per partitioner (a copy with the same initial weights; each compile with a fresh, empty
+Inductor cache: torch._inductor.utils.fresh_inductor_cache), then times the training steps of
+all of them interleaved: --rounds rounds, in each round every partitioner runs one untimed
+and --steps timed SGD steps, the order rotating from round to round, so that a change of the
+machine's load hits every partitioner alike.
 
   compile_s   wall time of the first training step (dynamo, AOTAutograd, partition,
-              Inductor's C++ compiles) minus the steady-state step time
-  step_ms     median wall time of --steps steps after --warmup steps
+              Inductor's C++ compiles, cold cache) minus the median step
+  step_ms     median wall time of all timed steps; step_iqr_ms their interquartile range
+  cpu_ms      the same in process CPU time (time.process_time: one thread, so less
+              sensitive to other processes on the machine than wall time)
   saved_B     bytes the compiled forward hands to the backward, measured at run time:
-              every tensor passed to save_for_backward (torch.autograd.graph.
-              saved_tensors_hooks), each storage once, parameters and inputs excluded
+              every tensor the compiled call passes to save_for_backward (torch.autograd.
+              graph.saved_tensors_hooks around that call only), each storage once, the
+              model's parameters and buffers excluded (they live for the whole run); a
+              saved batch input counts, as in PyTorch's and ilpart's own byte counts
   peak_B      peak of the CPU allocator's live bytes during one step above the bytes live
               before it (the profiler's allocation events, profile_memory=True)
 
 Partitioners: PyTorch's min-cut (torch.compile's default) at activation_memory_budget 1.0,
-0.5 and 0.3; ilpart's memory objective; ilpart's runtime objective at 0.5 and 0.3
-(ilpart.backend(objective="runtime", memory_budget=F)). Ratios are against PyTorch's
-default in the same run. Run through the chroot:
+0.5 and 0.3; ilpart's memory objective (the no-budget counterpart of PyTorch's default);
+ilpart's runtime objective at 0.5 and 0.3 (ilpart.backend(objective="runtime",
+memory_budget=F, calibrate=True): op times measured on this machine, as the cost model's
+roofline profile does not know the machine's BLAS). The comparison table pairs each ilpart
+row with PyTorch's at the same budget: ratios ilpart/PyTorch of the median step time (and in
+brackets the lowest and highest of the per-round ratios: a range containing 1.00 is within
+the measured noise), of the CPU time, of saved bytes and of peak memory. Run through the
+chroot:
 
     ./scripts/setup.sh build
-    ./scripts/torch-chroot.sh python3 bench/train_bench.py [--models llama,gpt] [--steps 20]
+    ./scripts/torch-chroot.sh python3 bench/train_bench.py [--models llama,gpt] [--rounds 7]
 """
 
 import argparse
+import copy
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -41,9 +53,20 @@ PARTITIONERS = [
     ("pytorch@0.5", {"budget": 0.5}),
     ("pytorch@0.3", {"budget": 0.3}),
     ("ilpart-memory", {"objective": "memory"}),
-    ("ilpart-runtime@0.5", {"objective": "runtime", "memory_budget": 0.5}),
-    ("ilpart-runtime@0.3", {"objective": "runtime", "memory_budget": 0.3}),
+    ("ilpart-runtime@0.5", {"objective": "runtime", "memory_budget": 0.5, "calibrate": True}),
+    ("ilpart-runtime@0.3", {"objective": "runtime", "memory_budget": 0.3, "calibrate": True}),
+    # Not run by default: the runtime objective on the roofline `cpu` profile.
+    ("ilpart-roofline@0.5", {"objective": "runtime", "memory_budget": 0.5}),
+    ("ilpart-roofline@0.3", {"objective": "runtime", "memory_budget": 0.3}),
 ]
+DEFAULT = [p for p, _ in PARTITIONERS if "roofline" not in p]
+
+# ilpart row -> PyTorch row at the same budget (the memory objective has no budget: it is
+# compared with PyTorch's default).
+PAIRS = {"ilpart-memory": "pytorch"}
+for _p, _o in PARTITIONERS:
+    if "memory_budget" in _o:
+        PAIRS[_p] = "pytorch@%g" % _o["memory_budget"]
 
 
 def make_model(name):
@@ -64,71 +87,74 @@ def make_model(name):
     raise SystemExit("unknown model %r" % name)
 
 
-def compile_model(model, label, opts, time_limit):
-    import torch
-    import ilpart
-    if label.startswith("pytorch"):
-        import torch._functorch.config as fc
-        fc.activation_memory_budget = opts["budget"]
-        return torch.compile(model)
-    return torch.compile(model, backend=ilpart.backend(time_limit=time_limit, **opts))
-
-
 def loss_of(out):
     return out if out.dim() == 0 else out.float().square().mean()
 
 
-def run_one(model_name, label, steps, warmup, time_limit):
-    import torch
-    torch.set_num_threads(1)
-    opts = dict(PARTITIONERS)[label]
-    model, batch = make_model(model_name)
-    compiled = compile_model(model, label, opts, time_limit)
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    inputs = [batch() for _ in range(4)]
-    keep = {p.untyped_storage().data_ptr() for p in model.parameters()}
-    keep |= {b.untyped_storage().data_ptr() for b in model.buffers()}
+class Run:
+    """One partitioner's compiled copy of the model, its optimizer and its step timings."""
 
-    def step(x, hooks=None):
-        opt.zero_grad(set_to_none=True)
-        if hooks is None:
-            loss = loss_of(compiled(*x))
+    def __init__(self, base, label, time_limit):
+        import torch
+        import ilpart
+        self.label = label
+        self.model = copy.deepcopy(base)
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3)
+        opts = dict(PARTITIONERS)[label]
+        self.budget = opts.get("budget")
+        if label.startswith("pytorch"):
+            # torch.compile(model)'s Inductor path, through a backend object of this run's
+            # own: dynamo would otherwise hand this copy the code it compiled for an
+            # earlier copy (same code, same backend) at another budget.
+            from torch._inductor.compile_fx import compile_fx
+
+            def inductor(gm, example_inputs):
+                return compile_fx(gm, example_inputs)
+            self.compiled = torch.compile(self.model, backend=inductor)
         else:
-            with torch.autograd.graph.saved_tensors_hooks(*hooks):
-                loss = loss_of(compiled(*x))
-        loss.backward()
-        opt.step()
+            self.compiled = torch.compile(self.model, backend=ilpart.backend(
+                time_limit=time_limit, **opts))
+        self.wall, self.cpu = [], []
+        self.rounds = []  # per round: median wall time of its steps
 
-    t0 = time.perf_counter()
-    step(inputs[0])
-    first = time.perf_counter() - t0
-    for i in range(warmup):
-        step(inputs[i % len(inputs)])
-    times = []
-    for i in range(steps):
-        t0 = time.perf_counter()
-        step(inputs[i % len(inputs)])
-        times.append(time.perf_counter() - t0)
-    step_s = statistics.median(times)
+    def step(self, x, hooks=None):
+        import contextlib
+        import torch
+        import torch._functorch.config as fc
+        # PyTorch's partitioner reads its budget when it partitions (the first step).
+        ctx = fc.patch(activation_memory_budget=self.budget) if self.budget is not None \
+            else contextlib.nullcontext()
+        self.opt.zero_grad(set_to_none=True)
+        with ctx:
+            if hooks is None:
+                out = self.compiled(*x)
+            else:  # the compiled call only: loss_of's own saved tensors are not counted
+                with torch.autograd.graph.saved_tensors_hooks(*hooks):
+                    out = self.compiled(*x)
+            loss_of(out).backward()
+        self.opt.step()
 
+    def timed(self, x):
+        w0, c0 = time.perf_counter(), time.process_time()
+        self.step(x)
+        self.wall.append(time.perf_counter() - w0)
+        self.cpu.append(time.process_time() - c0)
+
+
+def saved_bytes(run, inputs):
+    import torch
+    keep = {p.untyped_storage().data_ptr() for p in run.model.parameters()}
+    keep |= {b.untyped_storage().data_ptr() for b in run.model.buffers()}
     seen = {}
 
     def pack(t):
         s = t.untyped_storage()
-        ptr = s.data_ptr()
-        if ptr not in keep and not any(ptr == x.untyped_storage().data_ptr()
-                                       for x in inputs[0] if isinstance(x, torch.Tensor)):
-            seen[ptr] = s.nbytes()
+        if s.data_ptr() not in keep:
+            seen[s.data_ptr()] = s.nbytes()
         return t
 
-    step(inputs[0], hooks=(pack, lambda t: t))
-    saved = sum(seen.values())
-
-    peak = profiled_peak(lambda: step(inputs[1]))
-    q = statistics.quantiles(times, n=4)
-    return {"model": model_name, "partitioner": label, "compile_s": first - step_s,
-            "step_ms": 1e3 * step_s, "step_ms_iqr": 1e3 * (q[2] - q[0]),
-            "saved_B": saved, "peak_B": peak, "torch": torch.__version__}
+    run.step(inputs, hooks=(pack, lambda t: t))
+    return sum(seen.values())
 
 
 def profiled_peak(fn):
@@ -156,56 +182,115 @@ def profiled_peak(fn):
     return peak
 
 
-def spawn(model_name, label, args):
-    with tempfile.TemporaryDirectory(prefix="ilpart-bench-inductor-") as cache:
-        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache)
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", model_name,
-                               label, "--steps", str(args.steps), "--warmup", str(args.warmup),
-                               "--time-limit", str(args.time_limit)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True, env=env)
+def run_model(model_name, labels, rounds, steps, time_limit):
+    """All partitioners of one model in this process: compile each, then interleave."""
+    import torch
+    import torch._dynamo
+    from torch._inductor.utils import fresh_inductor_cache
+    torch.set_num_threads(1)
+    torch._dynamo.config.cache_size_limit = max(64, torch._dynamo.config.cache_size_limit)
+    load0 = os.getloadavg()[0]
+    base, batch = make_model(model_name)
+    inputs = [batch() for _ in range(4)]
+    runs, first = [], {}
+    for label in labels:
+        r = Run(base, label, time_limit)
+        with fresh_inductor_cache():
+            t0 = time.perf_counter()
+            r.step(inputs[0])
+            first[label] = time.perf_counter() - t0
+        runs.append(r)
+        print("%s %s: compiled in %.1f s" % (model_name, label, first[label]),
+              file=sys.stderr, flush=True)
+    for k in range(rounds):
+        for r in runs[k % len(runs):] + runs[:k % len(runs)]:
+            r.step(inputs[(k + 1) % len(inputs)])  # untimed: caches after the others ran
+            start = len(r.wall)
+            for i in range(steps):
+                r.timed(inputs[i % len(inputs)])
+            r.rounds.append(statistics.median(r.wall[start:]))
+    rows = []
+    for r in runs:
+        q = statistics.quantiles(r.wall, n=4)
+        qc = statistics.quantiles(r.cpu, n=4)
+        step_s = statistics.median(r.wall)
+        rows.append({
+            "model": model_name, "partitioner": r.label,
+            "compile_s": first[r.label] - step_s, "step_ms": 1e3 * step_s,
+            "step_iqr_ms": 1e3 * (q[2] - q[0]), "cpu_ms": 1e3 * statistics.median(r.cpu),
+            "cpu_iqr_ms": 1e3 * (qc[2] - qc[0]), "round_ms": [1e3 * t for t in r.rounds],
+            "saved_B": saved_bytes(r, inputs[0]),
+            "peak_B": profiled_peak(lambda r=r: r.step(inputs[1])),
+            "torch": torch.__version__})
+    load1 = os.getloadavg()[0]
+    for row in rows:
+        row["load"] = [round(load0, 2), round(load1, 2)]
+    return rows
+
+
+def spawn(model_name, labels, args):
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", model_name,
+                           "--partitioners", ",".join(labels), "--rounds", str(args.rounds),
+                           "--steps", str(args.steps), "--time-limit", str(args.time_limit)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr[-3000:])
-        return {"model": model_name, "partitioner": label, "error": proc.returncode}
+        return [{"model": model_name, "partitioner": p, "error": proc.returncode}
+                for p in labels]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def mib(b):
+    return "%.2f" % (b / 2**20)
+
+
 def table(rows):
-    out = ["| model | partitioner | compile s | step ms (median) | vs pytorch | saved MiB | "
-           "vs pytorch | peak MiB | vs pytorch |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    base = {}
-    for r in rows:
-        if r["partitioner"] == "pytorch" and "error" not in r:
-            base[r["model"]] = r
+    """The measured rows, then ilpart against PyTorch at the same budget."""
+    out = ["| model | partitioner | compile s | step ms (median ± IQR/2) | CPU ms | saved MiB "
+           "| peak MiB | load |", "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         if "error" in r:
-            out.append("| %s | %s | failed (exit %s) | | | | | | |"
+            out.append("| %s | %s | failed (exit %s) | | | | | |"
                        % (r["model"], r["partitioner"], r["error"]))
             continue
-        b = base.get(r["model"])
-
-        def ratio(k):
-            return "%.2f" % (r[k] / b[k]) if b and b[k] else "-"
-        out.append("| %s | %s | %.1f | %.1f ± %.1f | %s | %.2f | %s | %.2f | %s |" % (
-            r["model"], r["partitioner"], r["compile_s"], r["step_ms"], r["step_ms_iqr"] / 2,
-            ratio("step_ms"), r["saved_B"] / 2**20, ratio("saved_B"), r["peak_B"] / 2**20,
-            ratio("peak_B")))
+        out.append("| %s | %s | %.1f | %.1f ± %.1f | %.1f ± %.1f | %s | %s | %.1f–%.1f |" % (
+            r["model"], r["partitioner"], r["compile_s"], r["step_ms"], r["step_iqr_ms"] / 2,
+            r["cpu_ms"], r["cpu_iqr_ms"] / 2, mib(r["saved_B"]), mib(r["peak_B"]),
+            r["load"][0], r["load"][1]))
+    out += ["", "| model | ilpart | vs PyTorch | step time [per-round range] | CPU time | "
+            "saved bytes | peak |", "|---|---|---|---:|---:|---:|---:|"]
+    by = {(r["model"], r["partitioner"]): r for r in rows if "error" not in r}
+    for r in rows:
+        b = by.get((r["model"], PAIRS.get(r["partitioner"])))
+        if "error" in r or b is None:
+            continue
+        per_round = [a / c for a, c in zip(r["round_ms"], b["round_ms"])]
+        out.append("| %s | %s | %s | %.2f [%.2f–%.2f] | %.2f | %.3f | %.2f |" % (
+            r["model"], r["partitioner"], b["partitioner"], r["step_ms"] / b["step_ms"],
+            min(per_round), max(per_round), r["cpu_ms"] / b["cpu_ms"],
+            r["saved_B"] / b["saved_B"], r["peak_B"] / b["peak_B"]))
     return "\n".join(out)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="llama,gpt,llama-sac")
-    ap.add_argument("--partitioners", default=",".join(p for p, _ in PARTITIONERS))
-    ap.add_argument("--steps", type=int, default=15)
-    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--partitioners", default=",".join(DEFAULT),
+                    help="any of: " + ", ".join(p for p, _ in PARTITIONERS))
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--steps", type=int, default=3, help="timed steps per round")
     ap.add_argument("--time-limit", type=float, default=60)
     ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--table", metavar="ROWS",
                     help="print the table of earlier rows (a --json file, or the JSON lines "
                     "a run prints on stderr) and exit")
-    ap.add_argument("--one", nargs=2, metavar=("MODEL", "PARTITIONER"), help=argparse.SUPPRESS)
+    ap.add_argument("--one", metavar="MODEL", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    labels = args.partitioners.split(",")
+    unknown = [p for p in labels if p not in dict(PARTITIONERS)]
+    if unknown:
+        ap.error("unknown partitioner(s): " + ", ".join(unknown))
     if args.table:
         with open(args.table) as f:
             text = f.read()
@@ -214,13 +299,12 @@ def main():
         print(table(rows))
         return 0
     if args.one:
-        print(json.dumps(run_one(args.one[0], args.one[1], args.steps, args.warmup,
-                                 args.time_limit)))
+        print(json.dumps(run_model(args.one, labels, args.rounds, args.steps,
+                                   args.time_limit)))
         return 0
     rows = []
     for m in args.models.split(","):
-        for p in args.partitioners.split(","):
-            r = spawn(m, p, args)
+        for r in spawn(m, labels, args):
             rows.append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
     print(table(rows))
