@@ -45,6 +45,9 @@ import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 top = os.path.dirname(here)
+# Not bench/ itself: bench/timeit.py would shadow the standard library's timeit, which
+# torch imports.
+sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
 sys.path.insert(0, os.path.join(top, "tests", "python"))
 sys.path.insert(0, os.path.join(top, "python"))
 
