@@ -159,40 +159,36 @@ END_TEST
 
 /* Every reference partition of the corpus simulates, also those that break a tag; its
  * peak is at least what the backward holds at its start. */
+static long
+references_simulate(const char *path, ilp_graph *g, void *tag_breakers)
+{
+	ilp_error err = { 0 };
+	ilp_check_options soft = { ILP_PREFER_SOFT };
+
+	for (size_t r = 0; r < g->n_ref; r++) {
+		ilp_partition *p = t_ref_part(g, r);
+		ilp_peak pk;
+
+		ilpi_partition_set_producer(p, NULL, NULL, "pytorch", NULL);
+		/* PyTorch's budget path recomputes MUST_SAVE values (the corpus' budget
+		 * references): they break a tag but run, and memory does not care. */
+		if (ilp_check(g, p, &soft, &err) != 0)
+			++*(int *)tag_breakers;
+		ck_assert_msg(ilp_partition_peak(g, p, &pk, &err) == 0, "%s: %s", path, err.msg);
+		ck_assert_int_ge(pk.peak_bytes, pk.held_bytes);
+		ck_assert_int_ge(pk.peak_bytes, pk.forward_peak);
+		ck_assert_int_gt(pk.peak_bytes, 0);
+		ck_assert_int_eq(pk.phase == ILP_PHASE_NONE, 0);
+		ilp_partition_free(p);
+	}
+	return (long)g->n_ref;
+}
+
 START_TEST(memsim_corpus_references)
 {
-	size_t n;
-	char **paths = t_corpus(&n);
-	int seen = 0, tag_breakers = 0;
+	int tag_breakers = 0;
 
-	for (size_t f = 0; f < n; f++) {
-		const char *path = paths[f];
-		ilp_graph *g = t_graph_file(path);
-		ilp_error err = { 0 };
-		ilp_check_options soft = { ILP_PREFER_SOFT };
-
-		for (size_t r = 0; r < g->n_ref; r++) {
-			ilp_partition *p = t_ref_part(g, r);
-			ilp_peak pk;
-
-			ilpi_partition_set_producer(p, NULL, NULL, "pytorch", NULL);
-			/* PyTorch's budget path recomputes MUST_SAVE values (the corpus' budget
-			 * references): they break a tag but run, and memory does not care. */
-			if (ilp_check(g, p, &soft, &err) != 0)
-				tag_breakers++;
-			ck_assert_msg(ilp_partition_peak(g, p, &pk, &err) == 0, "%s: %s", path,
-			    err.msg);
-			ck_assert_int_ge(pk.peak_bytes, pk.held_bytes);
-			ck_assert_int_ge(pk.peak_bytes, pk.forward_peak);
-			ck_assert_int_gt(pk.peak_bytes, 0);
-			ck_assert_int_eq(pk.phase == ILP_PHASE_NONE, 0);
-			ilp_partition_free(p);
-			seen++;
-		}
-		ilp_graph_free(g);
-	}
-	t_strs_free(paths, n);
-	ck_assert_int_gt(seen, 10);
+	ck_assert_int_gt(t_each_corpus_graph(references_simulate, &tag_breakers), 10);
 	ck_assert_int_gt(tag_breakers, 0);
 }
 END_TEST

@@ -667,62 +667,96 @@ END_TEST
 /* Parity on the corpus of real torch 2.6 joint graphs (tests/data/corpus, exported
  * with PyTorch's own saved set as reference "pytorch-2.6-mincut"): ilpart's saved set
  * must equal PyTorch's, graph by graph. */
+typedef struct parity_run {
+	const char *ref_name; /* PyTorch's saved set, recorded in the graph */
+	double budget;        /* torch's activation_memory_budget */
+	int via_graph;        /* the budget as the graph's memory_budget, config at 1 */
+	int equal;
+} parity_run;
+
+/* g with memory_budget `budget` on its last node, written and read back. */
+static ilp_graph *
+with_budget_field(ilp_graph *g, double budget)
+{
+	ilp_graph *h = NULL;
+	ilp_error err = { 0 };
+	char *json = NULL;
+
+	g->memory_budget = budget;
+	g->memory_budget_node = (int32_t)(g->n - 1);
+	ck_assert_int_eq(ilp_graph_to_json(g, &json, &err), 0);
+	ck_assert_int_eq(ilp_graph_read_buffer(json, strlen(json), g->path, &h, &err), 0);
+	ck_assert(h->memory_budget == budget);
+	ck_assert_int_eq(h->memory_budget_node, (int32_t)(h->n - 1));
+	free(json);
+	return h;
+}
+
+static long
+parity_one(const char *path, ilp_graph *g, void *ctx)
+{
+	parity_run *pr = ctx;
+	const char *name = strrchr(path, '/') + 1;
+	char diff[1024] = "";
+	size_t len = 0;
+	ilp_graph *h = NULL;
+	ilp_partition *p = NULL;
+	ilpi_mincut_options o;
+	ilp_error err = { 0 };
+	long ref = t_ref_find(g, pr->ref_name);
+	uint8_t *want;
+
+	if (ref < 0)
+		return 0;
+	ilpi_mincut_options_init(&o);
+	o.check = 0;
+	o.activation_memory_budget = pr->budget;
+	/* no memory_budget field: the configured budget stands */
+	ck_assert_int_eq(ilpi_mincut_budget_of_graph(g, &o), 0);
+	ck_assert(o.activation_memory_budget == pr->budget);
+	if (pr->via_graph) {
+		h = with_budget_field(g, pr->budget);
+		o.activation_memory_budget = 1.0;
+		ck_assert_int_eq(ilpi_mincut_budget_of_graph(h, &o), 1);
+		g = h;
+	}
+	ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s: %s", name, err.msg);
+	want = calloc(g->n + 1, 1);
+	for (size_t k = 0; k < g->ref[ref].n_saved; k++)
+		want[g->ref[ref].saved[k]] = 1;
+	for (size_t i = 0; i < g->n && len < 900; i++)
+		if ((want[i] != 0) != (ilpi_saved(p, i) != 0))
+			len += (size_t)snprintf(diff + len, sizeof diff - len, " %s%s",
+			    want[i] ? "-" : "+", g->node[i].name);
+	fprintf(stderr, "mincut parity %-5g %-28s %s%s%s\n", pr->budget, name,
+	    diff[0] ? "DIFFERS (+ilpart only, -torch only):" : "equal", diff,
+	    pr->via_graph ? " (memory_budget field)" : "");
+	pr->equal += diff[0] == '\0';
+	if (pr->budget >= 1)
+		ck_assert_int_eq(ilp_check(g, p, &(ilp_check_options){ ILP_PREFER_PYTORCH },
+		    &err), 0);
+	free(want);
+	ilp_partition_free(p);
+	ilp_graph_free(h);
+	return 1;
+}
+
 /* ilpart's min-cut against PyTorch's saved set recorded as reference `ref` in every
  * corpus graph, at torch's activation_memory_budget `budget`; reports graph by graph. */
 static void
-corpus_parity(const char *ref_name, double budget)
+corpus_parity(const char *ref_name, double budget, int via_graph)
 {
-	size_t n;
-	char **paths = t_corpus(&n);
-	int graphs = 0, equal = 0;
+	parity_run pr = { ref_name, budget, via_graph, 0 };
+	long graphs = t_each_corpus_graph(parity_one, &pr);
 
-	for (size_t f = 0; f < n; f++) {
-		const char *name = strrchr(paths[f], '/') + 1;
-		char diff[1024] = "";
-		size_t len = 0;
-		ilp_graph *g = t_graph_file(paths[f]);
-		ilp_partition *p = NULL;
-		ilpi_mincut_options o;
-		ilp_error err = { 0 };
-		long ref = t_ref_find(g, ref_name);
-		uint8_t *want;
-
-		if (ref < 0) {
-			ilp_graph_free(g);
-			continue;
-		}
-		graphs++;
-		ilpi_mincut_options_init(&o);
-		o.check = 0;
-		o.activation_memory_budget = budget;
-		ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s: %s",
-		    name, err.msg);
-		want = calloc(g->n + 1, 1);
-		for (size_t k = 0; k < g->ref[ref].n_saved; k++)
-			want[g->ref[ref].saved[k]] = 1;
-		for (size_t i = 0; i < g->n && len < 900; i++)
-			if ((want[i] != 0) != (ilpi_saved(p, i) != 0))
-				len += (size_t)snprintf(diff + len, sizeof diff - len, " %s%s",
-				    want[i] ? "-" : "+", g->node[i].name);
-		fprintf(stderr, "mincut parity %-5g %-28s %s%s\n", budget, name,
-		    diff[0] ? "DIFFERS (+ilpart only, -torch only):" : "equal", diff);
-		equal += diff[0] == '\0';
-		if (budget >= 1)
-			ck_assert_int_eq(ilp_check(g, p,
-			    &(ilp_check_options){ ILP_PREFER_PYTORCH }, &err), 0);
-		free(want);
-		ilp_partition_free(p);
-		ilp_graph_free(g);
-	}
-	t_strs_free(paths, n);
 	ck_assert_int_gt(graphs, 0);
-	ck_assert_msg(equal == graphs, "%s: parity on %d of %d corpus graphs", ref_name,
-	    equal, graphs);
+	ck_assert_msg(pr.equal == graphs, "%s: parity on %d of %ld corpus graphs", ref_name,
+	    pr.equal, graphs);
 }
 
 START_TEST(parity_corpus)
 {
-	corpus_parity("pytorch-2.6-mincut", 1.0);
+	corpus_parity("pytorch-2.6-mincut", 1.0, 0);
 }
 END_TEST
 
@@ -733,126 +767,77 @@ START_TEST(parity_corpus_budget)
 	char name[64];
 
 	snprintf(name, sizeof name, "pytorch-2.6-mincut-budget-%g", f[_i]);
-	corpus_parity(name, f[_i]);
+	corpus_parity(name, f[_i], 0);
 }
 END_TEST
 
 /* torch 2.6 takes the first node's float meta["memory_budget"] over
  * config.activation_memory_budget: a corpus graph given the node field (written and
- * read back) reaches PyTorch's saved set at 0.3 with the config at 1, and an explicit
- * budget is left alone when the graph has none. */
+ * read back) reaches PyTorch's saved set at 0.3 with the config at 1. */
 START_TEST(mc_budget_of_graph)
 {
-	size_t n;
-	char **paths = t_corpus(&n);
-	int graphs = 0;
-
-	for (size_t f = 0; f < n; f++) {
-		ilp_graph *g = t_graph_file(paths[f]), *h;
-		long ref = t_ref_find(g, "pytorch-2.6-mincut-budget-0.3");
-		ilpi_mincut_options o;
-		ilp_partition *p = NULL;
-		ilp_error err = { 0 };
-		char *json = NULL;
-
-		ilpi_mincut_options_init(&o);
-		o.activation_memory_budget = 0.5;
-		ck_assert_int_eq(ilpi_mincut_budget_of_graph(g, &o), 0);
-		ck_assert(o.activation_memory_budget == 0.5);
-		if (ref < 0) {
-			ilp_graph_free(g);
-			continue;
-		}
-		graphs++;
-		g->memory_budget = 0.3; /* on the last node: a later node's would not count */
-		g->memory_budget_node = (int32_t)(g->n - 1);
-		ck_assert_int_eq(ilp_graph_to_json(g, &json, &err), 0);
-		ck_assert_int_eq(ilp_graph_read_buffer(json, strlen(json), paths[f], &h, &err), 0);
-		ck_assert(h->memory_budget == 0.3);
-		ck_assert_int_eq(h->memory_budget_node, (int32_t)(h->n - 1));
-		o.activation_memory_budget = 1.0;
-		o.check = 0;
-		ck_assert_int_eq(ilpi_mincut_budget_of_graph(h, &o), 1);
-		ck_assert_msg(ilpi_mincut_run(h, &o, &p, NULL, &err) == 0, "%s", err.msg);
-		for (size_t i = 0; i < h->n; i++) {
-			int want = 0;
-
-			for (size_t k = 0; k < h->ref[ref].n_saved; k++)
-				want |= h->ref[ref].saved[k] == (int32_t)i;
-			ck_assert_msg(want == (ilpi_saved(p, i) != 0), "%s: %s", paths[f],
-			    h->node[i].name);
-		}
-		ilp_partition_free(p);
-		free(json);
-		ilp_graph_free(h);
-		ilp_graph_free(g);
-	}
-	t_strs_free(paths, n);
-	ck_assert_int_gt(graphs, 0);
+	corpus_parity("pytorch-2.6-mincut-budget-0.3", 0.3, 1);
 }
 END_TEST
 
 /* activation_memory_budget_runtime_estimator=profile takes each knapsack item's
  * time_us: with none it fails naming the option; with time_us = 1 ms everywhere it cuts
- * as "testing" does, with time_us = 1000 * max(flops, 1) as "flops" does. */
-START_TEST(mc_profile_estimator)
+ * as "testing" does, with time_us = 1000 * max(flops, 1) as "flops" does. Counts the
+ * graphs whose cut at 0.1 reaches the knapsack. */
+static long
+profile_one(const char *path, ilp_graph *g, void *ctx)
 {
-	size_t n;
-	char **paths = t_corpus(&n);
-	int knapsacks = 0;
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p = NULL, *q = NULL;
+	ilp_error err = { 0 };
 
-	for (size_t f = 0; f < n; f++) {
-		ilp_graph *g = t_graph_file(paths[f]);
-		ilpi_mincut_options o;
-		ilpi_mincut_info info;
-		ilp_partition *p = NULL, *q = NULL;
-		ilp_error err = { 0 };
+	(void)ctx;
+	ilpi_mincut_options_init(&o);
+	o.check = 0;
+	o.activation_memory_budget = 0.1;
+	ck_assert_int_eq(ilpi_mincut_options_set(&o,
+	    "activation_memory_budget_runtime_estimator", "profile"), 0);
+	for (size_t i = 0; i < g->n; i++)
+		g->node[i].time_us = ILPI_UNKNOWN_COST;
+	if (ilpi_mincut_run(g, &o, &p, &info, &err) == 0) {
+		/* the knapsack was not reached (an earlier cut met the budget) */
+		ck_assert_int_eq(info.knapsack_items, 0);
+		ilpi_mincut_info_free(&info);
+		ilp_partition_free(p);
+		return 0;
+	}
+	ck_assert_msg(strstr(err.msg, "activation_memory_budget_runtime_estimator"
+	    "=profile") != NULL && strstr(err.msg, "time_us") != NULL, "%s", err.msg);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *as = pass == 0 ? "testing" : "flops";
 
-		ilpi_mincut_options_init(&o);
-		o.check = 0;
-		o.activation_memory_budget = 0.1;
+		for (size_t i = 0; i < g->n; i++) {
+			const ilpi_node *nd = &g->node[i];
+			double fl = nd->flops > 1 ? nd->flops : 1;
+
+			if (nd->target != NULL && strstr(nd->target, "_for_cpu") != NULL)
+				fl = 1;
+			g->node[i].time_us = pass == 0 ? 1000 : 1000 * fl;
+		}
 		ck_assert_int_eq(ilpi_mincut_options_set(&o,
 		    "activation_memory_budget_runtime_estimator", "profile"), 0);
+		ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s", err.msg);
+		ck_assert_int_eq(ilpi_mincut_options_set(&o,
+		    "activation_memory_budget_runtime_estimator", as), 0);
+		ck_assert_int_eq(ilpi_mincut_run(g, &o, &q, NULL, &err), 0);
 		for (size_t i = 0; i < g->n; i++)
-			g->node[i].time_us = ILPI_UNKNOWN_COST;
-		if (ilpi_mincut_run(g, &o, &p, &info, &err) == 0) {
-			/* the knapsack was not reached (an earlier cut met the budget) */
-			ck_assert_int_eq(info.knapsack_items, 0);
-			ilpi_mincut_info_free(&info);
-			ilp_partition_free(p);
-			ilp_graph_free(g);
-			continue;
-		}
-		ck_assert_msg(strstr(err.msg, "activation_memory_budget_runtime_estimator"
-		    "=profile") != NULL && strstr(err.msg, "time_us") != NULL, "%s", err.msg);
-		knapsacks++;
-		for (int pass = 0; pass < 2; pass++) {
-			const char *as = pass == 0 ? "testing" : "flops";
-
-			for (size_t i = 0; i < g->n; i++) {
-				const ilpi_node *nd = &g->node[i];
-				double fl = nd->flops > 1 ? nd->flops : 1;
-
-				if (nd->target != NULL && strstr(nd->target, "_for_cpu") != NULL)
-					fl = 1;
-				g->node[i].time_us = pass == 0 ? 1000 : 1000 * fl;
-			}
-			ck_assert_int_eq(ilpi_mincut_options_set(&o,
-			    "activation_memory_budget_runtime_estimator", "profile"), 0);
-			ck_assert_msg(ilpi_mincut_run(g, &o, &p, NULL, &err) == 0, "%s", err.msg);
-			ck_assert_int_eq(ilpi_mincut_options_set(&o,
-			    "activation_memory_budget_runtime_estimator", as), 0);
-			ck_assert_int_eq(ilpi_mincut_run(g, &o, &q, NULL, &err), 0);
-			for (size_t i = 0; i < g->n; i++)
-				ck_assert_msg(!ilpi_saved(p, i) == !ilpi_saved(q, i), "%s as %s: %s",
-				    paths[f], as, g->node[i].name);
-			ilp_partition_free(p);
-			ilp_partition_free(q);
-		}
-		ilp_graph_free(g);
+			ck_assert_msg(!ilpi_saved(p, i) == !ilpi_saved(q, i), "%s as %s: %s",
+			    path, as, g->node[i].name);
+		ilp_partition_free(p);
+		ilp_partition_free(q);
 	}
-	t_strs_free(paths, n);
-	ck_assert_int_gt(knapsacks, 0);
+	return 1;
+}
+
+START_TEST(mc_profile_estimator)
+{
+	ck_assert_int_gt(t_each_corpus_graph(profile_one, NULL), 0);
 }
 END_TEST
 

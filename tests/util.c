@@ -88,6 +88,23 @@ t_corpus(size_t *n)
 	return paths;
 }
 
+long
+t_each_corpus_graph(long (*fn)(const char *path, ilp_graph *g, void *ctx), void *ctx)
+{
+	size_t n;
+	char **paths = t_corpus(&n);
+	long sum = 0;
+
+	for (size_t f = 0; f < n; f++) {
+		ilp_graph *g = t_graph_file(paths[f]);
+
+		sum += fn(paths[f], g, ctx);
+		ilp_graph_free(g);
+	}
+	t_strs_free(paths, n);
+	return sum;
+}
+
 void
 t_strs_free(char **s, size_t n)
 {
