@@ -29,7 +29,8 @@ enum {
 	MAX_WIDTH = 4,            /* state variables at a cut: 2^(in+out) sub-fronts */
 	MAX_SEG = 400,            /* items in a segment */
 	MAX_POINTS = 48000000,    /* combination points over all cuts (8 bytes each) */
-	NLAM = 17,                /* Lagrange multipliers of the bounds */
+	NLAM = 17,                /* geometric multipliers around the budget's crossing */
+	MAX_LAM = 192,            /* multipliers of the bounds, at most */
 	BEAM = 128                /* points per state in the heuristic run */
 };
 
@@ -84,7 +85,10 @@ struct ilpi_blocks {
 	size_t *soff;
 	size_t *lbeg, *lcnt;
 	int64_t *minb;            /* per global state: least bytes of the rest */
-	double *v[NLAM + 1];            /* per multiplier, per global state: Lagrangian values */
+	double *v0;               /* per global state: Lagrangian values, one multiplier */
+	double *vt;               /* per global state, per multiplier (ascending): the same */
+	double *lam;              /* the multipliers of vt */
+	size_t n_lam;
 	int32_t *path;            /* per segment: class point (scalar programmes) */
 	dtrace *dp;               /* every point of the combination, global index */
 	size_t n_dp, cap_dp;
@@ -1073,37 +1077,46 @@ typedef struct bounds {
 	int64_t cap;              /* < 0: none */
 	double ub;                /* DBL_MAX: none */
 	size_t nlam;
-	const double *lam;
-	double *const *v;         /* per lambda, per global state: V_lambda */
+	const double *lam;        /* ascending, lam[0] = 0 */
+	const double *vt;         /* per global state, per lambda: V_lambda */
 	const int64_t *minb;      /* per global state: least bytes of the rest */
 	size_t beam;              /* > 0: a heuristic run keeping this many points per state */
 } bounds;
+
+/* V_lambda(at) - lambda * (cap - by): concave in lambda (V_lambda is a least of
+ * functions linear in lambda), so its largest value over the ascending grid is found
+ * by bisection; any value is a valid bound, so rounding cannot make it wrong. */
+static double
+lagrange(const bounds *bd, size_t at, size_t l, int64_t by)
+{
+	double v = bd->vt[at * bd->nlam + l];
+
+	return bd->lam[l] == 0 ? v : v - bd->lam[l] * (double)(bd->cap - by);
+}
 
 /* Lower bound on the cost of completing a point with by bytes at global state at:
  * DBL_MAX when no completion fits the cap. */
 static double
 rest_bound(const bounds *bd, size_t at, int64_t by)
 {
-	double lb = -DBL_MAX;
+	size_t lo = 0, hi = bd->nlam - 1;
 
 	if (bd->minb != NULL && (bd->minb[at] == INT64_MAX ||
 	    (bd->cap >= 0 && by + bd->minb[at] > bd->cap)))
 		return DBL_MAX;
-	for (size_t l = 0; l < bd->nlam; l++) {
-		double v = bd->v[l][at], x;
+	if (bd->vt[at * bd->nlam] == DBL_MAX)
+		return DBL_MAX;   /* no completion, whatever lambda */
+	if (bd->cap < 0)
+		return bd->vt[at * bd->nlam];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (v == DBL_MAX)
-			return DBL_MAX;
-		if (bd->lam[l] == 0)
-			x = v;
-		else if (bd->cap < 0)
-			continue;
+		if (lagrange(bd, at, mid, by) < lagrange(bd, at, mid + 1, by))
+			lo = mid + 1;
 		else
-			x = v - bd->lam[l] * (double)(bd->cap - by);
-		if (x > lb)
-			lb = x;
+			hi = mid;
 	}
-	return lb;
+	return lagrange(bd, at, lo, by);
 }
 
 typedef struct bkey {
@@ -1500,10 +1513,10 @@ ilpi_blocks_prepare(ilpi_blocks *b, ilp_error *err)
 	b->lcnt = calloc(nst, sizeof *b->lcnt);
 	b->minb = malloc(nst * sizeof *b->minb);
 	b->path = malloc((b->n_seg + 1) * sizeof *b->path);
-	for (size_t l = 0; l < NLAM + 1; l++)
-		if ((b->v[l] = malloc(nst * sizeof *b->v[l])) == NULL)
-			goto nomem;
-	if (b->lbeg == NULL || b->lcnt == NULL || b->minb == NULL || b->path == NULL)
+	b->v0 = malloc(nst * sizeof *b->v0);
+	b->vt = malloc(nst * MAX_LAM * sizeof *b->vt);
+	b->lam = malloc(MAX_LAM * sizeof *b->lam);
+	if (b->v0 == NULL || b->vt == NULL || b->lam == NULL || b->lbeg == NULL || b->lcnt == NULL || b->minb == NULL || b->path == NULL)
 		goto nomem;
 	rest_values(b, -1, NULL, b->minb);
 	return 0;
@@ -1592,18 +1605,18 @@ ilpi_blocks_runtime_optimal(ilpi_blocks *b, int64_t *bytes, double *cost, uint8_
 	bounds bd;
 	int rc;
 
-	rest_values(b, 0, b->v[0], NULL);
-	if (b->v[0][0] == DBL_MAX)
+	rest_values(b, 0, b->v0, NULL);
+	if (b->v0[0] == DBL_MAX)
 		return 1;
-	rest_path(b, 0, b->v[0], NULL, b->path, &b0, &c0);
+	rest_path(b, 0, b->v0, NULL, b->path, &b0, &c0);
 	/* least bytes among the partitions within 1e-9 of the least cost, as the
 	 * monolithic path's second stage */
 	bd.cap = -1;
-	bd.ub = b->v[0][0] + 1e-9 * (fabs(b->v[0][0]) > 1 ? fabs(b->v[0][0]) : 1);
+	bd.ub = b->v0[0] + 1e-9 * (fabs(b->v0[0]) > 1 ? fabs(b->v0[0]) : 1);
 	bd.nlam = 1;
 	bd.beam = 0;
 	bd.lam = &lam0;
-	bd.v = b->v;
+	bd.vt = b->v0;
 	bd.minb = b->minb;
 	if ((rc = combine(b, &bd)) < 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
@@ -1617,12 +1630,94 @@ ilpi_blocks_runtime_optimal(ilpi_blocks *b, int64_t *bytes, double *cost, uint8_
 	return 0;
 }
 
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, c = *(const double *)y;
+
+	return (a > c) - (a < c);
+}
+
+/* Appends to lam the slopes of the lower convex hull of every class front: where the
+ * least of cost + lambda * bytes of a segment changes point. With cuts of no state
+ * variables the Lagrangian bound of any rest, at any budget, is attained at one of
+ * them (or at 0); with state variables they are still good ones. */
+static int
+hull_slopes(const ilpi_blocks *b, double **lam, size_t *n, size_t *cap)
+{
+	for (size_t c = 0; c < b->n_cls; c++) {
+		const bclass *cl = &b->cls[c];
+		size_t ncombo = (size_t)1 << (cl->n_in + cl->n_out);
+
+		for (size_t k = 0; k < ncombo; k++) {
+			const bpoint *q = b->pt + cl->fbeg[k];
+			size_t i = 0, m = cl->fcnt[k];
+
+			/* from hull vertex i, the next vertex is the point of steepest descent */
+			while (i + 1 < m) {
+				size_t nx = i + 1;
+				double sl = (q[i].cost - q[nx].cost) / (double)(q[nx].bytes - q[i].bytes);
+
+				for (size_t j = i + 2; j < m; j++) {
+					double t = (q[i].cost - q[j].cost) / (double)(q[j].bytes - q[i].bytes);
+
+					if (t >= sl)
+						sl = t, nx = j;
+				}
+				if (ILPI_GROW(*lam, *cap, *n, 1) != 0)
+					return -1;
+				(*lam)[(*n)++] = sl;
+				i = nx;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * The multipliers of a budgeted combination, ascending from 0: a geometric grid around
+ * mid (where the Lagrangian optimum's bytes cross the cap) and the class fronts' hull
+ * slopes, the ones nearest mid (in ratio) when there are too many. Into b->lam.
+ */
+static int
+lam_grid(ilpi_blocks *b, double mid)
+{
+	double *c = NULL;
+	size_t n = 0, cap = 0, u = 0, lo, hi, k = 0;
+
+	b->lam[k++] = 0;
+	if (mid == 0)
+		goto done;
+	for (int l = 0; l < NLAM; l++)
+		b->lam[k++] = mid * pow(2, (l - NLAM / 2) / 2.0);
+	if (hull_slopes(b, &c, &n, &cap) != 0)
+		return -1;
+	qsort(c, n, sizeof *c, cmp_double);
+	for (size_t i = 0; i < n; i++)
+		if (c[i] > 0 && (u == 0 || c[i] > c[u - 1] * (1 + 1e-12)))
+			c[u++] = c[i];
+	for (hi = 0; hi < u && c[hi] < mid; hi++)
+		;
+	lo = hi;
+	while (k < MAX_LAM && (lo > 0 || hi < u)) {
+		if (hi >= u || (lo > 0 && mid / c[lo - 1] < c[hi] / mid))
+			b->lam[k++] = c[--lo];
+		else
+			b->lam[k++] = c[hi++];
+	}
+	free(c);
+	qsort(b->lam, k, sizeof *b->lam, cmp_double);
+done:
+	b->n_lam = k;
+	return 0;
+}
+
 int
 ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
     double *bound, uint8_t *s, uint8_t *r, ilp_error *err)
 {
 	int have = 0;
-	double lam[NLAM], lo = 0, hi = 1, ub = DBL_MAX;
+	double lo = 0, hi = 1, ub = DBL_MAX;
 	int64_t pb;
 	double pc;
 	bounds bd;
@@ -1632,14 +1727,14 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 		return 2;
 	/* lambda where the Lagrangian optimum's bytes cross the cap: bisection */
 	for (int it = 0; it < 200; it++) {
-		rest_values(b, hi, b->v[0], NULL);
-		rest_path(b, hi, b->v[0], NULL, b->path, &pb, &pc);
+		rest_values(b, hi, b->v0, NULL);
+		rest_path(b, hi, b->v0, NULL, b->path, &pb, &pc);
 		if (pb <= cap)
 			break;
 		lo = hi, hi *= 16;
 	}
-	rest_values(b, 0, b->v[0], NULL);
-	rest_path(b, 0, b->v[0], NULL, b->path, &pb, &pc);
+	rest_values(b, 0, b->v0, NULL);
+	rest_path(b, 0, b->v0, NULL, b->path, &pb, &pc);
 	if (pb <= cap) {
 		hi = 0;
 		ub = pc;
@@ -1649,8 +1744,8 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 
 		if (lo == 0 && hi < 1e-30)
 			break;
-		rest_values(b, mid, b->v[0], NULL);
-		rest_path(b, mid, b->v[0], NULL, b->path, &pb, &pc);
+		rest_values(b, mid, b->v0, NULL);
+		rest_path(b, mid, b->v0, NULL, b->path, &pb, &pc);
 		if (pb <= cap) {
 			hi = mid;
 			if (pc < ub)
@@ -1662,20 +1757,25 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 			break;
 	}
 	/* bounds at multipliers around the crossing; the feasible ones give ub */
-	for (int l = 0; l < NLAM; l++) {
-		lam[l] = hi * pow(2, (l - NLAM / 2) / 2.0);
-		if (hi == 0)
-			lam[l] = 0;
-		rest_values(b, lam[l], b->v[l], NULL);
-		rest_path(b, lam[l], b->v[l], NULL, b->path, &pb, &pc);
+	if (lam_grid(b, hi) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
+		return -1;
+	}
+	for (size_t l = 0; l < b->n_lam; l++) {
+		size_t nst = b->soff[b->n_seg + 1];
+
+		rest_values(b, b->lam[l], b->v0, NULL);
+		rest_path(b, b->lam[l], b->v0, NULL, b->path, &pb, &pc);
 		if (pb <= cap && pc < ub)
 			ub = pc;
+		for (size_t at = 0; at < nst; at++)
+			b->vt[at * b->n_lam + l] = b->v0[at];
 	}
 	bd.cap = cap;
 	bd.ub = ub;
-	bd.nlam = NLAM;
-	bd.lam = lam;
-	bd.v = b->v;
+	bd.nlam = b->n_lam;
+	bd.lam = b->lam;
+	bd.vt = b->vt;
 	bd.minb = b->minb;
 	/* a narrow heuristic run first: its answer is feasible, a far better ub than the
 	 * Lagrangian paths (identical blocks switch all at once at the same multiplier) */
@@ -1693,9 +1793,9 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 	}
 	/* the proven bound: the best Lagrangian value at the root */
 	*bound = -DBL_MAX;
-	for (int l = 0; l < NLAM; l++)
-		if (b->v[l][0] < DBL_MAX && b->v[l][0] - lam[l] * (double)cap > *bound)
-			*bound = b->v[l][0] - lam[l] * (double)cap;
+	for (size_t l = 0; l < b->n_lam; l++)
+		if (b->vt[l] < DBL_MAX && b->vt[l] - b->lam[l] * (double)cap > *bound)
+			*bound = b->vt[l] - b->lam[l] * (double)cap;
 	bd.beam = 0;
 	if ((rc = combine(b, &bd)) < 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "out of memory");
@@ -1777,8 +1877,9 @@ ilpi_blocks_free(ilpi_blocks *b)
 	free(b->lcnt);
 	free(b->minb);
 	free(b->path);
-	for (size_t l = 0; l < NLAM + 1; l++)
-		free(b->v[l]);
+	free(b->v0);
+	free(b->vt);
+	free(b->lam);
 	free(b->dp);
 	free(b->val[0]);
 	free(b->val[1]);

@@ -884,6 +884,38 @@ START_TEST(pareto_equals_solve_on_stacks)
 }
 END_TEST
 
+/* Every budget from the least bytes to the runtime optimum's, 64 bytes apart (the
+ * stacks' sizes), the knee included: each budgeted solve, decomposed and bounded,
+ * equals the point the complete front gives. */
+START_TEST(solve_equals_front_at_every_budget)
+{
+	for (uint64_t s = 0; s < 6; s++) {
+		uint64_t seed = 950000 + (uint64_t)_i * 100 + s;
+		ilp_graph *g = block_graph(seed, 4 + (int)((s * 5 + (uint64_t)_i * 3) % 12));
+		ilp_solve_options o;
+		ilp_pareto *pa = NULL;
+		ilp_error err = { 0 };
+		int64_t lo, hi;
+		int dec = 0;
+
+		ilp_solve_options_init(&o);
+		o.bans = (s + (uint64_t)_i) % 2 ? ILP_BANS_PYTORCH : ILP_BANS_NONE;
+		ck_assert_msg(ilp_pareto_new(g, &o, &pa, &err) == 0, "%s", err.msg);
+		ck_assert_msg(ilp_pareto_range(pa, &lo, &hi, &err) == 0, "%s", err.msg);
+		ck_assert_int_eq(ilp_pareto_from_front(pa), 1);
+		/* a fall-back to the monolithic model fails (note_blocks) */
+		o.verbose = 1, o.log = note_blocks, o.log_ctx = &dec;
+		for (int64_t b = lo; b <= hi + 64; b += 64) {
+			pareto_point(g, &o, pa, b, -1, "every budget");
+			pareto_point(g, &o, pa, b + 63, -1, "every budget");
+		}
+		ck_assert(dec);
+		ilp_pareto_free(pa);
+		ilp_graph_free(g);
+	}
+}
+END_TEST
+
 /* Multi-block corpus graphs: the front applies and gives every point. */
 START_TEST(pareto_equals_solve_on_corpus)
 {
@@ -1779,6 +1811,7 @@ suite_solver(void)
 	tc = tcase_create("pareto");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, pareto_equals_solve_on_stacks);
+	tcase_add_loop_test(tc, solve_equals_front_at_every_budget, 0, 3);
 	tcase_add_loop_test(tc, pareto_equals_solve_on_corpus, 0, 3);
 	tcase_add_test(tc, pareto_falls_back_without_blocks);
 	suite_add_tcase(s, tc);
