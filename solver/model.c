@@ -143,15 +143,13 @@ ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp
 	m->ind = calloc(cols, sizeof *m->ind);
 	m->warm = calloc(cols, sizeof *m->warm);
 	m->fixed = calloc(cols, 1);
-	m->root_rc = calloc(cols, sizeof *m->root_rc);
 	m->cut_ind = calloc(cols, sizeof *m->cut_ind);
 	m->cut_a = calloc(cols, sizeof *m->cut_a);
 	m->cut_x = calloc(cols, sizeof *m->cut_x);
 	m->cut_v = calloc(cols, sizeof *m->cut_v);
 	m->seen = calloc(red->n_stor + 1, 1);
 	if (m->col_s == NULL || m->col_r == NULL || m->col_y == NULL || m->coef == NULL ||
-	    m->ind == NULL || m->warm == NULL || m->fixed == NULL || m->root_rc == NULL ||
-	    m->cut_ind == NULL ||
+	    m->ind == NULL || m->warm == NULL || m->fixed == NULL || m->cut_ind == NULL ||
 	    m->cut_a == NULL || m->cut_x == NULL || m->cut_v == NULL || m->seen == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
@@ -187,7 +185,6 @@ ilpi_model_free(ilpi_model *m, int glpk_freed)
 	free(m->ind);
 	free(m->warm);
 	free(m->fixed);
-	free(m->root_rc);
 	free(m->cut_ind);
 	free(m->cut_a);
 	free(m->cut_x);
@@ -297,7 +294,6 @@ typedef struct cb_state {
 	int warm_given;
 	double bound;             /* best bound seen, -DBL_MAX until known */
 	long nodes, node_limit;   /* subproblems selected; stop after node_limit (0: none) */
-	double root_z;            /* objective of the root LP */
 	int *cut_ind;             /* scratch for budget_cuts, n_cols + 1 each */
 	double *cut_a, *cut_x, *cut_v;
 	double t_start, t_last;   /* glp_time() ms */
@@ -387,31 +383,22 @@ budget_cuts(glp_tree *tree, cb_state *st)
 
 /*
  * At the end of the first round: a restart after reduced-cost fixing throws the tree
- * (and the bound it has proven) away, so it pays only when the fixing removes a good
- * part of the model: at least a quarter of the free columns, by the root's reduced
- * costs against the incumbent. Deterministic: decided at a node count.
+ * away with the bound it has proven. When that bound is already within 1e-4 of the
+ * incumbent the tree is about to close and goes on; otherwise the fixing and the
+ * fresh start from the incumbent pay. Deterministic: decided at a node count.
  */
 static int
-restart_pays(glp_tree *tree, const cb_state *st)
+restart_pays(glp_tree *tree)
 {
 	glp_prob *lp = glp_ios_get_prob(tree);
-	const ilpi_model *m = st->m;
-	double slack, tol;
-	int n = 0, nfree = 0;
+	double gap;
 
 	if (glp_mip_status(lp) != GLP_FEAS)
-		return 0;
-	slack = glp_mip_obj_val(lp) - st->root_z;
-	tol = 1e-7 * (1 + fabs(glp_mip_obj_val(lp)));
-	for (int j = 1; j <= m->n_cols; j++) {
-		if (m->root_rc[j] < 0)
-			continue; /* fixed in the model */
-		nfree++;
-		n += m->root_rc[j] > slack + tol;
-	}
-	ilpi_glpk_note("first round: reduced-cost fixing would fix %d of %d columns: %s", n,
-	    nfree, 4 * n >= nfree ? "restarting" : "going on");
-	return 4 * n >= nfree;
+		return 0; /* nothing to fix against */
+	gap = glp_ios_mip_gap(tree);
+	ilpi_glpk_note("first round: incumbent %.10g, gap %.3g%%: %s", glp_mip_obj_val(lp),
+	    100 * gap, gap < 1e-4 ? "going on" : "restarting after reduced-cost fixing");
+	return !(gap < 1e-4);
 }
 
 static void
@@ -430,7 +417,7 @@ callback(glp_tree *tree, void *info)
 	case GLP_ISELECT:
 		/* A node budget, not a clock, ends the first round: deterministic. */
 		if (st->node_limit > 0 && ++st->nodes > st->node_limit) {
-			if (restart_pays(tree, st)) {
+			if (restart_pays(tree)) {
 				glp_ios_terminate(tree);
 				break;
 			}
@@ -661,15 +648,6 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		goto out;
 	}
 	st.warm = warm_columns(m, mip);
-	/* the root's reduced costs, for restart_pays */
-	st.root_z = glp_get_obj_val(m->lp);
-	for (int j = 1; j <= m->n_cols; j++) {
-		int cs = glp_get_col_stat(m->lp, j);
-		double d = glp_get_col_dual(m->lp, j);
-
-		m->root_rc[j] = glp_get_col_type(m->lp, j) != GLP_DB ? -1 : cs == GLP_NL ? d :
-		    cs == GLP_NU ? -d : 0;
-	}
 	st.cut_ind = m->cut_ind;
 	st.cut_a = m->cut_a;
 	st.cut_x = m->cut_x;

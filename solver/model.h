@@ -30,7 +30,6 @@ typedef struct ilpi_model {
 	int *ind;
 	double *warm;             /* start solution's column values; warm[0] < 0: none */
 	char *fixed;              /* columns fixed by reduced cost in this solve */
-	double *root_rc;          /* per column: root reduced cost towards its other bound */
 	int *cut_ind;             /* budget cuts */
 	double *cut_a, *cut_x, *cut_v;
 	uint8_t *seen;            /* per storage class, for ilpi_model_value */
