@@ -55,7 +55,7 @@ class CorpusTest(unittest.TestCase):
         import gen_corpus
         have = {n: p for n, p in ((os.path.basename(p)[:-5], p) for p in SMALL)}
         with tempfile.TemporaryDirectory() as d:
-            names = ["mlp", "dropout-sac", "float8-sac"]
+            names = ["mlp", "dropout-sac", "float8-sac", "convnet"]
             gen_corpus.export_small(d, set(names), True)
             for name in names:
                 with open(have[name]) as f:
