@@ -58,6 +58,7 @@ typedef struct solve_ctx {
 	int64_t pt_bytes;         /* PyTorch's partition at the fraction, when it obeys the
 	                           * rules (fraction_bytes): saved bytes, else -1 */
 	double pt_us;             /* ... and its recompute time */
+	ilp_partition *pt;        /* ... and the partition itself, else NULL */
 	int64_t least_bytes;      /* B0 when computed, else -1 */
 	/* peak objective and peak budget (solver/peak.c) */
 	ilpi_peak_rows peak;      /* peak.col == 0 when not used */
@@ -689,6 +690,32 @@ runtime_blocks(solve_ctx *c, ilp_error *err)
 	return blocks_answer(c, bytes, cost, 1, err);
 }
 
+static int seed_items(solve_ctx *c, const ilp_partition *p, uint8_t *s, uint8_t *r,
+    uint8_t *need);
+
+/* PyTorch's partition at the fraction (c->pt), carried onto the items in (ts, tr), when
+ * it is valid here, within `ub` budget units and recomputes less than the start (ws, wr)
+ * (NULL: none): the runtime stage then starts from it, so an answer cut short by the
+ * time limit is never worse than PyTorch's own (without it, the least-memory start,
+ * which recomputes nearly everything). 1 when it is the better start. */
+static int
+pt_start(solve_ctx *c, const ilpi_terms *tb, const ilpi_terms *tc, double ub,
+    const uint8_t *ws, const uint8_t *wr)
+{
+	double v;
+
+	if (c->pt == NULL || seed_items(c, c->pt, c->ts, c->tr, c->node_s) != 0)
+		return 0;
+	if (ilpi_model_value(&c->m, tb, c->ts, c->tr) > ub + 1e-6)
+		return 0;
+	v = ilpi_model_value(&c->m, tc, c->ts, c->tr);
+	if (ws != NULL && v >= ilpi_model_value(&c->m, tc, ws, wr))
+		return 0;
+	note(c, "runtime: starting from PyTorch's partition at the fraction (objective %.10g)",
+	    v);
+	return 1;
+}
+
 static int
 obj_runtime(solve_ctx *c, ilp_error *err)
 {
@@ -716,9 +743,14 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 		return budget_conflict(c, s0, 1, err);
 	ub = floor((double)c->budget / unit);
 	for (int round = 0;; round++) {
+		const uint8_t *ws = c->budget >= c->least_bytes ? s0 : NULL, *wr = r0;
+
+		if (pt_start(c, &tb, &tc, ub, ws, wr)) {
+			ws = c->ts;
+			wr = c->tr;
+		}
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb, ub);
-		if (stage(c, "runtime", &tc, c->budget >= c->least_bytes ? s0 : NULL, r0, c->s,
-		    c->r, &mip, round == 0, err) != 0)
+		if (stage(c, "runtime", &tc, ws, wr, c->s, c->r, &mip, round == 0, err) != 0)
 			return -1;
 		if (mip.status == GLP_NOFEAS)
 			return budget_conflict(c, s0, proven, err);
@@ -1485,6 +1517,7 @@ release(solve_ctx *c, int glpk_freed)
 	ilpi_peak_cuts_free(c->cuts);
 	free(c->hist);
 	free(c->hist_sim);
+	ilp_partition_free(c->pt);
 }
 
 /* Why partition p may not be an answer of this solve (the checker in the solve's prefer
@@ -1601,6 +1634,8 @@ fraction_bytes(solve_ctx *c, ilp_error *err)
 		note(c, "budget: PyTorch's partition at %g obeys the rules and saves %lld bytes "
 		    "(%.6g us recomputed): %lld bytes", f, (long long)p->saved_bytes,
 		    p->recompute_time_us, (long long)c->budget);
+		c->pt = p; /* a start for the runtime stage (obj_runtime) */
+		p = NULL;
 	}
 	ilp_partition_free(p);
 	return 0;

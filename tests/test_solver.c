@@ -1378,6 +1378,60 @@ START_TEST(fraction_without_mincut)
 }
 END_TEST
 
+/* A fraction's runtime solve cut short by its time limit answers no worse than PyTorch's
+ * own partition at that fraction (when that partition obeys the rules it bounds the
+ * budget, so it is a start for the search): before, a time limit spent before GLPK
+ * improved on the least-memory start returned that start, recomputing nearly the whole
+ * forward (bench/train_bench.py's gpt at 0.5 under load). */
+START_TEST(time_limit_no_worse_than_pytorch)
+{
+	static const char *const files[] = { "tests/data/corpus/gpt-4l.json",
+	    "tests/data/corpus/llama-2l.json", "tests/data/corpus/transformer-2l.json" };
+	static const double fractions[] = { 0.1, 0.3, 0.5, 0.7, 0.9 };
+	ilp_graph *g = t_graph_file(t_srcpath(files[_i]));
+	ilp_pareto *pa = NULL;
+	ilp_error e0 = { 0 };
+	int compared = 0;
+
+	ck_assert_msg(ilp_pareto_new(g, NULL, &pa, &e0) == 0, "%s", e0.msg);
+	for (size_t k = 0; k < sizeof fractions / sizeof *fractions; k++) {
+		ilp_solve_options o;
+		ilp_partition *pt = NULL, *p = NULL;
+		ilp_error err = { 0 };
+		int64_t bytes;
+
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_RUNTIME;
+		o.budget_fraction = fractions[k];
+		o.prefer = ILP_PREFER_PYTORCH;
+		ck_assert_msg(ilp_pareto_fraction_bytes(pa, fractions[k], &bytes, &err) == 0,
+		    "%s", err.msg);
+		if (ilp_mincut(g, &o, &pt, &err) != 0 || ilp_check(g, pt, NULL, &err) != 0 ||
+		    pt->saved_bytes > bytes) {
+			ilp_partition_free(pt);
+			continue; /* PyTorch's partition is not within the budget */
+		}
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_RUNTIME;
+		o.budget_fraction = fractions[k];
+		o.time_limit = 1e-3;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s at %g: %s", files[_i],
+		    fractions[k], err.msg);
+		ck_assert_msg(ilp_check(g, p, NULL, &err) == 0, "%s", err.msg);
+		ck_assert_int_le(p->saved_bytes, pt->saved_bytes);
+		ck_assert_msg(p->recompute_time_us <= pt->recompute_time_us * (1 + 1e-9) + 1e-9,
+		    "%s at %g: %.6f us recomputed, PyTorch's partition %.6f", files[_i],
+		    fractions[k], p->recompute_time_us, pt->recompute_time_us);
+		compared++;
+		ilp_partition_free(p);
+		ilp_partition_free(pt);
+	}
+	ck_assert_int_gt(compared, 0);
+	ilp_pareto_free(pa);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(rules_conflict_is_reported)
 {
 	ilp_graph *g = chain(", \"random\": true, \"recompute\": \"MUST_RECOMPUTE\", "
@@ -1831,6 +1885,7 @@ suite_solver(void)
 	tcase_add_test(tc, rules_conflict_is_reported);
 	tcase_add_test(tc, mutated_input_never_saved);
 	tcase_add_test(tc, fraction_without_mincut);
+	tcase_add_loop_test(tc, time_limit_no_worse_than_pytorch, 0, 3);
 	tcase_add_test(tc, soft_preference_overridden_with_gain);
 	tcase_add_test(tc, bad_options_rejected);
 	tcase_add_test(tc, device_profiles);
