@@ -1679,7 +1679,8 @@ done:
  * it bounds the budget (fraction_bytes), *budget the budget used. */
 static int
 solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
-    ilp_partition **out, int64_t *pt_bytes, double *pt_us, int64_t *budget, ilp_error *err)
+    ilp_partition **out, int64_t *pt_bytes, double *pt_us, int64_t *budget,
+    ilp_partition **pt, ilp_error *err)
 {
 	solve_ctx c;
 	ilpi_glpk_log lg;
@@ -1696,9 +1697,11 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
 	c.peak_sim = -1;
 	c.peak_best = -1;
 	c.pt_bytes = -1;
-	if (forced >= 0)
+	if (forced >= 0) {
 		c.budget = forced;
-	else if (o->budget_fraction >= 0 &&
+		c.pt = *pt; /* the first pass's: a start within `forced` */
+		*pt = NULL;
+	} else if (o->budget_fraction >= 0 &&
 	    (build_rules(&c, err) != 0 || fraction_bytes(&c, err) != 0))
 		goto out;
 	*pt_bytes = c.pt_bytes;
@@ -1715,6 +1718,10 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
 		goto out;
 	rc = make_partition(&c, out, err);
 out:
+	if (forced < 0) {
+		*pt = c.pt;
+		c.pt = NULL;
+	}
 	release(&c, freed);
 	return rc;
 }
@@ -1909,6 +1916,7 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err)
 {
 	ilp_solve_options def, o2;
+	ilp_partition *pt = NULL;
 	int64_t pt_bytes = -1, budget = -1, b2;
 	double pt_us = 0, t0 = ilpi_now(), u2;
 	int rc;
@@ -1921,16 +1929,20 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	ilpi_err_clear(err);
 	if (check_options(g, o, err) != 0)
 		return -1;
-	rc = solve_pass(g, o, -1, out, &pt_bytes, &pt_us, &budget, err);
+	rc = solve_pass(g, o, -1, out, &pt_bytes, &pt_us, &budget, &pt, err);
 	/* PyTorch's partition at the fraction obeys the rules but saves more than B(F):
 	 * when the optimum within B(F) is slower than it (or none fits), the fastest
 	 * partition within PyTorch's own bytes dominates it instead. */
 	if (pt_bytes <= budget || (rc == 0 && (*out)->recompute_time_us <= pt_us * (1 + 1e-9)) ||
-	    (rc != 0 && err->kind != ILP_ERR_CONFLICT))
+	    (rc != 0 && err->kind != ILP_ERR_CONFLICT)) {
+		ilp_partition_free(pt);
 		return rc;
+	}
+	/* Out of time, the second pass still runs: it starts from PyTorch's partition, so
+	 * its answer is never slower than that. */
 	o2 = *o;
-	if (o->time_limit > 0 && (o2.time_limit = o->time_limit - (ilpi_now() - t0)) <= 0)
-		return rc; /* no time left: the first answer (or conflict) stands */
+	if (o->time_limit > 0 && (o2.time_limit = o->time_limit - (ilpi_now() - t0)) < 1e-3)
+		o2.time_limit = 1e-3;
 	if (o->verbose && o->log != NULL) {
 		char line[256];
 
@@ -1943,7 +1955,8 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	ilp_partition_free(*out);
 	*out = NULL;
 	ilpi_err_clear(err);
-	if ((rc = solve_pass(g, &o2, pt_bytes, out, &b2, &u2, &budget, err)) == 0)
+	if ((rc = solve_pass(g, &o2, pt_bytes, out, &b2, &u2, &budget, &pt, err)) == 0)
 		ilpi_partition_record(*out, g, o);
+	ilp_partition_free(pt);
 	return rc;
 }
