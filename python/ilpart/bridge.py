@@ -17,7 +17,7 @@ import torch.fx as fx
 from functorch.compile import make_boxed_compiler
 
 from .device import device_profile
-from .export import export_graph, has_recomputable_rng_ops, prepare_joint
+from .export import _draws, export_graph, has_recomputable_rng_ops, prepare_joint
 from .graphfile import untagged_in_regions, write_graphs
 from .runner import Budget, IlpartError, IlpartWarning, PathLike, solve
 from .store import store_solver
@@ -34,9 +34,11 @@ def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
     import torch._prims.rng_prims as rng_prims
 
     def rng_nodes(gm):
+        # ops torch tags random that draw nothing (SDPA with dropout_p 0, dropout with p 0)
+        # recompute to the same value without a replay: ilpart exports them not random
         return {n.name: n for n in gm.graph.nodes
                 if n.op == "call_function" and hasattr(n.target, "tags")
-                and torch.Tag.nondeterministic_seeded in n.target.tags}
+                and torch.Tag.nondeterministic_seeded in n.target.tags and _draws(n)}
 
     fw_rng, bw_rng = rng_nodes(fw_module), rng_nodes(bw_module)
     pairs = [(fw_rng[k], bw_rng[k]) for k in fw_rng if k in bw_rng]

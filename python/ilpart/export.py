@@ -159,11 +159,54 @@ def _same_storage(a, b):
         return False
 
 
+def _const_arg(node, name):
+    """The value of schema argument `name` of `node` when it is a constant (not a node):
+    (True, value), its default when not passed; (False, None) when the schema has no such
+    argument or the value is computed."""
+    t = node.target
+    if not isinstance(t, torch._ops.OpOverload):
+        return False, None
+    for i, a in enumerate(t._schema.arguments):
+        if a.name != name:
+            continue
+        if not a.kwarg_only and i < len(node.args):
+            v = node.args[i]
+        elif name in node.kwargs:
+            v = node.kwargs[name]
+        elif a.has_default_value():
+            v = a.default_value
+        else:
+            return False, None
+        if isinstance(v, fx.Node):
+            return False, None
+        return True, v
+    return False, None
+
+
+def _draws(node):
+    """False for a dropout or attention op whose result does not depend on the RNG state:
+    SDPA variants with dropout_p == 0, native_dropout/dropout with p == 0 or train False
+    (torch tags them nondeterministic_seeded all the same)."""
+    base = _op_basename(node)
+    if "scaled_dot_product" in base:
+        known, p = _const_arg(node, "dropout_p")
+        return not (known and p == 0)
+    if "dropout" in base:
+        known, train = _const_arg(node, "train")
+        if known and train is False:
+            return False
+        known, p = _const_arg(node, "p")
+        return not (known and p == 0)
+    return True
+
+
 def _is_random(node):
+    """Does `node` draw random numbers its result depends on (a dropout or SDPA without
+    dropout does not, although torch tags it nondeterministic_seeded)?"""
     t = node.target
     if hasattr(t, "tags") and torch.Tag.nondeterministic_seeded in t.tags:
-        return True
-    return _op_basename(node) in _RANDOM_NAMES
+        return _draws(node)
+    return _op_basename(node) in _RANDOM_NAMES and _draws(node)
 
 
 def _is_collective(node):

@@ -129,6 +129,66 @@ class ExportTest(unittest.TestCase):
         self.assertTrue(parts and all("view_of" in p for p in parts))
         self.ilpart_info(g)
 
+    def test_random_only_when_drawing(self):
+        """Ops torch tags nondeterministic_seeded whose result does not depend on the RNG
+        state (SDPA with dropout_p 0, dropout with p 0 or train False) are not random: no
+        RNG state to replay, no rng_state_bytes; with dropout they are."""
+        import torch.nn.functional as F
+
+        class Attn(torch.nn.Module):
+            def __init__(self, p):
+                super().__init__()
+                self.l = torch.nn.Linear(16, 48)
+                self.p = p
+
+            def forward(self, x):
+                q, k, v = (t.transpose(1, 2) for t in self.l(x).view(2, 8, 3, 2, 8).unbind(2))
+                return F.scaled_dot_product_attention(q, k, v, dropout_p=self.p).sum()
+
+        x = torch.randn(2, 8, 16)
+        torch.manual_seed(0)
+        (g,) = capture(Attn(0.0), x)
+        self.check_schema(g)
+        sdpa = [n for n in g["nodes"] if "scaled_dot_product" in n.get("target", "")
+                and "backward" not in n["target"]]
+        self.assertEqual(len(sdpa), 1)
+        self.assertNotIn("random", sdpa[0])
+        self.assertFalse(any(n.get("random") for n in g["nodes"]))
+        self.assertNotIn("rng_state_bytes", g)
+        # with dropout (on CPU torch decomposes it: the dropout is a native_dropout)
+        torch.manual_seed(0)
+        (g,) = capture(Attn(0.5), x)
+        self.check_schema(g)
+        self.assertTrue(any(n.get("random") for n in g["nodes"]))
+        self.assertIn("rng_state_bytes", g)
+        # the ops themselves, as the CUDA and CPU kernels take them
+        from ilpart.export import _is_random
+        aten = torch.ops.aten
+        fg = torch.fx.Graph()
+        q, a = fg.placeholder("q"), fg.placeholder("a")
+        for op, args, kw, want in (
+                (aten._scaled_dot_product_flash_attention_for_cpu.default, (q, q, q), {}, False),
+                (aten._scaled_dot_product_flash_attention_for_cpu.default, (q, q, q, 0.0), {},
+                 False),
+                (aten._scaled_dot_product_flash_attention_for_cpu.default, (q, q, q, 0.1), {},
+                 True),
+                (aten._scaled_dot_product_flash_attention.default, (q, q, q),
+                 {"dropout_p": 0.0}, False),
+                (aten._scaled_dot_product_flash_attention.default, (q, q, q),
+                 {"dropout_p": 0.2}, True),
+                (aten._scaled_dot_product_efficient_attention.default,
+                 (q, q, q, None, True, 0.0), {}, False),
+                (aten._scaled_dot_product_efficient_attention.default,
+                 (q, q, q, None, True, 0.3), {}, True),
+                (aten._scaled_dot_product_flash_attention.default, (q, q, q, a), {}, True),
+                (aten.native_dropout.default, (a, 0.5, True), {}, True),
+                (aten.native_dropout.default, (a, 0.0, True), {}, False),
+                (aten.native_dropout.default, (a, 0.5, False), {}, False),
+                (aten.native_dropout.default, (a, 0.5, None), {}, True),
+                (aten.rand_like.default, (a,), {}, True)):
+            n = fg.call_function(op, args, kw)
+            self.assertEqual(_is_random(n), want, (op, args[3:], kw))
+
     def test_convnet_tuple_ops(self):
         torch.manual_seed(0)
         m = models.ConvNet()

@@ -130,10 +130,12 @@ def check_entry(tc, entry, prefer="hard"):
         if tag == "MUST_SAVE" or (tag == "PREFER_SAVE" and prefer == "hard"):
             tc.assertTrue("view_of" in n or n.get("target") == "getitem",
                           "recomputed %s tagged %s" % (r, tag))
+    from ilpart.export import _draws
     for n in bw.graph.nodes:
         t = n.target
+        # an op tagged random that draws nothing (SDPA without dropout) may be re-run
         if n.op == "call_function" and hasattr(t, "tags") and \
-                torch.Tag.nondeterministic_seeded in t.tags:
+                torch.Tag.nondeterministic_seeded in t.tags and _draws(n):
             tc.fail("backward re-draws random op %s without the saved RNG state" % n.name)
     ilpart_check(tc, graph, entry["partition"])
     return saved, recomputed
