@@ -115,6 +115,24 @@ def _warn_untagged(graph):
                           + (", ..." if len(loose) > 5 else "")), IlpartWarning, stacklevel=3)
 
 
+def _warn_time_limit(part, n_nodes, time_limit):
+    """A partition the solver's time limit cut short may be far from the optimum (its
+    start: under a fractional budget PyTorch's own partition at that fraction, else the
+    least-memory one): say so, with the gap proven, rather than train with it silently."""
+    prod = part.get("producer", {})
+    if prod.get("status") != "time-limit":
+        return
+    gap = prod.get("gap")
+    warnings.warn("ilpart's solve of a %d-node joint graph stopped at its time limit (%s s; "
+                  "gap %s): the partition (%d bytes saved, %.6g us recomputed) may be far "
+                  "from the optimum; raise time_limit, or solve offline into a store "
+                  "(docs/python.md)" % (
+                      n_nodes, time_limit, "unknown" if gap is None or gap < 0 else
+                      "%.3g" % gap, part.get("cost", {}).get("saved_bytes", -1),
+                      part.get("cost", {}).get("recompute_time_us", float("nan"))),
+                  IlpartWarning, stacklevel=3)
+
+
 def _least_bytes(err):
     """N from a solve that failed with "budget conflict: ... least achievable saved bytes
     N", else None."""
@@ -219,6 +237,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                           % (budget, least, str(e).split("budget conflict: ")[-1][:300]),
                           IlpartWarning, stacklevel=2)
             part = run(graph, memory_budget=least, **kw)
+        _warn_time_limit(part, len(graph.get("nodes", ())), time_limit)
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
                                functionalize_rng=replay)
         if keep_history:

@@ -56,6 +56,36 @@ class WarningsTest(unittest.TestCase):
         self.assertEqual(ilpart.untagged_in_regions(g),
                          [("loose", "aten.relu.default", 1), ("idonly", "aten.relu.default", 1)])
 
+    def test_time_limit_is_reported(self):
+        """A partition the solver stopped at its time limit is trained with, but reported
+        (bench/train_bench.py's gpt at 0.5 under load trained with the least-memory start
+        and nothing said so); an optimal one is not."""
+        import ilpart.bridge as bridge
+        real = bridge.solve
+        for status, expect in (("optimal", 0), ("time-limit", 1)):
+            def marked(graph, status=status, **kw):
+                part = real(graph, **kw)
+                part["producer"]["status"] = status
+                return part
+            torch.manual_seed(0)
+            m = models.MLP()
+            x = torch.randn(8, 32, requires_grad=True)
+            bridge.solve = marked
+            try:
+                compiled, _pf = util.compile_ilpart(m, objective="runtime", memory_budget=0.5,
+                                                    time_limit=7, reference=False)
+                with warnings.catch_warnings(record=True) as got:
+                    warnings.simplefilter("always")
+                    compiled(x).sum().backward()
+            finally:
+                bridge.solve = real
+            msgs = [str(w.message) for w in got
+                    if issubclass(w.category, ilpart.IlpartWarning) and "time limit" in
+                    str(w.message)]
+            self.assertEqual(len(msgs), expect, (status, msgs))
+            if expect:
+                self.assertIn("stopped at its time limit (7 s; gap", msgs[0])
+
     def test_missing_binary_is_ilpart_error(self):
         graph = os.path.join(os.path.dirname(__file__), "..", "data", "corpus", "mlp.json")
         with self.assertRaises(ilpart.IlpartError):
