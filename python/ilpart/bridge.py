@@ -159,6 +159,37 @@ def budget_in_effect(joint_module, memory_budget=None):
     return budget if budget < 1 else None
 
 
+# The torch._functorch.config switches `ilpart mincut --config` takes (solver/mincut.c),
+# beside activation_memory_budget, which budget_in_effect reads.
+_MINCUT_SWITCHES = (
+    "ban_recompute_used_far_apart", "ban_recompute_long_fusible_chains",
+    "ban_recompute_materialized_backward", "ban_recompute_not_in_allowlist",
+    "ban_recompute_reductions", "recompute_views", "aggressive_recomputation",
+    "max_dist_from_bw", "unsafe_allow_optimization_of_collectives",
+    "activation_memory_budget_solver", "activation_memory_budget_runtime_estimator")
+
+
+def torch_mincut_config() -> List[str]:
+    """`--config NAME=VALUE` arguments for `ilpart mincut` carrying this process's
+    torch._functorch.config partitioner switches, so that method="mincut" partitions as
+    PyTorch's min-cut would under the same config. Switches this torch does not have are
+    left at ilpart's defaults (torch 2.6's); a runtime estimator given as a callable (which
+    torch allows) has no CLI form and raises ValueError."""
+    from torch._functorch import config as fconfig
+    args = []
+    for name in _MINCUT_SWITCHES:
+        if not hasattr(fconfig, name):
+            continue
+        v = getattr(fconfig, name)
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        elif not isinstance(v, (int, str)):
+            raise ValueError("partition_fn(method='mincut'): torch._functorch.config.%s = %r "
+                             "has no ilpart equivalent" % (name, v))
+        args += ["--config", "%s=%s" % (name, v)]
+    return args
+
+
 def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, prefer: str = "hard",
                  time_limit: Optional[float] = None, policy: Optional[PathLike] = None,
                  extra_args: Optional[Sequence[Any]] = None, binary: Optional[str] = None,
@@ -168,7 +199,8 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                  calibrate: bool = False, fraction_cap: Optional[str] = None
                  ) -> Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]:
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
-    (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic).
+    (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic,
+    under this process's torch._functorch.config switches: torch_mincut_config).
 
     objective, memory_budget, prefer, time_limit, policy: `ilpart solve`'s --objective,
     --memory-budget, --prefer, --time-limit and --policy; extra_args: more CLI arguments.
@@ -214,6 +246,8 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
             extra += ["--rng-replay", "yes" if replay else "no"]
             if fraction_cap is not None:
                 extra += ["--fraction-cap", fraction_cap]
+        else:
+            extra = torch_mincut_config() + extra
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
         _warn_untagged(graph)

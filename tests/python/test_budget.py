@@ -179,6 +179,30 @@ class BudgetTest(unittest.TestCase):
                     want = json.load(fp)["producer"]["budget_bytes"]
             self.assertEqual(e["partition"]["producer"]["budget_bytes"], want)
 
+    def test_mincut_method_follows_torch_config(self):
+        """partition_fn(method="mincut") partitions under this process's
+        torch._functorch.config: with aggressive_recomputation on, and with the greedy
+        knapsack at 0.1, its saved set is PyTorch's own under the same config; the first
+        differs from the default config's."""
+        saved = {}
+        for label, cfg, budget in (("default", {}, None),
+                                   ("aggressive", {"aggressive_recomputation": True}, None),
+                                   ("greedy@0.1", {"activation_memory_budget_solver": "greedy"},
+                                    0.1)):
+            with fconfig.patch(**cfg):
+                model, inputs, g = self.capture("gpt-3l")
+                refs = {r["name"]: r["saved"] for r in g["reference"]}
+                ref = refs[ilpart.reference_name(budget) if budget else g["reference"][0]["name"]]
+                with fconfig.patch(activation_memory_budget=budget or 1.0):
+                    torch._dynamo.reset()
+                    pf = self.train(model, inputs, "gpt-3l mincut " + label, method="mincut")
+            (e,) = pf.history
+            self.assertEqual(e["partition"]["producer"]["method"], "mincut")
+            self.assertEqual(sorted(util.saved_names(e["backward"])), sorted(ref), label)
+            saved[label] = sorted(ref)
+        # the test can tell the configs apart
+        self.assertNotEqual(saved["default"], saved["aggressive"])
+
     def test_dropout_replays_rng_state(self):
         """Dropout outside any checkpoint region: PyTorch 2.6's budget path recomputes it at
         0.1 without replaying its RNG state (it replays only when some random op is tagged
