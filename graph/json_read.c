@@ -532,25 +532,24 @@ ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph *
     ilp_error *err)
 {
 	reader r = { NULL, err, name != NULL ? name : "<graph>" };
-	cJSON *root;
+	ilpi_json_doc doc;
 
 	*out = NULL;
 	ilpi_err_clear(err);
-	root = ilpi_json_parse(buf, len, r.path, err);
-	if (root == NULL)
+	if (ilpi_json_doc_parse(&doc, buf, len, r.path, err) != 0)
 		return -1;
 	r.g = ilpi_graph_new(r.path);
 	if (r.g == NULL) {
-		cJSON_Delete(root);
+		ilpi_json_doc_free(&doc);
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", r.path);
 		return -1;
 	}
-	if (read_top(&r, root) != 0 || ilpi_graph_finish(r.g, err) != 0) {
-		cJSON_Delete(root);
+	if (read_top(&r, doc.root) != 0 || ilpi_graph_finish(r.g, err) != 0) {
+		ilpi_json_doc_free(&doc);
 		ilp_graph_free(r.g);
 		return -1;
 	}
-	cJSON_Delete(root);
+	ilpi_json_doc_free(&doc);
 	*out = r.g;
 	return 0;
 }

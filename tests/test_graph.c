@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "graph/fileio.h"
 #include "graph/graph.h"
 #include "graph/grow.h"
 #include "graph/intern.h"
+#include "graph/json_parse.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -60,6 +62,163 @@ static const char *const joint =
     "], 'outputs': {'forward': ['relu'], 'backward': ['mm_1', null, 'zeros', 'primals_3']}}";
 
 /* ---- reader ---------------------------------------------------------------- */
+
+/* ---- the fast JSON path builds cJSON's own tree ------------------------------------ */
+
+static void
+same_tree(const cJSON *a, const cJSON *b, const char *what)
+{
+	for (; a != NULL || b != NULL; a = a->next, b = b->next) {
+		ck_assert_msg(a != NULL && b != NULL, "%s: lists of different lengths", what);
+		ck_assert_msg(a->type == b->type, "%s: type %d, cJSON %d", what, a->type, b->type);
+		ck_assert_msg(a->valueint == b->valueint, "%s: valueint", what);
+		ck_assert_msg(memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) == 0,
+		    "%s: %.17g, cJSON %.17g", what, a->valuedouble, b->valuedouble);
+		ck_assert_msg((a->string == NULL) == (b->string == NULL) &&
+		    (a->string == NULL || strcmp(a->string, b->string) == 0), "%s: key", what);
+		ck_assert_msg((a->valuestring == NULL) == (b->valuestring == NULL) &&
+		    (a->valuestring == NULL || strcmp(a->valuestring, b->valuestring) == 0),
+		    "%s: string", what);
+		ck_assert_msg((a->child == NULL) == (b->child == NULL), "%s: child", what);
+		if (a->child != NULL) {
+			const cJSON *la = a->child, *lb = b->child;
+
+			while (la->next != NULL)
+				la = la->next;
+			while (lb->next != NULL)
+				lb = lb->next;
+			/* the first child's prev is the last child, in both */
+			ck_assert_msg((a->child->prev == la) == (b->child->prev == lb),
+			    "%s: first child's prev", what);
+			same_tree(a->child, b->child, what);
+		}
+		if (a->prev != NULL && a->prev->next == a)
+			ck_assert_msg(b->prev != NULL && b->prev->next == b, "%s: prev", what);
+	}
+}
+
+/* Parses s[0..len) both ways: the same verdict, tree or message. 1 when the fast
+ * path built the tree. */
+static int
+fast_vs_cjson(const char *s, size_t len, const char *what)
+{
+	ilpi_json_doc d;
+	ilp_error e1 = { 0 }, e2 = { 0 };
+	cJSON *ref = ilpi_json_parse(s, len, "x", &e1);
+	int rc = ilpi_json_doc_parse(&d, s, len, "x", &e2), fast = d.chunks != NULL;
+
+	ck_assert_msg((rc == 0) == (ref != NULL), "%s: fast %d, cJSON %s", what, rc,
+	    ref != NULL ? "parses" : e1.msg);
+	if (ref != NULL)
+		same_tree(d.root, ref, what);
+	else
+		ck_assert_str_eq(e2.msg, e1.msg);
+	cJSON_Delete(ref);
+	ilpi_json_doc_free(&d);
+	return fast;
+}
+
+static long
+corpus_fast(const char *path, ilp_graph *g, void *ctx)
+{
+	char *buf;
+	size_t len;
+	ilp_error err;
+
+	(void)g;
+	(void)ctx;
+	ck_assert_int_eq(ilpi_read_file(path, &buf, &len, &err), 0);
+	ck_assert_msg(fast_vs_cjson(buf, len, path), "%s: not on the fast path", path);
+	free(buf);
+	return 1;
+}
+
+START_TEST(test_json_fast_path)
+{
+	static const char *const docs[] = {
+		"0", "-0", "1", "-1", "0.5", "-0.25", "1e3", "1E+3", "2e-3", "-12.5e-3", "1e22",
+		"1e23", "9007199254740993", "9007199254740992", "123456789012345678901",
+		"0.1", "0.30000000000000004", "5e-324", "1.7976931348623157e308", "1e309",
+		"2147483647", "2147483648", "-2147483648", "-2147483649", "1e400", "1.5e-400",
+		"0.000000000000000000000000123", "12345678901234567890123456789012345678901234567890"
+		"12345678901234567890", "1.", ".5", "01", "+1", "-", "1e", "1e+", "--1", "1.2.3",
+		"0x10", "1-2", "true", "false", "null", "tru", "nul", "falsey", "[]", "{}", "[ ]",
+		"{ }", "[1]", "[1,2,3]", "[1,]", "[,1]", "{\"a\":1}", "{\"a\":1,\"a\":2}",
+		"{\"a\" : [ 1 , {\"b\" : null } ] , \"c\" : \"d\" }", "{\"a\"}", "{\"a\":}",
+		"{1:2}", "\"\"", "\"abc\"", "\"a\\\"b\"", "\"a\\\\b\\/c\\n\\t\\r\\b\\f\"",
+		"\"\\u0041\"", "\"\\ud83d\\ude00\"", "\"\\x\"", "\"abc", "\"a\\", "\"\x01\x7f\xc3\xa9\"",
+		"\xef\xbb\xbf[1]", " [1] ", "\v[1]", "[1\f]", "[1]x", "[1] [2]", "[[[[[[]]]]]]",
+		"{\"k\": [true, false, null, -0.0, 1e-7, \"s\"]}",
+	};
+	char deep[2 * 600 + 1];
+	t_rng rng;
+
+	for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+		fast_vs_cjson(docs[i], strlen(docs[i]), docs[i]);
+	/* the fast path gives up past its depth; cJSON past 1000 */
+	for (int n = 500; n <= 600; n += 100) {
+		for (int k = 0; k < n; k++)
+			deep[k] = '[', deep[2 * n - 1 - k] = ']';
+		fast_vs_cjson(deep, 2 * (size_t)n, "deep");
+	}
+	/* random decimals: every mantissa length and power of ten the exact path takes,
+	 * and beyond it (strtod) */
+	t_rng_seed(&rng, 7);
+	for (int k = 0; k < 20000; k++) {
+		char num[64];
+		int digits = 1 + (int)t_below(&rng, 20), point = (int)t_below(&rng, (uint32_t)digits + 1);
+		int exp = (int)t_below(&rng, 61) - 30, n = 0;
+
+		if (t_below(&rng, 2))
+			num[n++] = '-';
+		for (int d = 0; d < digits; d++) {
+			if (d == point && d > 0)
+				num[n++] = '.';
+			num[n++] = (char)('0' + (d == 0 && digits > 1 && point != 1 ?
+			    1 + t_below(&rng, 9) : t_below(&rng, 10)));
+		}
+		if (k % 2)
+			n += snprintf(num + n, sizeof num - (size_t)n, "e%d", exp);
+		num[n] = '\0';
+		ck_assert(fast_vs_cjson(num, (size_t)n, num) || num[0] == '0' || num[1] == '0');
+	}
+	/* plain graph files take the fast path, and build cJSON's tree */
+	ck_assert_int_gt(t_each_corpus_graph(corpus_fast, NULL), 0);
+	ck_assert(fast_vs_cjson(t_q(joint), strlen(t_q(joint)), "joint"));
+	/* random damage to a document: the same verdict, tree or message */
+	t_rng_seed(&rng, 11);
+	for (int round = 0; round < 3000; round++) {
+		static const char alphabet[] = "{}[]:,\"\\ \n\t0123456789.eE+-truefalsn\v\x01\xc3";
+		char doc[1024];
+		size_t len;
+		int edits = 1 + (int)t_below(&rng, 3);
+
+		snprintf(doc, sizeof doc, "%s", t_q(joint));
+		len = strlen(doc);
+		for (int k = 0; k < edits; k++) {
+			size_t at = t_below(&rng, (uint32_t)len);
+			char c = alphabet[t_below(&rng, sizeof alphabet - 1)];
+
+			switch (t_below(&rng, 3)) {
+			case 0: /* replace */
+				doc[at] = c;
+				break;
+			case 1: /* delete */
+				memmove(doc + at, doc + at + 1, len - at);
+				len--;
+				break;
+			default: /* insert */
+				if (len + 2 < sizeof doc) {
+					memmove(doc + at + 1, doc + at, len - at + 1);
+					doc[at] = c;
+					len++;
+				}
+			}
+		}
+		fast_vs_cjson(doc, len, "damaged");
+	}
+}
+END_TEST
 
 START_TEST(test_every_field)
 {
@@ -1356,6 +1515,7 @@ suite_graph(void)
 	tcase_add_test(tc, test_bad_null_err);
 	tcase_add_test(tc, test_bad_long_name);
 	tcase_add_test(tc, test_unterminated_buffers);
+	tcase_add_test(tc, test_json_fast_path);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tc, 30);
 	return s;
