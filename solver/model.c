@@ -13,6 +13,7 @@
 #include <glpk.h>
 
 #include "graph/fileio.h"
+#include "graph/strbuf.h"
 #include "solver/glpk_env.h"
 #include "solver/model.h"
 
@@ -700,11 +701,338 @@ out:
 	return rc;
 }
 
+/* ---- CPLEX LP text ------------------------------------------------------------------
+ *
+ * The text glp_write_lp (GLPK 5.0) writes for the model, byte for byte, without its
+ * scratch file and without a formatted print per term: the same sections and lines,
+ * terms in the order GLPK keeps a row's elements, a line broken before a term that
+ * would take it past 72 characters, numbers as "%.15g" (an integer below 1e15 prints
+ * its digits, so those skip printf). GLPK makes up names for rows and columns whose
+ * names the format cannot carry; when a name is missing, non-ASCII or not valid as
+ * it stands after GLPK's adjustments, or the problem is empty, glp_write_lp itself
+ * writes the file (lp_text returns 1). tests/test_solver.c compares the two. */
+
+static int
+lp_name_ok(const char *s)
+{
+	static const char set[] = "!\"#$%&()/,.;?@_`'{}|~";
+
+	if (*s == '.' || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9')) && strchr(set, *s) == NULL)
+			return 0;
+	return 1;
+}
+
+/* name as GLPK writes it (' ' -> '_', '-' -> '~', '[' -> '(', ']' -> ')'), or NULL
+ * when GLPK would make one up. */
+static char *
+lp_name(const char *name)
+{
+	char *s;
+
+	if (name == NULL)
+		return NULL;
+	for (const char *c = name; *c != '\0'; c++)
+		if ((unsigned char)*c >= 0x80)
+			return NULL; /* isalnum of the locale: left to GLPK */
+	if ((s = strdup(name)) == NULL)
+		return NULL;
+	for (char *c = s; *c != '\0'; c++)
+		*c = *c == ' ' ? '_' : *c == '-' ? '~' : *c == '[' ? '(' : *c == ']' ? ')' : *c;
+	if (!lp_name_ok(s)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* "%.15g" of v into out (at least 32 bytes); its length. */
+static size_t
+lp_num(char *out, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15 && !(v == 0 && signbit(v))) {
+		char tmp[24];
+		size_t n = 0, k = 0;
+		uint64_t u = (uint64_t)fabs(v);
+
+		do
+			tmp[n++] = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		if (v < 0)
+			out[k++] = '-';
+		while (n > 0)
+			out[k++] = tmp[--n];
+		out[k] = '\0';
+		return k;
+	}
+	return (size_t)snprintf(out, 32, "%.*g", DBL_DIG, v);
+}
+
+typedef struct lp_line {
+	ilpi_buf *b;
+	char *line;               /* the line being assembled, cap bytes */
+	size_t len, cap;
+	long count;               /* lines written */
+} lp_line;
+
+static void
+lp_flush(lp_line *l)
+{
+	ilpi_buf_add(l->b, l->line, l->len);
+	ilpi_buf_add(l->b, "\n", 1);
+	l->len = 0;
+	l->count++;
+}
+
+/* Appends `parts` (n of them) as one term; wrap: break the line first when it would
+ * exceed 72 characters. */
+static int
+lp_term(lp_line *l, int wrap, const char *const *parts, int n)
+{
+	size_t tl = 0;
+
+	for (int k = 0; k < n; k++)
+		tl += strlen(parts[k]);
+	if (wrap && l->len + tl > 72)
+		lp_flush(l);
+	if (l->len + tl + 1 > l->cap) {
+		size_t cap = 2 * (l->len + tl + 1);
+		char *p = realloc(l->line, cap);
+
+		if (p == NULL)
+			return -1;
+		l->line = p;
+		l->cap = cap;
+	}
+	for (int k = 0; k < n; k++) {
+		size_t pl = strlen(parts[k]);
+
+		memcpy(l->line + l->len, parts[k], pl);
+		l->len += pl;
+	}
+	return 0;
+}
+
+static void
+lp_put(lp_line *l, const char *s)
+{
+	ilpi_buf_puts(l->b, s);
+	l->count++;
+}
+
+/* A term " + c name" / " - c name" / " + name" / " - name" of coefficient v. */
+static int
+lp_coef_term(lp_line *l, double v, const char *name)
+{
+	char num[32];
+
+	if (v == +1.0)
+		return lp_term(l, 1, (const char *[]){ " + ", name }, 2);
+	if (v == -1.0)
+		return lp_term(l, 1, (const char *[]){ " - ", name }, 2);
+	lp_num(num, v > 0 ? v : -v);
+	return lp_term(l, 1, (const char *[]){ v > 0 ? " + " : " - ", num, " ", name }, 4);
+}
+
+static int
+lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
+{
+	int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), rc = -1, flag, len;
+	char **cname = NULL, *oname = NULL, *rname = NULL, num[32], num2[32], head[64];
+	char *has = NULL;
+	int *ind = NULL;
+	double *val = NULL;
+	const char *pname = glp_get_prob_name(lp);
+	lp_line l = { b, NULL, 0, 0, 0 };
+
+	if (!(m > 0 && n > 0))
+		return 1;
+	cname = calloc((size_t)n + 1, sizeof *cname);
+	has = calloc((size_t)n + 1, 1);
+	ind = malloc(((size_t)n + 1) * sizeof *ind);
+	val = malloc(((size_t)n + 1) * sizeof *val);
+	if (cname == NULL || has == NULL || ind == NULL || val == NULL)
+		goto out;
+	rc = 1;
+	for (int j = 1; j <= n; j++)
+		if ((cname[j] = lp_name(glp_get_col_name(lp, j))) == NULL)
+			goto out;
+	/* the objective's made-up name is always "obj" */
+	if ((oname = lp_name(glp_get_obj_name(lp))) == NULL && (oname = strdup("obj")) == NULL) {
+		rc = -1;
+		goto out;
+	}
+	for (int i = 1; i <= m; i++) {
+		char *rn = lp_name(glp_get_row_name(lp, i));
+
+		if (rn == NULL)
+			goto out;
+		free(rn);
+		len = glp_get_mat_row(lp, i, ind, NULL);
+		for (int k = 1; k <= len; k++)
+			has[ind[k]] = 1;
+	}
+	rc = -1;
+	ilpi_buf_printf(b, "\\* Problem: %s *\\\n", pname == NULL ? "Unknown" : pname);
+	l.count++;
+	lp_put(&l, "\n");
+	lp_put(&l, glp_get_obj_dir(lp) == GLP_MIN ? "Minimize\n" : "Maximize\n");
+	if (lp_term(&l, 0, (const char *[]){ " ", oname, ":" }, 3) != 0)
+		goto out;
+	len = 0;
+	for (int j = 1; j <= n; j++) {
+		double c = glp_get_obj_coef(lp, j);
+
+		if (c == 0.0 && has[j])
+			continue;
+		len++;
+		if (c == 0.0 ? lp_term(&l, 1, (const char *[]){ " + 0 ", cname[j] }, 2) :
+		    lp_coef_term(&l, c, cname[j]))
+			goto out;
+	}
+	if (len == 0 && lp_term(&l, 0, (const char *[]){ " 0 ", cname[1] }, 2) != 0)
+		goto out;
+	lp_flush(&l);
+	if (glp_get_obj_coef(lp, 0) != 0.0) {
+		lp_num(num, glp_get_obj_coef(lp, 0));
+		ilpi_buf_printf(b, "\\* constant term = %s *\\\n", num);
+		l.count++;
+	}
+	lp_put(&l, "\n");
+	lp_put(&l, "Subject To\n");
+	for (int i = 1; i <= m; i++) {
+		int type = glp_get_row_type(lp, i);
+
+		if (type == GLP_FR)
+			continue;
+		rname = lp_name(glp_get_row_name(lp, i));
+		if (rname == NULL || lp_term(&l, 0, (const char *[]){ " ", rname, ":" }, 3) != 0)
+			goto out;
+		free(rname);
+		rname = NULL;
+		len = glp_get_mat_row(lp, i, ind, val);
+		for (int k = 1; k <= len; k++)
+			if (lp_coef_term(&l, val[k], cname[ind[k]]) != 0)
+				goto out;
+		if (type == GLP_DB) {
+			snprintf(head, sizeof head, " - ~r_%d", i);
+			if (lp_term(&l, 1, (const char *[]){ head }, 1) != 0)
+				goto out;
+		} else if (len == 0 && lp_term(&l, 0, (const char *[]){ " 0 ", cname[1] }, 2) != 0) {
+			goto out;
+		}
+		lp_num(num, type == GLP_UP ? glp_get_row_ub(lp, i) : glp_get_row_lb(lp, i));
+		if (lp_term(&l, 1, (const char *[]){ type == GLP_LO ? " >= " : type == GLP_UP ?
+		    " <= " : " = ", num }, 2) != 0)
+			goto out;
+		lp_flush(&l);
+	}
+	lp_put(&l, "\n");
+	flag = 0;
+	for (int i = 1; i <= m; i++) {
+		if (glp_get_row_type(lp, i) != GLP_DB)
+			continue;
+		if (!flag)
+			lp_put(&l, "Bounds\n"), flag = 1;
+		lp_num(num, glp_get_row_ub(lp, i) - glp_get_row_lb(lp, i));
+		ilpi_buf_printf(b, " 0 <= ~r_%d <= %s\n", i, num);
+		l.count++;
+	}
+	for (int j = 1; j <= n; j++) {
+		int type = glp_get_col_type(lp, j);
+		double lb = glp_get_col_lb(lp, j), ub = glp_get_col_ub(lp, j);
+
+		if (type == GLP_LO && lb == 0.0)
+			continue;
+		if (!flag)
+			lp_put(&l, "Bounds\n"), flag = 1;
+		lp_num(num, type == GLP_UP ? ub : lb);
+		lp_num(num2, ub);
+		ilpi_buf_add(b, " ", 1);
+		if (type == GLP_FR) {
+			ilpi_buf_puts(b, cname[j]);
+			ilpi_buf_puts(b, " free\n");
+		} else if (type == GLP_LO || type == GLP_FX) {
+			ilpi_buf_puts(b, cname[j]);
+			ilpi_buf_puts(b, type == GLP_LO ? " >= " : " = ");
+			ilpi_buf_puts(b, num);
+			ilpi_buf_add(b, "\n", 1);
+		} else if (type == GLP_UP) {
+			ilpi_buf_puts(b, "-Inf <= ");
+			ilpi_buf_puts(b, cname[j]);
+			ilpi_buf_puts(b, " <= ");
+			ilpi_buf_puts(b, num);
+			ilpi_buf_add(b, "\n", 1);
+		} else {
+			ilpi_buf_puts(b, num);
+			ilpi_buf_puts(b, " <= ");
+			ilpi_buf_puts(b, cname[j]);
+			ilpi_buf_puts(b, " <= ");
+			ilpi_buf_puts(b, num2);
+			ilpi_buf_add(b, "\n", 1);
+		}
+		l.count++;
+	}
+	if (flag)
+		lp_put(&l, "\n");
+	flag = 0;
+	for (int j = 1; j <= n; j++) {
+		if (glp_get_col_kind(lp, j) == GLP_CV)
+			continue;
+		if (!flag)
+			lp_put(&l, "Generals\n"), flag = 1;
+		ilpi_buf_add(b, " ", 1);
+		ilpi_buf_puts(b, cname[j]);
+		ilpi_buf_add(b, "\n", 1);
+		l.count++;
+	}
+	if (flag)
+		lp_put(&l, "\n");
+	lp_put(&l, "End\n");
+	*lines = l.count;
+	rc = b->failed ? -1 : 0;
+out:
+	for (int j = 1; cname != NULL && j <= n; j++)
+		free(cname[j]);
+	free(cname);
+	free(oname);
+	free(rname);
+	free(has);
+	free(ind);
+	free(val);
+	free(l.line);
+	return rc;
+}
+
+int
+ilpi_lp_text(struct glp_prob *lp, char **text, size_t *len)
+{
+	ilpi_buf b;
+	long lines;
+	int rc;
+
+	*text = NULL;
+	*len = 0;
+	ilpi_buf_init(&b);
+	rc = lp_text(lp, &b, &lines);
+	if (rc == 0) {
+		ilpi_glpk_note("%ld lines were written", lines);
+		*len = b.len;
+		if ((*text = ilpi_buf_take(&b)) == NULL)
+			rc = -1;
+	}
+	ilpi_buf_free(&b);
+	return rc;
+}
+
 /* GLPK writes to a scratch file of its own; the bytes then go through
  * ilp_write_file_atomic, which never leaves a partial file and writes devices and
  * pipes (/dev/null, /dev/stdout) in place. */
 int
-ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err)
+ilpi_lp_write_glpk(struct glp_prob *lp, const char *path, int mps, ilp_error *err)
 {
 	const char *dir = getenv("TMPDIR");
 	char tmp[4096], *text = NULL;
@@ -718,8 +1046,7 @@ ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err)
 		return -1;
 	}
 	close(fd);
-	ret = mps ? glp_write_mps(m->lp, GLP_MPS_FILE, NULL, tmp) :
-	    glp_write_lp(m->lp, NULL, tmp);
+	ret = mps ? glp_write_mps(lp, GLP_MPS_FILE, NULL, tmp) : glp_write_lp(lp, NULL, tmp);
 	if (ret != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: GLPK could not write the model", path);
 		unlink(tmp);
@@ -731,4 +1058,25 @@ ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err)
 		ret = ilp_write_file_atomic(path, text, len, err);
 	free(text);
 	return ret;
+}
+
+int
+ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err)
+{
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	if (mps)
+		return ilpi_lp_write_glpk(m->lp, path, mps, err);
+	ilpi_glpk_note("Writing problem data to '%s'...", path);
+	if ((rc = ilpi_lp_text(m->lp, &text, &len)) == 1)
+		return ilpi_lp_write_glpk(m->lp, path, mps, err);
+	if (rc != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
+		return -1;
+	}
+	rc = ilp_write_file_atomic(path, text, len, err);
+	free(text);
+	return rc;
 }

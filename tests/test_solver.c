@@ -1164,6 +1164,195 @@ START_TEST(writes_lp_and_mps)
 }
 END_TEST
 
+
+/* ---- the LP text against glp_write_lp ---------------------------------------------- */
+
+/* glp_write_lp's file and ilpi_lp_text's text for lp: byte for byte the same, or the
+ * writer declines (1) and GLPK writes it. Returns ilpi_lp_text's code. */
+static int
+same_lp(glp_prob *lp, const char *what)
+{
+	char dir[] = "/tmp/ilpart-lp-XXXXXX", path[64], *want = NULL, *got = NULL;
+	size_t wlen, glen;
+	ilp_error err = { 0 };
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/g.lp", dir);
+	ck_assert_int_eq(ilpi_lp_write_glpk(lp, path, 0, &err), 0);
+	ck_assert_int_eq(ilpi_read_file(path, &want, &wlen, &err), 0);
+	rc = ilpi_lp_text(lp, &got, &glen);
+	ck_assert_int_ge(rc, 0);
+	if (rc == 0) {
+		size_t k = 0;
+
+		while (k < wlen && k < glen && want[k] == got[k])
+			k++;
+		ck_assert_msg(glen == wlen && k == wlen, "%s: differs from glp_write_lp at byte "
+		    "%zu: '%.40s' against '%.40s'", what, k, got + k, want + k);
+	}
+	free(want);
+	free(got);
+	unlink(path);
+	rmdir(dir);
+	return rc;
+}
+
+typedef struct lp_case {
+	const ilp_graph *g;
+	ilpi_reduced red;
+	ilpi_model m;
+	int written;
+} lp_case;
+
+static int
+corpus_lp(void *ctx, ilp_error *err)
+{
+	lp_case *c = ctx;
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = { 0, 1, NULL, NULL };
+
+	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
+		return -1;
+	if (c->m.n_cols == 0)
+		return 0;
+	ilpi_model_set_objective(&c->m, &tc);
+	ck_assert_int_eq(same_lp(c->m.lp, c->g->path), 0);
+	/* a budget row, a level row switched off again (a free row), the bytes objective */
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb, 12345);
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, 1e6 / 3);
+	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, -1);
+	ilpi_model_set_objective(&c->m, &tb);
+	ck_assert_int_eq(same_lp(c->m.lp, c->g->path), 0);
+	c->written++;
+	return 0;
+}
+
+START_TEST(lp_text_is_glpks)
+{
+	size_t n;
+	char **paths = t_corpus(&n);
+	int written = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		ilp_graph *g = t_graph_file(paths[k]);
+		double *cost = calloc(g->n + 1, sizeof *cost);
+		ilp_device dev;
+		ilpi_rules rules;
+		ilp_error err = { 0 };
+		lp_case c;
+		int freed = 0;
+
+		ck_assert_ptr_nonnull(cost);
+		ck_assert_int_eq(ilp_device_lookup("h100", &dev), 0);
+		for (size_t v = 0; v < g->n; v++)
+			if (ilpi_node_costs_recompute(g, v))
+				cost[v] = ilpi_node_cost_us(g, v, &dev);
+		ck_assert_int_eq(ilpi_rules_build(g, NULL, &rules, &err), 0);
+		memset(&c, 0, sizeof c);
+		c.g = g;
+		ck_assert_msg(ilpi_reduce(g, &rules, cost, 0, &c.red, &err) == 0, "%s", err.msg);
+		ck_assert_msg(ilpi_glpk_run(corpus_lp, &c, NULL, &freed, &err) == 0, "%s", err.msg);
+		written += c.written;
+		ilpi_model_free(&c.m, freed);
+		ilpi_reduced_free(&c.red);
+		ilpi_rules_free(&rules);
+		free(cost);
+		ilp_graph_free(g);
+	}
+	t_strs_free(paths, n);
+	ck_assert_int_gt(written, 5);
+}
+END_TEST
+
+static int
+odd_lps(void *ctx, ilp_error *err)
+{
+	glp_prob *lp = glp_create_prob();
+	int ind[8];
+	double val[8];
+	char name[400];
+
+	(void)ctx;
+	(void)err;
+	/* every row and column type, kinds, signs, magnitudes, wrapping, a constant */
+	glp_set_obj_dir(lp, GLP_MAX);
+	glp_add_cols(lp, 7);
+	glp_add_rows(lp, 6);
+	for (int j = 1; j <= 7; j++) {
+		snprintf(name, sizeof name, j == 3 ? "x[%d] - y %d" : "a_rather_long_column_name_%d"
+		    "_to_make_lines_wrap.early", j, j);
+		glp_set_col_name(lp, j, name);
+	}
+	glp_set_col_bnds(lp, 1, GLP_FR, 0, 0);
+	glp_set_col_bnds(lp, 2, GLP_LO, 2.5, 0);
+	glp_set_col_bnds(lp, 3, GLP_UP, 0, -7);
+	glp_set_col_bnds(lp, 4, GLP_DB, -1e20, 1e15);
+	glp_set_col_bnds(lp, 5, GLP_FX, -0.0, -0.0);
+	glp_set_col_kind(lp, 6, GLP_BV);
+	glp_set_col_kind(lp, 7, GLP_IV);
+	glp_set_obj_coef(lp, 0, 3.25);
+	glp_set_obj_coef(lp, 1, 1);
+	glp_set_obj_coef(lp, 2, -1);
+	glp_set_obj_coef(lp, 3, 1.0 / 3);
+	glp_set_obj_coef(lp, 4, -123456789012345.0);
+	glp_set_obj_coef(lp, 5, 1e15);
+	glp_set_obj_coef(lp, 6, -5e-324);
+	for (int i = 1; i <= 6; i++) {
+		snprintf(name, sizeof name, "row %d", i);
+		glp_set_row_name(lp, i, name);
+	}
+	for (int k = 1; k <= 7; k++)
+		ind[k] = k, val[k] = k % 2 ? k * 1.5 : -k;
+	glp_set_mat_row(lp, 1, 7, ind, val);
+	glp_set_row_bnds(lp, 1, GLP_LO, -3.75, 0);
+	glp_set_mat_row(lp, 2, 3, ind, val);
+	glp_set_row_bnds(lp, 2, GLP_UP, 0, 1e300);
+	glp_set_mat_row(lp, 3, 2, ind + 4, val + 4);
+	glp_set_row_bnds(lp, 3, GLP_DB, -2, 8.125);
+	glp_set_mat_row(lp, 4, 1, ind + 6, val + 6);
+	glp_set_row_bnds(lp, 4, GLP_FX, 6, 6);
+	glp_set_row_bnds(lp, 5, GLP_UP, 0, -0.0);   /* an empty row */
+	glp_set_mat_row(lp, 6, 2, ind, val);        /* a free row */
+	ck_assert_int_eq(same_lp(lp, "odd"), 0);
+	/* an empty column, no objective term otherwise */
+	glp_erase_prob(lp);
+	glp_set_prob_name(lp, "p");
+	glp_set_obj_name(lp, "o");
+	glp_add_cols(lp, 2);
+	glp_add_rows(lp, 1);
+	glp_set_col_name(lp, 1, "u");
+	glp_set_col_name(lp, 2, "v");
+	glp_set_row_name(lp, 1, "r");
+	ind[1] = 1, val[1] = 2;
+	glp_set_mat_row(lp, 1, 1, ind, val);
+	glp_set_row_bnds(lp, 1, GLP_UP, 0, 4);
+	ck_assert_int_eq(same_lp(lp, "empty column"), 0);
+	ind[2] = 2, val[2] = 1;
+	glp_set_mat_row(lp, 1, 2, ind, val);
+	ck_assert_int_eq(same_lp(lp, "empty objective"), 0);
+	/* names the format cannot carry: GLPK's own writer */
+	glp_set_col_name(lp, 2, "2v");
+	ck_assert_int_eq(same_lp(lp, "digit"), 1);
+	glp_set_col_name(lp, 2, "v*w");
+	ck_assert_int_eq(same_lp(lp, "star"), 1);
+	glp_set_col_name(lp, 2, NULL);
+	ck_assert_int_eq(same_lp(lp, "no name"), 1);
+	glp_set_col_name(lp, 2, "v");
+	glp_set_row_name(lp, 1, ".r");
+	ck_assert_int_eq(same_lp(lp, "dot"), 1);
+	glp_delete_prob(lp);
+	return 0;
+}
+
+START_TEST(lp_text_odd_problems)
+{
+	ilp_error err = { 0 };
+	int freed = 0;
+
+	ck_assert_msg(ilpi_glpk_run(odd_lps, NULL, NULL, &freed, &err) == 0, "%s", err.msg);
+}
+END_TEST
+
 static ilp_partition *
 solve_ok(const ilp_graph *g, const ilp_solve_options *o)
 {
@@ -1879,6 +2068,8 @@ suite_solver(void)
 	tcase_add_loop_test(tc, glpk_error_after_model_build_leaks_nothing, 0, 2);
 	tcase_add_test(tc, deterministic_bytes);
 	tcase_add_test(tc, writes_lp_and_mps);
+	tcase_add_test(tc, lp_text_is_glpks);
+	tcase_add_test(tc, lp_text_odd_problems);
 	tcase_add_test(tc, chain_objectives);
 	tcase_add_test(tc, public_costs);
 	tcase_add_test(tc, budget_conflict_names_forced_values);
