@@ -190,7 +190,8 @@ class_col(const ilpi_model *m, size_t k)
 
 /* Saved item `it` (storage `bytes`) lives past step `hi` when a recomputed user runs
  * later: the user item whose earliest step is latest gives (s + r_u - 1) * bytes on
- * (hi, that step]; the -1 goes into the constant profile. */
+ * (hi, that step - 1] (the user's batch runs before that step, which may find the value
+ * freed); the -1 goes into the constant profile. */
 static int
 extension(peak_build *b, int32_t it, double bytes, int32_t hi)
 {
@@ -209,7 +210,10 @@ extension(peak_build *b, int32_t it, double bytes, int32_t hi)
 		best_u = ui;
 		best_t = b->tmin[u];
 	}
-	if (best_u < 0)
+	/* The user's batch runs before step best_t: by that step's own allocations the
+	 * saved value may already be freed, so the extension ends at the step before. */
+	best_t--;
+	if (best_u < 0 || best_t <= hi)
 		return 0;
 	if (add_term(b, b->m->col_s[it], bytes, hi + 1, best_t) != 0 ||
 	    add_term(b, b->m->col_r[best_u], bytes, hi + 1, best_t) != 0)

@@ -314,6 +314,20 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	    ilpi_now() - t1);
 	if (mip->status == GLP_OPT || mip->status == GLP_FEAS)
 		stage_status(c, mip);
+	if (mip->status == GLP_NOFEAS && o->peak_budget >= 0 && c->peak.col != 0) {
+		/* The peak rows bound every partition's simulated peak from below, and the
+		 * no-good cuts remove only answers simulated over the budget: none is left. */
+		if (strcmp(what, "runtime") == 0 && c->budget >= 0)
+			ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget "
+			    "conflict: no partition within the memory budget of %lld bytes has a "
+			    "simulated peak within %lld bytes", c->g->path, (long long)c->budget,
+			    (long long)o->peak_budget);
+		else
+			ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget "
+			    "conflict: no partition has a simulated peak within %lld bytes",
+			    c->g->path, (long long)o->peak_budget);
+		return -1;
+	}
 	if (mip->status == GLP_NOFEAS && strcmp(what, "runtime") != 0 &&
 	    strcmp(what, "least-peak") != 0) {
 		/* Only the budget row can make the model infeasible. */

@@ -189,6 +189,52 @@ START_TEST(peak_budget_holds_in_simulation)
 }
 END_TEST
 
+/* A saved value read by a recomputed user lives until that user's batch runs, before
+ * the backward op that needs it: the bound row at that op's own step must not count
+ * it (it did, 1000 bytes over the simulated 1014: the least-recompute stage found
+ * every answer cut off, "internal error: stage 'least-recompute' is infeasible"). */
+START_TEST(peak_saved_value_freed_before_recomputed_users_step)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 4) ", "
+	    OP("s", "aten.relu.default", "'x'", 1000, ", 'recompute': 'MUST_SAVE', "
+	    "'ac_graph_id': 1") ", "
+	    OP("y", "aten.sin.default", "'s'", 8, "") ", "
+	    OP("u", "aten.sum.default", "'s'", 2, ", 'recompute': 'MUST_RECOMPUTE', "
+	    "'ac_graph_id': 1") ", "
+	    T("t", 4) ", "
+	    OP("b1", "aten.mul.Tensor", "'t', 's'", 4, "") ", "
+	    OP("b2", "aten.mul.Tensor", "'b1', 'u'", 1000, ""), "'y'", "'b2'");
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_peak pk;
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_PEAK;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+	ck_assert_int_eq(pk.peak_bytes, 1014);
+	ck_assert_str_eq(p->status, "optimal");
+	ilp_partition_free(p);
+	p = NULL;
+	/* The same rows bound a peak budget: the least peak is within reach. */
+	o.objective = ILP_OBJ_RUNTIME;
+	o.peak_budget = 1014;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+	ck_assert_int_le(pk.peak_bytes, 1014);
+	ilp_partition_free(p);
+	p = NULL;
+	/* A byte below: the rows leave no answer, a conflict naming the option (was
+	 * "internal error: stage ... is infeasible", exit 4). */
+	o.peak_budget = 1013;
+	ck_assert_int_eq(ilp_solve(g, &o, &p, &err), -1);
+	ck_assert_msg(err.kind == ILP_ERR_CONFLICT && strstr(err.msg, "'peak-budget'") != NULL &&
+	    strstr(err.msg, "conflict") != NULL, "%d: %s", err.kind, err.msg);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* The partitions `ilpart compare` puts beside the peak row: the saved-bytes optimum,
  * min-cut (torch's reading of the tags) without and with budgets, the references,
  * save-all. Returns how many were made. */
@@ -293,6 +339,11 @@ suite_peak(void)
 	tcase_add_test(tc, peak_objective_matches_enumeration);
 	tcase_add_test(tc, peak_budget_holds_in_simulation);
 	tcase_add_test(tc, peak_never_above_other_rows);
+	suite_add_tcase(s, tc);
+	/* Small graphs that once broke a peak solve. */
+	tc = tcase_create("regress");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, peak_saved_value_freed_before_recomputed_users_step);
 	suite_add_tcase(s, tc);
 	return s;
 }
