@@ -492,6 +492,32 @@ read_refs(reader *r, const cJSON *refs)
 	return 0;
 }
 
+/* Every byte count ilpart forms (saved bytes, with RNG states; a simulated peak, which
+ * may hold an op's forward copy and its recomputed one) stays within int64 and the
+ * partition reader's 2^62 when the nodes' bytes, plus one RNG state per random op, are
+ * below 2^62 together. */
+static int
+check_total_bytes(reader *r)
+{
+	const int64_t limit = (int64_t)1 << 62, rng = ilpi_rng_state_bytes(r->g);
+	int64_t total = 0;
+	char who[160];
+
+	for (size_t i = 0; i < r->g->n; i++) {
+		const ilpi_node *n = &r->g->node[i];
+		int random = n->kind == ILPI_OP && (n->flags & ILPI_F_RANDOM);
+
+		if (n->bytes >= limit - total || (random && rng >= limit - total - n->bytes)) {
+			snprintf(who, sizeof who, "node '%.80s'", n->name);
+			return fail(r, who, "bytes", random ? "the graph's values (and one RNG "
+			    "state per random op) add up to 2^62 bytes or more" : "the graph's "
+			    "values add up to 2^62 bytes or more");
+		}
+		total += n->bytes + (random ? rng : 0);
+	}
+	return 0;
+}
+
 static int
 read_top(reader *r, const cJSON *root)
 {
@@ -520,7 +546,8 @@ read_top(reader *r, const cJSON *root)
 	if (rsb != NULL && get_int(r, "graph", rsb, "rng_state_bytes", MAX_BYTES,
 	    &r->g->rng_state_bytes) != 0)
 		return -1;
-	if (read_nodes(r, cJSON_GetObjectItemCaseSensitive(root, "nodes")) != 0)
+	if (read_nodes(r, cJSON_GetObjectItemCaseSensitive(root, "nodes")) != 0 ||
+	    check_total_bytes(r) != 0)
 		return -1;
 	if (read_outputs(r, cJSON_GetObjectItemCaseSensitive(root, "outputs")) != 0)
 		return -1;
