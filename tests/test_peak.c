@@ -235,6 +235,30 @@ START_TEST(peak_saved_value_freed_before_recomputed_users_step)
 }
 END_TEST
 
+/* A random graph whose bound rows (solver/peak.c) exceed the simulated peak of the best
+ * answer the search has: the second stage finds nothing at that peak. The answer stands,
+ * checked, without a claim of optimality (was "internal error: stage 'least-recompute'
+ * is infeasible", exit 4). */
+START_TEST(peak_rows_above_best_answer_keep_it)
+{
+	ilp_graph *g =
+	    t_graph_file(t_srcpath("tests/data/peak/R2-peak-row-above-simulated.json"));
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_check_options co = { ILP_PREFER_HARD };
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_PEAK;
+	o.bans = ILP_BANS_NONE;
+	o.time_limit = 20;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* The partitions `ilpart compare` puts beside the peak row: the saved-bytes optimum,
  * min-cut (torch's reading of the tags) without and with budgets, the references,
  * save-all. Returns how many were made. */
@@ -344,6 +368,7 @@ suite_peak(void)
 	tc = tcase_create("regress");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, peak_saved_value_freed_before_recomputed_users_step);
+	tcase_add_test(tc, peak_rows_above_best_answer_keep_it);
 	suite_add_tcase(s, tc);
 	return s;
 }
