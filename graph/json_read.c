@@ -25,18 +25,35 @@ typedef struct reader {
 	ilp_graph *g;
 	ilp_error *err;
 	const char *path;
+	/* the last dtype string read, its interned canonical name and size: nodes mostly
+	 * repeat the dtype before them */
+	const char *dtype_raw, *dtype;
+	int dtype_size;
 } reader;
+
+/* Appends s to buf (len bytes, *at used) as snprintf would, truncating at len - 1. */
+static void
+put(char *buf, size_t len, size_t *at, const char *s)
+{
+	while (*s != '\0' && *at + 1 < len)
+		buf[(*at)++] = *s++;
+	buf[*at] = '\0';
+}
 
 /* "node 'x'" or "node #12" when the node has no usable name yet. */
 static const char *
 node_label(const cJSON *obj, size_t idx, char *buf, size_t len)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	size_t at = 0;
 
-	if (cJSON_IsString(name) && name->valuestring[0] != '\0')
-		snprintf(buf, len, "node '%s'", name->valuestring);
-	else
+	if (cJSON_IsString(name) && name->valuestring[0] != '\0') {
+		put(buf, len, &at, "node '");
+		put(buf, len, &at, name->valuestring);
+		put(buf, len, &at, "'");
+	} else {
 		snprintf(buf, len, "node #%zu", idx);
+	}
 	return buf;
 }
 
@@ -142,56 +159,84 @@ static const char *const node_keys[] = {
 	"ac_graph_id", "random", "effectful", "collective", "mutated", "memory_budget", "meta"
 };
 
+enum {
+	K_NAME, K_KIND, K_TARGET, K_INPUTS, K_SHAPE, K_DTYPE, K_BYTES, K_TUPLE, K_INDEX,
+	K_VIEW_OF, K_FLOPS, K_BYTES_READ, K_BYTES_WRITTEN, K_TIME_US, K_RECOMPUTE,
+	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_MEMORY_BUDGET, K_META,
+	K_COUNT
+};
+
+/* node_keys[] index of key s, K_COUNT when unknown. */
+static int
+key_index(const char *s)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (node_keys[k][0] == s[0] && strcmp(node_keys[k], s) == 0)
+			return k;
+	return K_COUNT;
+}
+
 /* Rejects unknown and repeated keys: cJSON keeps both copies of a repeated key, and
  * which one would win differs between lookups, so a second "recompute" could silently
- * drop a SAC tag. */
+ * drop a SAC tag. On success field[k] is the node's field of key k (NULL: absent) and
+ * ids[] the keys in the order of the fields. */
 static int
-check_node_keys(reader *r, const cJSON *obj, const char *who)
+check_node_keys(reader *r, const cJSON *obj, const char *who, const cJSON **field,
+    uint8_t *ids)
 {
-	const size_t nkeys = sizeof node_keys / sizeof node_keys[0];
 	uint32_t seen = 0;
+	size_t nf = 0;
 	const cJSON *f;
 
+	for (int k = 0; k < K_COUNT; k++)
+		field[k] = NULL;
 	cJSON_ArrayForEach(f, obj) {
-		size_t k = 0;
+		int k = key_index(f->string);
 
-		while (k < nkeys && strcmp(f->string, node_keys[k]) != 0)
-			k++;
-		if (k == nkeys)
+		if (k == K_COUNT)
 			return fail(r, who, f->string, "unknown field");
 		if (seen & (1u << k))
 			return fail(r, who, f->string, "repeated field");
 		seen |= 1u << k;
+		field[k] = f;
+		ids[nf++] = (uint8_t)k;
 	}
 	return 0;
 }
 
 /* Everything but inputs and view_of, which name other nodes (second pass). */
 static int
-read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
+read_node_fields(reader *r, const cJSON *obj, long idx, const char *who,
+    const uint8_t *ids)
 {
 	ilpi_node *n = ilpi_graph_node(r->g, idx);
 	int64_t numel = -1, bytes = -1, ival;
 	const char *dtype = NULL;
 	const cJSON *f;
-	int b, is_tuple = 0;
+	int b, is_tuple = 0, dsize = 0;
+	size_t nf = 0;
 
 	cJSON_ArrayForEach(f, obj) {
 		const char *k = f->string;
+		int id = ids[nf++];
 		ilpi_tag tag;
 
-		if (strcmp(k, "name") == 0 || strcmp(k, "kind") == 0 || strcmp(k, "target") == 0 ||
-		    strcmp(k, "inputs") == 0 || strcmp(k, "view_of") == 0 ||
-		    strcmp(k, "meta") == 0) {
+		if (id == K_NAME || id == K_KIND || id == K_TARGET || id == K_INPUTS ||
+		    id == K_VIEW_OF || id == K_META) {
 			continue; /* handled elsewhere */
-		} else if (strcmp(k, "shape") == 0) {
+		} else if (id == K_SHAPE) {
 			if (!cJSON_IsNull(f) && read_shape(r, who, idx, f, &numel) != 0)
 				return -1;
-		} else if (strcmp(k, "dtype") == 0) {
+		} else if (id == K_DTYPE) {
 			if (cJSON_IsNull(f))
 				continue;
 			if (!cJSON_IsString(f))
 				return fail(r, who, k, "expected a string");
+			if (r->dtype_raw != NULL && strcmp(r->dtype_raw, f->valuestring) == 0) {
+				n->dtype = r->dtype;
+				dsize = r->dtype_size;
+				continue;
+			}
 			dtype = ilpi_dtype_canonical(f->valuestring);
 			if (dtype == NULL) {
 				char msg[160];
@@ -200,31 +245,37 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
 				return fail(r, who, k, msg);
 			}
 			n->dtype = ilpi_intern(&r->g->pool, dtype);
-		} else if (strcmp(k, "bytes") == 0) {
+			dsize = ilpi_dtype_size(n->dtype);
+			if (n->dtype != NULL) {
+				r->dtype_raw = f->valuestring;
+				r->dtype = n->dtype;
+				r->dtype_size = dsize;
+			}
+		} else if (id == K_BYTES) {
 			if (get_int(r, who, f, k, MAX_BYTES, &bytes) != 0)
 				return -1;
-		} else if (strcmp(k, "tuple") == 0) {
+		} else if (id == K_TUPLE) {
 			if (get_bool(r, who, f, k, &is_tuple) != 0)
 				return -1;
 			if (is_tuple)
 				n->flags |= ILPI_F_TUPLE;
-		} else if (strcmp(k, "index") == 0) {
+		} else if (id == K_INDEX) {
 			if (get_int(r, who, f, k, 1e9, &ival) != 0)
 				return -1;
 			n->index = (int32_t)ival;
-		} else if (strcmp(k, "flops") == 0) {
+		} else if (id == K_FLOPS) {
 			if (get_count(r, who, f, k, 1e30, &n->flops) != 0)
 				return -1;
-		} else if (strcmp(k, "bytes_read") == 0) {
+		} else if (id == K_BYTES_READ) {
 			if (get_count(r, who, f, k, MAX_BYTES, &n->bytes_read) != 0)
 				return -1;
-		} else if (strcmp(k, "bytes_written") == 0) {
+		} else if (id == K_BYTES_WRITTEN) {
 			if (get_count(r, who, f, k, MAX_BYTES, &n->bytes_written) != 0)
 				return -1;
-		} else if (strcmp(k, "time_us") == 0) {
+		} else if (id == K_TIME_US) {
 			if (get_count(r, who, f, k, 1e15, &n->time_us) != 0)
 				return -1;
-		} else if (strcmp(k, "memory_budget") == 0) {
+		} else if (id == K_MEMORY_BUDGET) {
 			/* torch's node.meta["memory_budget"]; torch rejects one outside [0, 1] */
 			if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0 && f->valuedouble <= 1))
 				return fail(r, who, k, "expected a fraction from 0 to 1");
@@ -232,7 +283,7 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
 				r->g->memory_budget = f->valuedouble;
 				r->g->memory_budget_node = (int32_t)idx;
 			}
-		} else if (strcmp(k, "recompute") == 0) {
+		} else if (id == K_RECOMPUTE) {
 			if (cJSON_IsNull(f))
 				continue;
 			if (!cJSON_IsString(f))
@@ -245,21 +296,20 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
 				return fail(r, who, k, msg);
 			}
 			n->tag = (uint8_t)tag;
-		} else if (strcmp(k, "ac_graph_id") == 0) {
+		} else if (id == K_AC_GRAPH_ID) {
 			if (cJSON_IsNull(f))
 				continue;
 			if (get_int(r, who, f, k, 2e9, &ival) != 0)
 				return -1;
 			n->ac_graph_id = (int32_t)ival;
-		} else if (strcmp(k, "mutated") == 0) {
+		} else if (id == K_MUTATED) {
 			if (get_bool(r, who, f, k, &b) != 0)
 				return -1;
 			if (b && n->kind != ILPI_PRIMAL)
 				return fail(r, who, k, "only a primal (a graph input) can be mutated");
 			if (b)
 				n->flags |= ILPI_F_MUTATED;
-		} else if (strcmp(k, "random") == 0 || strcmp(k, "effectful") == 0 ||
-		    strcmp(k, "collective") == 0) {
+		} else if (id == K_RANDOM || id == K_EFFECTFUL || id == K_COLLECTIVE) {
 			if (get_bool(r, who, f, k, &b) != 0)
 				return -1;
 			if (b)
@@ -273,11 +323,11 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who)
 	} else if (is_tuple) {
 		n->bytes = 0;
 	} else if (numel >= 0 && n->dtype != NULL) {
-		double total = (double)numel * ilpi_dtype_size(n->dtype);
+		double total = (double)numel * dsize;
 
 		if (total > MAX_BYTES)
 			return fail(r, who, "shape", "size in bytes overflows");
-		n->bytes = numel * ilpi_dtype_size(n->dtype);
+		n->bytes = numel * dsize;
 	} else if (numel >= 0) {
 		return fail(r, who, "dtype", "missing (needed with shape when bytes is absent)");
 	} else {
@@ -308,11 +358,9 @@ resolve(reader *r, const char *who, const cJSON *v, const char *field)
 }
 
 static int
-read_links(reader *r, const cJSON *obj, long idx, const char *who)
+read_links(reader *r, const cJSON *inputs, const cJSON *view, long idx, const char *who)
 {
 	ilpi_node *n = ilpi_graph_node(r->g, idx);
-	const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(obj, "inputs");
-	const cJSON *view = cJSON_GetObjectItemCaseSensitive(obj, "view_of");
 	const cJSON *v;
 
 	if (n->kind != ILPI_OP) {
@@ -352,50 +400,73 @@ read_links(reader *r, const cJSON *obj, long idx, const char *who)
 static int
 read_nodes(reader *r, const cJSON *nodes)
 {
-	const cJSON *obj;
+	const cJSON *obj, *field[K_COUNT], **links = NULL;
+	uint8_t ids[K_COUNT];
 	char who[160];
 	size_t i = 0;
 	long idx;
+	int rc = -1;
 
 	if (!cJSON_IsArray(nodes))
 		return fail(r, "graph", "nodes", nodes == NULL ? "missing" : "expected an array");
+	/* each node's inputs and view_of, for the second pass */
+	links = malloc(((size_t)cJSON_GetArraySize(nodes) + 1) * 2 * sizeof *links);
+	if (links == NULL) {
+		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+		return -1;
+	}
 	cJSON_ArrayForEach(obj, nodes) {
 		const cJSON *name, *target;
 		ilpi_kind kind;
 
 		node_label(obj, i, who, sizeof who);
-		if (!cJSON_IsObject(obj))
-			return fail(r, who, "nodes", "expected an object");
-		if (check_node_keys(r, obj, who) != 0)
-			return -1;
-		name = cJSON_GetObjectItemCaseSensitive(obj, "name");
-		if (name == NULL)
-			return fail(r, who, "name", "missing");
-		if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
-			return fail(r, who, "name", "expected a non-empty string");
-		if (read_kind(r, who, cJSON_GetObjectItemCaseSensitive(obj, "kind"), &kind) != 0)
-			return -1;
-		target = cJSON_GetObjectItemCaseSensitive(obj, "target");
-		if (kind == ILPI_OP && target == NULL)
-			return fail(r, who, "target", "missing (op nodes name their operation)");
-		if (target != NULL && (!cJSON_IsString(target) || target->valuestring[0] == '\0'))
-			return fail(r, who, "target", "expected a non-empty string");
+		if (!cJSON_IsObject(obj)) {
+			fail(r, who, "nodes", "expected an object");
+			goto out;
+		}
+		if (check_node_keys(r, obj, who, field, ids) != 0)
+			goto out;
+		name = field[K_NAME];
+		if (name == NULL) {
+			fail(r, who, "name", "missing");
+			goto out;
+		}
+		if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
+			fail(r, who, "name", "expected a non-empty string");
+			goto out;
+		}
+		if (read_kind(r, who, field[K_KIND], &kind) != 0)
+			goto out;
+		target = field[K_TARGET];
+		if (kind == ILPI_OP && target == NULL) {
+			fail(r, who, "target", "missing (op nodes name their operation)");
+			goto out;
+		}
+		if (target != NULL && (!cJSON_IsString(target) || target->valuestring[0] == '\0')) {
+			fail(r, who, "target", "expected a non-empty string");
+			goto out;
+		}
 		idx = ilpi_graph_add(r->g, name->valuestring, kind,
 		    kind == ILPI_OP ? target->valuestring : NULL, r->err);
 		if (idx < 0)
-			return -1;
-		if (read_node_fields(r, obj, idx, who) != 0)
-			return -1;
+			goto out;
+		if (read_node_fields(r, obj, idx, who, ids) != 0)
+			goto out;
+		links[2 * i] = field[K_INPUTS];
+		links[2 * i + 1] = field[K_VIEW_OF];
 		i++;
 	}
 	i = 0;
 	cJSON_ArrayForEach(obj, nodes) {
 		node_label(obj, i, who, sizeof who);
-		if (read_links(r, obj, (long)i, who) != 0)
-			return -1;
+		if (read_links(r, links[2 * i], links[2 * i + 1], (long)i, who) != 0)
+			goto out;
 		i++;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(links);
+	return rc;
 }
 
 static int
@@ -558,7 +629,7 @@ int
 ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph **out,
     ilp_error *err)
 {
-	reader r = { NULL, err, name != NULL ? name : "<graph>" };
+	reader r = { NULL, err, name != NULL ? name : "<graph>", NULL, NULL, 0 };
 	ilpi_json_doc doc;
 
 	*out = NULL;
