@@ -39,7 +39,7 @@ typedef struct h128 {
 
 /* ---- 2 x 64-bit hashing: two differently seeded chains of the murmur3 finalizer ---- */
 
-static uint64_t
+static inline uint64_t
 fmix64(uint64_t k)
 {
 	k ^= k >> 33;
@@ -57,7 +57,8 @@ h_init(h128 *h, uint64_t domain)
 	h->b = fmix64(0x13198a2e03707344ULL + domain);
 }
 
-static void
+/* Inlined: the colouring calls it about a hundred times per node. */
+static inline __attribute__((always_inline)) void
 h_word(h128 *h, uint64_t w)
 {
 	h->a = fmix64(h->a ^ w) + 0x9e3779b97f4a7c15ULL;
@@ -115,6 +116,42 @@ h_eq(h128 x, h128 y)
 	return x.a == y.a && x.b == y.b;
 }
 
+static int
+h_lt(const h128 *x, const h128 *y)
+{
+	return x->a < y->a || (x->a == y->a && x->b < y->b);
+}
+
+/* Sorts a[0..n) ascending as qsort with cmp_h128 would (equal colours are equal
+ * values, so every correct sort gives the same array): insertion sort for short
+ * runs, merging through tmp (n entries) above them. */
+static void
+sort_h128(h128 *a, size_t n, h128 *tmp)
+{
+	size_t mid, i, j, k;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			h128 x = a[i];
+
+			for (j = i; j > 0 && h_lt(&x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	mid = n / 2;
+	sort_h128(a, mid, tmp);
+	sort_h128(a + mid, n - mid, tmp);
+	if (!h_lt(&a[mid], &a[mid - 1]))
+		return;
+	memcpy(tmp, a, mid * sizeof *a);
+	for (i = 0, j = mid, k = 0; i < mid && j < n;)
+		a[k++] = h_lt(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < mid)
+		a[k++] = tmp[i++];
+}
+
 /* ---- the colouring ------------------------------------------------------------ */
 
 enum { K_VIEW = 0xffffffffu };  /* argument position of a view user */
@@ -123,7 +160,7 @@ enum { U_FW = -1, U_BW = -2 };  /* pseudo users: output lists */
 typedef struct fp {
 	const ilp_graph *g;
 	size_t n;
-	h128 *col, *next, *sorted, *scratch;
+	h128 *col, *next, *sorted, *scratch, *tmp;
 	int32_t *region;        /* dense rank of ac_graph_id, -1 outside regions */
 	uint32_t *rbeg;         /* reverse edges of node i: [rbeg[i], rbeg[i + 1]) */
 	int32_t *ru;            /* user index, or U_FW / U_BW */
@@ -137,6 +174,7 @@ fp_free(fp *f)
 	free(f->next);
 	free(f->sorted);
 	free(f->scratch);
+	free(f->tmp);
 	free(f->region);
 	free(f->rbeg);
 	free(f->ru);
@@ -280,7 +318,7 @@ absorb_users(fp *f, h128 *h, const h128 *c, size_t i)
 		h_word(&x, f->rk[e]);
 		f->scratch[m++] = x;
 	}
-	qsort(f->scratch, m, sizeof *f->scratch, cmp_h128);
+	sort_h128(f->scratch, m, f->tmp);
 	h_word(h, m);
 	for (size_t k = 0; k < m; k++)
 		h_col(h, f->scratch[k]);
@@ -292,7 +330,7 @@ distinct(fp *f, const h128 *c)
 	size_t d = 0;
 
 	memcpy(f->sorted, c, f->n * sizeof *c);
-	qsort(f->sorted, f->n, sizeof *f->sorted, cmp_h128);
+	sort_h128(f->sorted, f->n, f->tmp);
 	for (size_t i = 0; i < f->n; i++)
 		if (i == 0 || !h_eq(f->sorted[i - 1], f->sorted[i]))
 			d++;
@@ -344,7 +382,8 @@ colour(fp *f, const ilp_graph *g)
 	for (size_t i = 0; i < f->n; i++)
 		if (f->rbeg[i + 1] - f->rbeg[i] > maxdeg)
 			maxdeg = f->rbeg[i + 1] - f->rbeg[i];
-	if ((f->scratch = malloc(maxdeg * sizeof *f->scratch)) == NULL)
+	if ((f->scratch = malloc(maxdeg * sizeof *f->scratch)) == NULL ||
+	    (f->tmp = malloc(((maxdeg > f->n ? maxdeg : f->n) + 1) * sizeof *f->tmp)) == NULL)
 		return -1;
 	/* down, in topological order: inputs come first */
 	for (size_t i = 0; i < f->n; i++) {
@@ -397,7 +436,7 @@ ilpi_graph_compute_fingerprint(ilp_graph *g)
 	PUT(g->n_bw_out);
 	if (g->rng_state_bytes >= 0) /* absent in older files: their fingerprints stay */
 		PUT(0x7265706c61790000ULL ^ (uint64_t)g->rng_state_bytes);
-	distinct(&f, f.col);
+	/* colour() leaves f.sorted = f.col sorted (refine's last distinct()) */
 	for (size_t i = 0; i < f.n; i++)
 		PUTC(f.sorted[i]);
 	for (size_t j = 0; j < g->n_fw_out; j++)
