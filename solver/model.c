@@ -30,10 +30,30 @@ gcd64(int64_t a, int64_t b)
 }
 
 /* LP-format-safe column and row names: a prefix, the index, and the node name. */
+/* Appends the decimal digits of v at buf + k; the new length. */
+static size_t
+put_uint(char *buf, size_t k, size_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		buf[k++] = tmp[--n];
+	return k;
+}
+
 static void
 set_name(char *buf, size_t len, const char *prefix, size_t idx, const char *node)
 {
-	size_t k = (size_t)snprintf(buf, len, "%s%zu_", prefix, idx);
+	size_t k = strlen(prefix);
+
+	/* snprintf(buf, len, "%s%zu_", prefix, idx), which always fits in len (80) */
+	memcpy(buf, prefix, k);
+	k = put_uint(buf, k, idx);
+	buf[k++] = '_';
 
 	for (; *node != '\0' && k + 1 < len && k < 48; node++)
 		buf[k++] = (*node >= 'a' && *node <= 'z') || (*node >= 'A' && *node <= 'Z') ||
@@ -109,6 +129,7 @@ add_rows(const ilp_graph *g, ilpi_model *m)
 		for (uint32_t k = 0; r && k < item->in_count; k++) {
 			int32_t j = red->in[item->in_begin + k];
 			int len = 1;
+			size_t nl;
 
 			ind[1] = r, val[1] = 1;
 			if (m->col_s[j])
@@ -116,7 +137,9 @@ add_rows(const ilp_graph *g, ilpi_model *m)
 			if (m->col_r[j])
 				ind[++len] = m->col_r[j], val[len] = -1;
 			set_name(name, sizeof name, "d", it, nm);
-			snprintf(name + strlen(name), sizeof name - strlen(name), "_%d", (int)k);
+			nl = strlen(name);
+			name[nl++] = '_';
+			name[put_uint(name, nl, k)] = '\0';
 			add_row(m->lp, name, GLP_UP, 0, len, ind, val);
 		}
 		if (s && m->col_y[item->stor]) {
@@ -712,40 +735,48 @@ out:
  * it stands after GLPK's adjustments, or the problem is empty, glp_write_lp itself
  * writes the file (lp_text returns 1). tests/test_solver.c compares the two. */
 
-static int
-lp_name_ok(const char *s)
+/* Characters a name may hold in the LP format (GLPK's CHAR_SET and ASCII letters and
+ * digits), after GLPK's adjustments (' ' -> '_', '-' -> '~', '[' -> '(', ']' -> ')'):
+ * 1 as it stands, 2 adjusted, 0 not at all. */
+static unsigned char lp_chars[256];
+
+static void
+lp_chars_init(void)
 {
 	static const char set[] = "!\"#$%&()/,.;?@_`'{}|~";
 
-	if (*s == '.' || (*s >= '0' && *s <= '9'))
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9')) && strchr(set, *s) == NULL)
-			return 0;
-	return 1;
+	if (lp_chars['a'] != 0)
+		return;
+	for (int c = 0; c < 128; c++)
+		lp_chars[c] = (unsigned char)(((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || (c != '\0' && strchr(set, c) != NULL)) ? 1 : 0);
+	lp_chars[' '] = lp_chars['-'] = lp_chars['['] = lp_chars[']'] = 2;
 }
 
-/* name as GLPK writes it (' ' -> '_', '-' -> '~', '[' -> '(', ']' -> ')'), or NULL
- * when GLPK would make one up. */
-static char *
-lp_name(const char *name)
+/* name as GLPK writes it: name itself (*owned = 0) or an adjusted copy (*owned = 1), or
+ * NULL when GLPK would make one up (missing, a leading '.' or digit, a character the
+ * format cannot carry, or non-ASCII: isalnum of the locale is left to GLPK). */
+static const char *
+lp_name(const char *name, int *owned)
 {
+	int adjust = 0;
 	char *s;
 
-	if (name == NULL)
+	*owned = 0;
+	if (name == NULL || *name == '.' || (*name >= '0' && *name <= '9'))
 		return NULL;
-	for (const char *c = name; *c != '\0'; c++)
-		if ((unsigned char)*c >= 0x80)
-			return NULL; /* isalnum of the locale: left to GLPK */
+	for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++) {
+		if (lp_chars[*c] == 0)
+			return NULL;
+		adjust |= lp_chars[*c] == 2;
+	}
+	if (!adjust)
+		return name;
 	if ((s = strdup(name)) == NULL)
 		return NULL;
 	for (char *c = s; *c != '\0'; c++)
 		*c = *c == ' ' ? '_' : *c == '-' ? '~' : *c == '[' ? '(' : *c == ']' ? ')' : *c;
-	if (!lp_name_ok(s)) {
-		free(s);
-		return NULL;
-	}
+	*owned = 1;
 	return s;
 }
 
@@ -840,9 +871,10 @@ lp_coef_term(lp_line *l, double v, const char *name)
 static int
 lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 {
-	int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), rc = -1, flag, len;
-	char **cname = NULL, *oname = NULL, *rname = NULL, num[32], num2[32], head[64];
-	char *has = NULL;
+	int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), rc = -1, flag, len, own;
+	const char **cname = NULL, *oname = NULL, *rname;
+	char num[32], num2[32], head[64], *has = NULL, *cown = NULL;
+	int oown = 0;
 	int *ind = NULL;
 	double *val = NULL;
 	const char *pname = glp_get_prob_name(lp);
@@ -850,27 +882,30 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 
 	if (!(m > 0 && n > 0))
 		return 1;
+	lp_chars_init();
 	cname = calloc((size_t)n + 1, sizeof *cname);
+	cown = calloc((size_t)n + 1, 1);
 	has = calloc((size_t)n + 1, 1);
 	ind = malloc(((size_t)n + 1) * sizeof *ind);
 	val = malloc(((size_t)n + 1) * sizeof *val);
-	if (cname == NULL || has == NULL || ind == NULL || val == NULL)
+	if (cname == NULL || cown == NULL || has == NULL || ind == NULL || val == NULL)
 		goto out;
 	rc = 1;
-	for (int j = 1; j <= n; j++)
-		if ((cname[j] = lp_name(glp_get_col_name(lp, j))) == NULL)
+	for (int j = 1; j <= n; j++) {
+		if ((cname[j] = lp_name(glp_get_col_name(lp, j), &own)) == NULL)
 			goto out;
-	/* the objective's made-up name is always "obj" */
-	if ((oname = lp_name(glp_get_obj_name(lp))) == NULL && (oname = strdup("obj")) == NULL) {
-		rc = -1;
-		goto out;
+		cown[j] = (char)own;
 	}
+	/* the objective's made-up name is always "obj" */
+	if ((oname = lp_name(glp_get_obj_name(lp), &oown)) == NULL)
+		oname = "obj";
 	for (int i = 1; i <= m; i++) {
-		char *rn = lp_name(glp_get_row_name(lp, i));
+		const char *rn = lp_name(glp_get_row_name(lp, i), &own);
 
 		if (rn == NULL)
 			goto out;
-		free(rn);
+		if (own)
+			free((char *)rn);
 		len = glp_get_mat_row(lp, i, ind, NULL);
 		for (int k = 1; k <= len; k++)
 			has[ind[k]] = 1;
@@ -908,11 +943,13 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 
 		if (type == GLP_FR)
 			continue;
-		rname = lp_name(glp_get_row_name(lp, i));
-		if (rname == NULL || lp_term(&l, 0, (const char *[]){ " ", rname, ":" }, 3) != 0)
+		if ((rname = lp_name(glp_get_row_name(lp, i), &own)) == NULL)
 			goto out;
-		free(rname);
-		rname = NULL;
+		flag = lp_term(&l, 0, (const char *[]){ " ", rname, ":" }, 3);
+		if (own)
+			free((char *)rname);
+		if (flag != 0)
+			goto out;
 		len = glp_get_mat_row(lp, i, ind, val);
 		for (int k = 1; k <= len; k++)
 			if (lp_coef_term(&l, val[k], cname[ind[k]]) != 0)
@@ -995,11 +1032,13 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 	*lines = l.count;
 	rc = b->failed ? -1 : 0;
 out:
-	for (int j = 1; cname != NULL && j <= n; j++)
-		free(cname[j]);
+	for (int j = 1; cname != NULL && cown != NULL && j <= n; j++)
+		if (cown[j])
+			free((char *)cname[j]);
 	free(cname);
-	free(oname);
-	free(rname);
+	free(cown);
+	if (oown)
+		free((char *)oname);
 	free(has);
 	free(ind);
 	free(val);
