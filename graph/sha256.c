@@ -3,6 +3,12 @@
 
 #include <string.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define HAVE_SHA_NI 1
+#endif
+
 #include "graph/sha256.h"
 
 static const uint32_t k[64] = {
@@ -52,6 +58,94 @@ compress(ilpi_sha256 *s, const uint8_t *blk)
 	s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
+#ifdef HAVE_SHA_NI
+/*
+ * The same compression with the x86 SHA extensions: a register holds four words, the
+ * state lives as ABEF and CDGH (the order sha256rnds2 takes), each sha256rnds2 does
+ * two rounds, sha256msg1/msg2 extend the schedule four words at a time:
+ * W[t..t+3] = msg2(msg1(W[t-16..], W[t-12..]) + W[t-7..t-4], W[t-4..t-1]).
+ */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+compress_ni(uint32_t h[8], const uint8_t *blk, size_t nblk)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+	__m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
+	__m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
+	__m128i cdab = _mm_shuffle_epi32(dcba, 0xB1), efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+	__m128i abef = _mm_alignr_epi8(cdab, efgh, 8), cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+
+	for (; nblk > 0; nblk--, blk += 64) {
+		__m128i m[4], save0 = abef, save1 = cdgh, wk;
+
+		for (int i = 0; i < 16; i++) {
+			if (i < 4)
+				m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(blk + 16 * i)),
+				    bswap);
+			else
+				m[i & 3] = _mm_sha256msg2_epu32(_mm_add_epi32(
+				    _mm_sha256msg1_epu32(m[i & 3], m[(i + 1) & 3]),
+				    _mm_alignr_epi8(m[(i + 3) & 3], m[(i + 2) & 3], 4)), m[(i + 3) & 3]);
+			wk = _mm_add_epi32(m[i & 3], _mm_loadu_si128((const __m128i *)&k[4 * i]));
+			cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+			abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E));
+		}
+		abef = _mm_add_epi32(abef, save0);
+		cdgh = _mm_add_epi32(cdgh, save1);
+	}
+	{
+		__m128i feba = _mm_shuffle_epi32(abef, 0x1B), dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+
+		_mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+		_mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+	}
+}
+
+static int
+sha_ni(void)
+{
+	static int have = -1;   /* every thread computes the same answer */
+	int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+	unsigned a, b, c, d;
+
+	if (h < 0) {
+		h = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3) &&
+		    __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+		__atomic_store_n(&have, h, __ATOMIC_RELAXED);
+	}
+	return h;
+}
+#endif
+
+int
+ilpi_sha256_accelerated(void)
+{
+#ifdef HAVE_SHA_NI
+	return sha_ni();
+#else
+	return 0;
+#endif
+}
+
+void
+ilpi_sha256_blocks(uint32_t h[8], const uint8_t *blk, size_t nblk, int accel)
+{
+#ifdef HAVE_SHA_NI
+	if (accel && sha_ni()) {
+		compress_ni(h, blk, nblk);
+		return;
+	}
+#else
+	(void)accel;
+#endif
+	for (; nblk > 0; nblk--, blk += 64) {
+		ilpi_sha256 s;
+
+		memcpy(s.h, h, sizeof s.h);
+		compress(&s, blk);
+		memcpy(h, s.h, sizeof s.h);
+	}
+}
+
 void
 ilpi_sha256_init(ilpi_sha256 *s)
 {
@@ -72,12 +166,19 @@ ilpi_sha256_update(ilpi_sha256 *s, const void *data, size_t len)
 	while (len > 0) {
 		size_t take = 64 - s->used < len ? 64 - s->used : len;
 
+		if (s->used == 0 && len >= 64) {
+			/* whole blocks straight from the input */
+			ilpi_sha256_blocks(s->h, p, len / 64, 1);
+			p += len / 64 * 64;
+			len %= 64;
+			continue;
+		}
 		memcpy(s->block + s->used, p, take);
 		s->used += take;
 		p += take;
 		len -= take;
 		if (s->used == 64) {
-			compress(s, s->block);
+			ilpi_sha256_blocks(s->h, s->block, 1, 1);
 			s->used = 0;
 		}
 	}

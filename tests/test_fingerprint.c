@@ -21,6 +21,31 @@ static const char *const corpus[] = {
 
 /* ---- SHA-256 against FIPS 180-4's examples ---------------------------------------- */
 
+/* The SHA extensions' compression equals the portable one on random blocks and states
+ * (where the CPU has them; elsewhere both calls are the portable code). */
+START_TEST(sha256_accelerated_same)
+{
+	uint8_t blk[64 * 9];
+	t_rng rng;
+
+	t_rng_seed(&rng, 5);
+	fprintf(stderr, "sha256: SHA extensions %s\n", ilpi_sha256_accelerated() ? "used" :
+	    "not available");
+	for (int round = 0; round < 2000; round++) {
+		uint32_t h1[8], h2[8];
+		size_t nblk = 1 + t_below(&rng, 9);
+
+		for (int i = 0; i < 8; i++)
+			h1[i] = h2[i] = (uint32_t)t_rand(&rng) << 1 ^ t_rand(&rng);
+		for (size_t i = 0; i < 64 * nblk; i++)
+			blk[i] = (uint8_t)t_rand(&rng);
+		ilpi_sha256_blocks(h1, blk, nblk, 0);
+		ilpi_sha256_blocks(h2, blk, nblk, 1);
+		ck_assert_mem_eq(h1, h2, sizeof h1);
+	}
+}
+END_TEST
+
 START_TEST(sha256_vectors)
 {
 	static const struct {
@@ -456,6 +481,7 @@ suite_fingerprint(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, sha256_vectors);
+	tcase_add_test(tc, sha256_accelerated_same);
 	tcase_add_loop_test(tc, fingerprint_ignores_names_and_order, 0,
 	    (int)(sizeof corpus / sizeof corpus[0]));
 	tcase_add_test(tc, fingerprint_sees_every_change);
