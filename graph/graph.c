@@ -118,26 +118,40 @@ ilp_graph_find(const ilp_graph *g, const char *name)
 	return -1;
 }
 
+int
+ilpi_graph_reserve(ilp_graph *g, size_t nodes)
+{
+	if (nodes > INT32_MAX || ILPI_GROW(g->node, g->cap, g->n, nodes) != 0)
+		return -1;
+	while ((g->n + nodes + 1) * 2 > g->n_slot)
+		if (index_grow(g) != 0)
+			return -1;
+	return 0;
+}
+
 long
 ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *target,
     ilp_error *err)
 {
 	ilpi_node *n;
-	size_t j;
-	long dup;
+	size_t j, len = strlen(name);
 
 	if (g->n >= INT32_MAX - 1) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: too many nodes", g->path);
 		return -1;
 	}
-	if ((dup = ilp_graph_find(g, name)) >= 0) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: node '%s': field 'name': duplicate name "
-		    "(nodes #%ld and #%zu)", g->path, name, dup, g->n);
-		return -1;
-	}
-	if (ILPI_GROW(g->node, g->cap, g->n, 1) != 0)
-		goto nomem;
+	/* the index first has room, so the probe that finds no duplicate ends at the slot
+	 * the new node takes */
 	if ((g->n + 1) * 2 > g->n_slot && index_grow(g) != 0)
+		goto nomem;
+	j = ilpi_hash(name, len) & (g->n_slot - 1);
+	for (; g->slot[j] != ILPI_NONE; j = (j + 1) & (g->n_slot - 1))
+		if (strcmp(g->node[g->slot[j]].name, name) == 0) {
+			ilpi_err(err, ILP_ERR_INPUT, "%s: node '%s': field 'name': duplicate name "
+			    "(nodes #%ld and #%zu)", g->path, name, (long)g->slot[j], g->n);
+			return -1;
+		}
+	if (ILPI_GROW(g->node, g->cap, g->n, 1) != 0)
 		goto nomem;
 	n = &g->node[g->n];
 	memset(n, 0, sizeof *n);
@@ -153,9 +167,6 @@ ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *targe
 	n->in_begin = (uint32_t)g->n_in;
 	n->ndim = -1;
 	n->flops = n->bytes_read = n->bytes_written = n->time_us = ILPI_UNKNOWN_COST;
-	j = ilpi_hash(name, strlen(name)) & (g->n_slot - 1);
-	while (g->slot[j] != ILPI_NONE)
-		j = (j + 1) & (g->n_slot - 1);
 	g->slot[j] = (int32_t)g->n;
 	return (long)g->n++;
 nomem:

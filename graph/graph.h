@@ -133,6 +133,9 @@ struct ilp_graph {
 /* ---- builder (used by the reader and by tests) ---------------------------- */
 
 ilp_graph *ilpi_graph_new(const char *path);
+/* Room for `nodes` more nodes (array and name index), so adding them neither moves nor
+ * rehashes anything: 0, or -1 when out of memory. */
+int ilpi_graph_reserve(ilp_graph *g, size_t nodes);
 /* Append a node; returns its index or -1 (duplicate name: err names it; or no memory).
  * Every field but inputs/shape is set afterwards through ilpi_graph_node(). */
 long ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *target,

@@ -181,9 +181,11 @@ fast_item(fast *f)
 static void
 fast_ws(fast *f)
 {
-	while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' ||
-	    *f->p == '\t'))
-		f->p++;
+	const char *p = f->p, *end = f->end;
+
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	f->p = p;
 }
 
 /* A string at f->p (at its quote) into the string arena: its copy, or NULL. */

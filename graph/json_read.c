@@ -403,18 +403,21 @@ read_nodes(reader *r, const cJSON *nodes)
 	const cJSON *obj, *field[K_COUNT], **links = NULL;
 	uint8_t ids[K_COUNT];
 	char who[160];
-	size_t i = 0;
+	size_t i = 0, count;
 	long idx;
 	int rc = -1;
 
 	if (!cJSON_IsArray(nodes))
 		return fail(r, "graph", "nodes", nodes == NULL ? "missing" : "expected an array");
 	/* each node's inputs and view_of, for the second pass */
-	links = malloc(((size_t)cJSON_GetArraySize(nodes) + 1) * 2 * sizeof *links);
+	count = (size_t)cJSON_GetArraySize(nodes);
+	links = malloc((count + 1) * 2 * sizeof *links);
 	if (links == NULL) {
 		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
 		return -1;
 	}
+	/* a hint: without the room, adding the nodes grows the arrays as before */
+	(void)ilpi_graph_reserve(r->g, count);
 	cJSON_ArrayForEach(obj, nodes) {
 		const cJSON *name, *target;
 		ilpi_kind kind;
