@@ -854,18 +854,41 @@ lp_put(lp_line *l, const char *s)
 	l->count++;
 }
 
-/* A term " + c name" / " - c name" / " + name" / " - name" of coefficient v. */
+/* A term " + c name" / " - c name" / " + name" / " - name" of coefficient v; nlen is
+ * strlen(name). */
 static int
-lp_coef_term(lp_line *l, double v, const char *name)
+lp_coef_term(lp_line *l, double v, const char *name, size_t nlen)
 {
-	char num[32];
+	const char *sign = v > 0 ? " + " : " - ";
+	int unit = v == 1.0 || v == -1.0;
+	char term[320], num[32];
+	size_t tl = 3, nl = unit ? 0 : lp_num(num, v > 0 ? v : -v);
 
-	if (v == +1.0)
-		return lp_term(l, 1, (const char *[]){ " + ", name }, 2);
-	if (v == -1.0)
-		return lp_term(l, 1, (const char *[]){ " - ", name }, 2);
-	lp_num(num, v > 0 ? v : -v);
-	return lp_term(l, 1, (const char *[]){ v > 0 ? " + " : " - ", num, " ", name }, 4);
+	if (nlen > 255) /* longer than GLPK allows a name: the general path */
+		return unit ? lp_term(l, 1, (const char *[]){ sign, name }, 2) :
+		    lp_term(l, 1, (const char *[]){ sign, num, " ", name }, 4);
+	memcpy(term, sign, 3);
+	if (!unit) {
+		memcpy(term + 3, num, nl);
+		tl += nl;
+		term[tl++] = ' ';
+	}
+	memcpy(term + tl, name, nlen);
+	tl += nlen;
+	if (l->len + tl > 72)
+		lp_flush(l);
+	if (l->len + tl + 1 > l->cap) {
+		size_t cap = 2 * (l->len + tl + 1);
+		char *p = realloc(l->line, cap);
+
+		if (p == NULL)
+			return -1;
+		l->line = p;
+		l->cap = cap;
+	}
+	memcpy(l->line + l->len, term, tl);
+	l->len += tl;
+	return 0;
 }
 
 static int
@@ -874,6 +897,7 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 	int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), rc = -1, flag, len, own;
 	const char **cname = NULL, *oname = NULL, *rname;
 	char num[32], num2[32], head[64], *has = NULL, *cown = NULL;
+	size_t *clen = NULL;
 	int oown = 0;
 	int *ind = NULL;
 	double *val = NULL;
@@ -884,17 +908,20 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 		return 1;
 	lp_chars_init();
 	cname = calloc((size_t)n + 1, sizeof *cname);
+	clen = malloc(((size_t)n + 1) * sizeof *clen);
 	cown = calloc((size_t)n + 1, 1);
 	has = calloc((size_t)n + 1, 1);
 	ind = malloc(((size_t)n + 1) * sizeof *ind);
 	val = malloc(((size_t)n + 1) * sizeof *val);
-	if (cname == NULL || cown == NULL || has == NULL || ind == NULL || val == NULL)
+	if (cname == NULL || clen == NULL || cown == NULL || has == NULL || ind == NULL ||
+	    val == NULL)
 		goto out;
 	rc = 1;
 	for (int j = 1; j <= n; j++) {
 		if ((cname[j] = lp_name(glp_get_col_name(lp, j), &own)) == NULL)
 			goto out;
 		cown[j] = (char)own;
+		clen[j] = strlen(cname[j]);
 	}
 	/* the objective's made-up name is always "obj" */
 	if ((oname = lp_name(glp_get_obj_name(lp), &oown)) == NULL)
@@ -925,7 +952,7 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 			continue;
 		len++;
 		if (c == 0.0 ? lp_term(&l, 1, (const char *[]){ " + 0 ", cname[j] }, 2) :
-		    lp_coef_term(&l, c, cname[j]))
+		    lp_coef_term(&l, c, cname[j], clen[j]))
 			goto out;
 	}
 	if (len == 0 && lp_term(&l, 0, (const char *[]){ " 0 ", cname[1] }, 2) != 0)
@@ -952,7 +979,7 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 			goto out;
 		len = glp_get_mat_row(lp, i, ind, val);
 		for (int k = 1; k <= len; k++)
-			if (lp_coef_term(&l, val[k], cname[ind[k]]) != 0)
+			if (lp_coef_term(&l, val[k], cname[ind[k]], clen[ind[k]]) != 0)
 				goto out;
 		if (type == GLP_DB) {
 			snprintf(head, sizeof head, " - ~r_%d", i);
@@ -1036,6 +1063,7 @@ out:
 		if (cown[j])
 			free((char *)cname[j]);
 	free(cname);
+	free(clen);
 	free(cown);
 	if (oown)
 		free((char *)oname);
