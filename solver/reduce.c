@@ -177,9 +177,19 @@ typedef struct chain {
 	uint8_t can_save, can_recompute;
 } chain;
 
-/* Step 4: builds the chains; returns their count. */
+/* Storage the caller owns: a primal's or a tangent's, or a view's of one. */
+static int
+caller_owned(const ilp_graph *g, int32_t v)
+{
+	for (int hops = 0; g->node[v].view_of != ILPI_NONE && hops < 1 << 20; hops++)
+		v = g->node[v].view_of;
+	return g->node[v].kind != ILPI_OP;
+}
+
+/* Step 4: builds the chains; returns their count. peak: saving must also be
+ * dominated in the simulated peak (docs/partition.md "Peak memory"). */
 static size_t
-contract(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int soft,
+contract(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int soft, int peak,
     ilpi_reduced *red, const uint8_t *cs, const uint8_t *cr, chain *ch, int32_t *next,
     int32_t *stor_count)
 {
@@ -194,6 +204,7 @@ contract(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int sof
 		const int32_t *in = ilpi_inputs(g, n);
 		int32_t u = n->in_count > 0 ? in[0] : ILPI_NONE, it;
 		int merge = u != ILPI_NONE;
+		int64_t bu, bi;
 
 		if (!red->cand[i])
 			continue;
@@ -207,6 +218,13 @@ contract(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int sof
 			    !(soft && ((r->bits[u] | r->bits[i]) & pref)) &&
 			    (!cs[u] || (stor_count[g->node[u].storage] == 1 && cs[i] &&
 			    ilpi_storage_bytes(g, &g->node[u]) >= ilpi_storage_bytes(g, n)));
+			/* The peak counts no caller-owned storage (primals, tangents and their
+			 * views): saving such a u is free there, and not dominated. */
+			if (merge && peak && cs[u]) {
+				bu = caller_owned(g, u) ? 0 : ilpi_storage_bytes(g, &g->node[u]);
+				bi = caller_owned(g, (int32_t)i) ? 0 : ilpi_storage_bytes(g, n);
+				merge = bu >= bi;
+			}
 		}
 		if (merge) {
 			next[ch[it].last] = (int32_t)i;
@@ -346,9 +364,10 @@ out:
 }
 
 int
-ilpi_reduce(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int soft,
+ilpi_reduce(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int flags,
     ilpi_reduced *red, ilp_error *err)
 {
+	int soft = (flags & ILPI_REDUCE_SOFT) != 0, peak = (flags & ILPI_REDUCE_PEAK) != 0;
 	uint8_t *cs = calloc(g->n + 1, 1), *cr = calloc(g->n + 1, 1);
 	chain *ch = malloc((g->n + 1) * sizeof *ch);
 	int32_t *next = malloc((g->n + 1) * sizeof *next);
@@ -368,7 +387,7 @@ ilpi_reduce(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int 
 	if (candidates(g, r, red, cs, cr, err) != 0)
 		goto out;
 	free_views(g, r, cost_us, soft, red, cs, cr);
-	m = contract(g, r, cost_us, soft, red, cs, cr, ch, next, scratch);
+	m = contract(g, r, cost_us, soft, peak, red, cs, cr, ch, next, scratch);
 	if (layout(g, r, red, ch, m, next, scratch) != 0 || finish(g, red, scratch) != 0)
 		goto nomem;
 	rc = 0;

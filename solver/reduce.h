@@ -44,12 +44,17 @@ typedef struct ilpi_reduced {
 
 /*
  * Builds the reduced problem from the graph and its rules. cost_us holds every node's
- * recompute cost (0 for nodes whose recompute is free). soft: PREFER bits are objective
- * penalties, so nodes carrying them are never fixed or contracted. Returns -1 with
+ * recompute cost (0 for nodes whose recompute is free). flags: ILPI_REDUCE_SOFT, PREFER
+ * bits are objective penalties, so nodes carrying them are never fixed or contracted;
+ * ILPI_REDUCE_PEAK, the simulated peak matters (peak objective or budget), so a
+ * chain is contracted only where saving its head is dominated in the peak too (a
+ * primal's storage costs nothing there). Returns -1 with
  * ILP_ERR_CONFLICT when the rules leave some boundary value neither savable nor
  * recomputable. red is caller-owned; release with ilpi_reduced_free (also on failure).
  */
-int ilpi_reduce(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int soft,
+enum { ILPI_REDUCE_SOFT = 1, ILPI_REDUCE_PEAK = 2 };
+
+int ilpi_reduce(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int flags,
     ilpi_reduced *red, ilp_error *err);
 void ilpi_reduced_free(ilpi_reduced *red);
 

@@ -75,6 +75,7 @@ typedef struct solve_ctx {
 	uint8_t *hist;            /* simulated answers (s then r), for checking the rows */
 	int64_t *hist_sim;
 	size_t n_hist, cap_hist;
+	uint8_t *starts_buf;      /* peak objective: the descents' starts and scratch */
 } solve_ctx;
 
 enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
@@ -1104,6 +1105,250 @@ nomem:
 	return -1;
 }
 
+/* ---- incumbents from the block decomposition and a descent (docs/solver.md
+ * "Peak memory", "Incumbents from the blocks' front") ---- */
+
+/* The simulation of the item answer (s, r) (must be canonical and valid): its peak and
+ * the bytes above `floor` summed over its steps (the tie-break of the descent: an
+ * answer whose peak is tied but with less mass near it is a step towards a lower
+ * peak). peak -1 when it cannot be simulated. */
+static void
+simulate_mass(solve_ctx *c, const uint8_t *s, const uint8_t *r, double frac,
+    int64_t *peak, double *mass)
+{
+	ilp_partition *p;
+	ilpi_split sp;
+	ilpi_memsim ms;
+
+	*peak = -1;
+	*mass = 0;
+	memcpy(c->s, s, c->red.n_items);
+	memcpy(c->r, r, c->red.n_items);
+	if (to_nodes(c) != 0 || (p = ilp_partition_new(c->g)) == NULL)
+		return;
+	for (size_t v = 0; v < c->g->n; v++)
+		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+	memset(&sp, 0, sizeof sp);
+	memset(&ms, 0, sizeof ms);
+	if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0) {
+		if (ilpi_memsim_run(c->g, p, &sp, &ms, NULL) == 0) {
+			double floor = frac * (double)ms.peak.peak_bytes;
+
+			*peak = ms.peak.peak_bytes;
+			for (size_t k = 0; k < ms.n_fw; k++)
+				if ((double)ms.fw_live[k] > floor)
+					*mass += (double)ms.fw_live[k] - floor;
+			for (size_t k = 0; k < ms.n_bw; k++)
+				if ((double)ms.bw_live[k] > floor)
+					*mass += (double)ms.bw_live[k] - floor;
+			ilpi_memsim_free(&ms);
+		}
+		ilpi_split_free(&sp);
+	}
+	ilp_partition_free(p);
+}
+
+/* (ts, tr) from the save set ts: canonical, and allowed by the model's columns. */
+static int
+valid_items(solve_ctx *c, uint8_t *s, uint8_t *r)
+{
+	for (size_t it = 0; it < c->red.n_items; it++)
+		r[it] = !s[it];
+	if (canon_items(&c->red, s, r, c->node_s) != 0)
+		return 0;
+	for (size_t it = 0; it < c->red.n_items; it++)
+		if ((r[it] && c->m.col_r[it] == 0) || (s[it] && c->m.col_s[it] == 0))
+			return 0;
+	return 1;
+}
+
+/* A candidate (ts, tr) simulated at `sim`: the new incumbent when strictly lower
+ * (confirmed by simulate(), the checked path). */
+static int
+peak_offer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, int64_t *best)
+{
+	size_t n = c->red.n_items;
+
+	if (sim < 0 || (*best >= 0 && sim >= *best))
+		return 0;
+	if (simulate(c, s, r) != sim)
+		return 0;
+	*best = c->peak_best = sim;
+	memcpy(c->ws, s, n);
+	memcpy(c->wr, r, n);
+	return 1;
+}
+
+/* The best few distinct answers met so far (save sets, ascending simulated peak):
+ * the descent's starting points. */
+#define PEAK_STARTS 8
+
+typedef struct peak_starts {
+	uint8_t *s;               /* PEAK_STARTS save sets of n items */
+	int64_t sim[PEAK_STARTS];
+	size_t n;
+} peak_starts;
+
+static void
+starts_offer(peak_starts *st, size_t n_items, const uint8_t *s, int64_t sim)
+{
+	size_t k;
+
+	if (sim < 0 || (st->n == PEAK_STARTS && sim >= st->sim[PEAK_STARTS - 1]))
+		return;
+	for (k = 0; k < st->n; k++)
+		if (memcmp(st->s + k * n_items, s, n_items) == 0)
+			return;
+	k = st->n < PEAK_STARTS ? st->n++ : PEAK_STARTS - 1;
+	for (; k > 0 && st->sim[k - 1] > sim; k--) {
+		st->sim[k] = st->sim[k - 1];
+		memcpy(st->s + k * n_items, st->s + (k - 1) * n_items, n_items);
+	}
+	st->sim[k] = sim;
+	memcpy(st->s + k * n_items, s, n_items);
+}
+
+/* Every partition on the (saved bytes, recompute time) front of the block
+ * decomposition (solver/blocks.c, the same reduced model) is a candidate: lowered to
+ * items and simulated. Points are tried coarse to fine (every 2^k-th), so a time
+ * limit still leaves an even sample. */
+static void
+peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until)
+{
+	ilpi_blocks *b = NULL;
+	ilp_error e = { 0 };
+	size_t np, tried = 0, n = c->red.n_items;
+	int64_t sim, first = *best;
+	double mass, t1 = ilpi_now();
+	uint8_t *seen = NULL;
+
+	if (c->o->prefer == ILP_PREFER_SOFT || c->o->monolithic || n == 0)
+		return;
+	if (ilpi_blocks_plan_coarse(&c->red, 16, &b, &e) != 0 || b == NULL) {
+		note(c, "peak front: no block decomposition");
+		ilpi_blocks_free(b);
+		return;
+	}
+	ilpi_blocks_set_time_limit(b, until - t1 > 1e-3 ? until - t1 : 1e-3);
+	if (ilpi_blocks_prepare(b, &e) != 0 || ilpi_blocks_front(b, &e) != 0) {
+		note(c, "peak front: the decomposition does not apply");
+		ilpi_blocks_free(b);
+		return;
+	}
+	np = ilpi_blocks_front_size(b);
+	if ((seen = calloc(np + 1, 1)) == NULL) {
+		ilpi_blocks_free(b);
+		return;
+	}
+	for (size_t step = (size_t)1 << 20; step >= 1 && ilpi_now() < until; step /= 2)
+		for (size_t i = 0; i < np && ilpi_now() < until; i += step) {
+			if (seen[i])
+				continue;
+			seen[i] = 1;
+			ilpi_blocks_lower(b, i, c->ts, c->tr);
+			if (!valid_items(c, c->ts, c->tr))
+				continue;
+			tried++;
+			simulate_mass(c, c->ts, c->tr, 1, &sim, &mass);
+			starts_offer(st, n, c->ts, sim);
+			(void)peak_offer(c, c->ts, c->tr, sim, best);
+		}
+	note(c, "peak front: %zu points, %zu simulated, best %lld bytes (seeds %lld), "
+	    "%.2fs", np, tried, (long long)*best, (long long)first, ilpi_now() - t1);
+	free(seen);
+	ilpi_blocks_free(b);
+}
+
+/* First-improvement descent from (cs, cr), simulated at *cur: toggle one item's save
+ * (the rest follows canonically); keep a move when the simulated peak drops, or stays
+ * and the bytes within 5 % of it over all steps shrink. Until no move helps, `until`
+ * or *budget simulations are spent. */
+static void
+descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
+    double until, size_t *budget, size_t *moves)
+{
+	size_t n = c->red.n_items;
+	int64_t sim;
+	double cmass, mass;
+	int improved = 1;
+
+	simulate_mass(c, cs, cr, 0.95, cur, &cmass);
+	if (*cur < 0)
+		return;
+	while (improved && ilpi_now() < until && *budget > 0) {
+		improved = 0;
+		for (size_t it = 0; it < n && ilpi_now() < until && *budget > 0; it++) {
+			if (c->m.col_s[it] == 0 || (!cs[it] && !cr[it]))
+				continue;
+			memcpy(c->ts, cs, n);
+			c->ts[it] = !c->ts[it];
+			if (!valid_items(c, c->ts, c->tr) || memcmp(c->ts, cs, n) == 0)
+				continue;
+			(*budget)--;
+			simulate_mass(c, c->ts, c->tr, 0.95, &sim, &mass);
+			if (sim < 0 || sim > *cur || (sim == *cur && !(mass < cmass * (1 - 1e-12))))
+				continue;
+			if (sim < *cur)
+				simulate_mass(c, c->ts, c->tr, 0.95, &sim, &mass);
+			memcpy(cs, c->ts, n);
+			memcpy(cr, c->tr, n);
+			*cur = sim;
+			cmass = mass;
+			(*moves)++;
+			improved = 1;
+			(void)peak_offer(c, cs, cr, *cur, best);
+		}
+	}
+}
+
+/* Descents from the incumbent and the front's best answers, then from random
+ * perturbations of the best (a fixed-seed generator and a budget of simulations, so
+ * the result does not depend on the machine's speed unless `until` cuts it short). */
+static void
+peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until)
+{
+	size_t n = c->red.n_items, moves = 0, budget = 20 * n + 2000, spent, n_var = 0;
+	uint8_t *cs = malloc(2 * n + 1), *cr;
+	int32_t *var = malloc((n + 1) * sizeof *var);
+	int64_t cur, first = *best;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	double t1 = ilpi_now();
+	int rounds = 0;
+
+	if (cs == NULL || var == NULL || *best < 0)
+		goto out;
+	cr = cs + n;
+	for (size_t it = 0; it < n; it++)
+		if (c->m.col_s[it] != 0)
+			var[n_var++] = (int32_t)it;
+	starts_offer(st, n, c->ws, *best);
+	for (size_t k = 0; k < st->n && ilpi_now() < until && budget > 0; k++) {
+		memcpy(cs, st->s + k * n, n);
+		if (!valid_items(c, cs, cr))
+			continue;
+		descend(c, cs, cr, &cur, best, until, &budget, &moves);
+	}
+	while (n_var > 0 && ilpi_now() < until && budget > 0) {
+		memcpy(cs, c->ws, n);
+		for (int k = 0; k < 3; k++) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			cs[var[(rng >> 33) % n_var]] ^= 1;
+		}
+		if (!valid_items(c, cs, cr))
+			continue;
+		descend(c, cs, cr, &cur, best, until, &budget, &moves);
+		rounds++;
+	}
+	spent = 20 * n + 2000 - budget;
+	note(c, "peak descent: %d perturbations, %zu moves, %zu simulated, best %lld bytes "
+	    "(from %lld), %.2fs", rounds, moves, spent, (long long)*best, (long long)first,
+	    ilpi_now() - t1);
+out:
+	free(cs);
+	free(var);
+}
+
 /* Least simulated peak, then least recompute cost at that peak. The peak rows bound
  * the peak from below; the simulator (graph/memsim.c) is the truth. Each answer is
  * simulated and cut off by a no-good cut carrying its true peak, until the ILP's bound
@@ -1117,7 +1362,9 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	size_t n = c->red.n_items;
 	/* The decisions' tiny costs add at most half a byte: bounds stay exact in bytes. */
 	double unit = c->m.byte_unit, eps = 0.5 / unit / (double)(2 * n + 1), limit;
-	int64_t best = -1, sim;
+	int64_t best = -1, sim, seeded;
+	peak_starts starts;
+	double t1;
 	int iter, rc;
 
 	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
@@ -1130,6 +1377,21 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	}
 	if (peak_try_seeds(c, &best, err) != 0)
 		return -1;
+	/* A tenth of the time each for better incumbents: the blocks' front, then a
+	 * descent (never past the limit). */
+	seeded = best;
+	t1 = ilpi_now();
+	starts.n = 0;
+	if ((starts.s = c->starts_buf = malloc(PEAK_STARTS * n + 2 * n + 1)) == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+		return -1;
+	}
+	peak_front_seeds(c, &best, &starts, fmin(t1 + limit * 0.1, c->t0 + limit));
+	peak_descent(c, &best, &starts, fmin(ilpi_now() + limit * 0.15, c->t0 + limit));
+	if (best >= 0 && best != seeded && cut_answer(c, c->ws, c->wr, best) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+		return -1;
+	}
 	for (iter = 0;; iter++) {
 		ilpi_model_set_objective(&c->m, &none);
 		/* A tiny cost on every decision keeps answers canonical (nothing needless
@@ -1179,6 +1441,19 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		if (cut_answer(c, c->ts, c->tr, sim) != 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 			return -1;
+		}
+		/* The answers lie where the rows are still weak: a short descent from each
+		 * may find a lower peak there. */
+		{
+			size_t budget = 2 * n + 200, moves = 0;
+			int64_t cur, was = best;
+
+			memcpy(starts.s, c->ts, n);
+			memcpy(starts.s + n, c->tr, n);
+			descend(c, starts.s, starts.s + n, &cur, &best, fmin(ilpi_now() +
+			    limit * 0.05, c->t0 + limit), &budget, &moves);
+			if (best < was)
+				note(c, "peak descent from the answer: %lld bytes", (long long)best);
 		}
 	}
 	note(c, "least-peak: %d cuts, bound %.0f bytes, best simulated %lld bytes", iter,
@@ -1505,8 +1780,9 @@ prepare(solve_ctx *c, ilp_error *err)
 			if (c->cost[v] < COST_FLOOR_US)
 				c->cost[v] = 0;
 		}
-	if (ilpi_reduce(g, &c->rules, c->cost, c->o->prefer == ILP_PREFER_SOFT, &c->red,
-	    err) != 0)
+	if (ilpi_reduce(g, &c->rules, c->cost, (c->o->prefer == ILP_PREFER_SOFT ?
+	    ILPI_REDUCE_SOFT : 0) | (c->o->objective == ILP_OBJ_PEAK || c->o->peak_budget >= 0 ?
+	    ILPI_REDUCE_PEAK : 0), &c->red, err) != 0)
 		return -1;
 	note(c, "reduce: %zu nodes, %zu candidates, %zu boundary, %zu items (%zu contracted, "
 	    "%zu views fixed, %zu dropped), %zu storages", g->n, c->red.n_candidates,
@@ -1554,6 +1830,7 @@ release(solve_ctx *c, int glpk_freed)
 	ilpi_peak_cuts_free(c->cuts);
 	free(c->hist);
 	free(c->hist_sim);
+	free(c->starts_buf);
 	ilp_partition_free(c->pt);
 }
 

@@ -290,6 +290,127 @@ other_rows(const ilp_graph *g, const ilp_solve_options *peak_o, ilp_partition **
 	return n;
 }
 
+/* A random stack of L copies of one random block: block l reads the previous block's
+ * output (x0 for the first) and its own weight w_l; F forward ops, each over the
+ * previous value and a random earlier one (or the input, or the weight); B backward
+ * ops, the first reading the incoming gradient, each a random forward value of its
+ * block; the last one's value is the gradient the block below receives. */
+static ilp_graph *
+random_stack(int layers, int f, int b)
+{
+	char json[16384], *p = json;
+	unsigned fin[8], fb[8], bsel[8], bbytes[8], wbytes = 8 * (1 + rnd(8));
+	char grad[16];
+
+	for (int i = 0; i < f; i++) {
+		fin[i] = rnd((unsigned)(i + 2));   /* 0: the input, 1: the weight, 2+: op i-2 */
+		fb[i] = 8 * (1 + rnd(16));
+	}
+	for (int j = 0; j < b; j++) {
+		bsel[j] = rnd((unsigned)f);
+		bbytes[j] = 8 * (1 + rnd(16));
+	}
+	p += sprintf(p, "{'format': 'ilpart-joint-graph', 'version': 1, 'nodes': ["
+	    "{'name': 'x0', 'kind': 'primal', 'bytes': %u}", 8 * (1 + rnd(8)));
+	for (int l = 0; l < layers; l++)
+		p += sprintf(p, ", {'name': 'w%d', 'kind': 'primal', 'bytes': %u}", l, wbytes);
+	for (int l = 0; l < layers; l++)
+		for (int i = 0; i < f; i++) {
+			char prev[16], other[16];
+
+			if (i == 0)
+				l == 0 ? sprintf(prev, "x0") : sprintf(prev, "f%d_%d", l - 1, f - 1);
+			else
+				sprintf(prev, "f%d_%d", l, i - 1);
+			if (fin[i] == 0)
+				l == 0 ? sprintf(other, "x0") : sprintf(other, "f%d_%d", l - 1, f - 1);
+			else if (fin[i] == 1)
+				sprintf(other, "w%d", l);
+			else
+				sprintf(other, "f%d_%u", l, fin[i] - 2);
+			p += sprintf(p, ", {'name': 'f%d_%d', 'kind': 'op', 'target': "
+			    "'aten.f.default', 'inputs': ['%s', '%s'], 'bytes': %u, 'flops': %u}", l,
+			    i, prev, other, fb[i], 100 * (1 + (unsigned)i));
+		}
+	p += sprintf(p, ", {'name': 'g', 'kind': 'tangent', 'bytes': 8}");
+	sprintf(grad, "g");
+	for (int l = layers - 1; l >= 0; l--)
+		for (int j = 0; j < b; j++) {
+			p += sprintf(p, ", {'name': 'b%d_%d', 'kind': 'op', 'target': "
+			    "'aten.f.default', 'inputs': ['%s', 'f%d_%u'], 'bytes': %u}", l, j, grad,
+			    l, bsel[j], bbytes[j]);
+			sprintf(grad, "b%d_%d", l, j);
+		}
+	p += sprintf(p, "], 'outputs': {'forward': ['f%d_%d'], 'backward': ['%s'", layers - 1,
+	    f - 1, grad);
+	for (int l = 0; l < layers; l++)
+		p += sprintf(p, ", null");
+	sprintf(p, "]}}");
+	return t_graph_q(json);
+}
+
+static void
+count_front(void *ctx, const char *line)
+{
+	if (strncmp(line, "peak front: ", 12) == 0 && line[12] != '0')
+		++*(int *)ctx;
+}
+
+/* Stacks of identical blocks, where the blocks' front seeds the search
+ * (solver/solve.c peak_front_seeds) and descents refine it: the answer is a real
+ * partition simulated at its objective value, never below the enumeration's least
+ * peak and equal to it when proven; the monolithic search (no front) agrees whenever
+ * both prove; and the front is used on most of them. */
+START_TEST(peak_stacks_front_vs_monolithic_vs_enumeration)
+{
+	int proven = 0, fronts = 0, n = 30;
+
+	for (int seed = 1; seed <= n; seed++) {
+		ilp_solve_options o;
+		ilp_partition *p = NULL, *q = NULL;
+		ilp_error err = { 0 };
+		ilp_peak pk, pq;
+		ilp_graph *g;
+		int64_t least;
+		int layers;
+
+		rng_state = (uint64_t)seed * 7919;
+		layers = 2 + (int)rnd(2);
+		g = random_stack(layers, layers == 2 ? 3 + (int)rnd(2) : 3, 2 + (int)rnd(2));
+		least = enumerate(g);
+		ck_assert_int_ge(least, 0);
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_PEAK;
+		o.bans = ILP_BANS_NONE;
+		o.time_limit = 20;
+		o.verbose = 1;
+		o.log = count_front;
+		o.log_ctx = &fronts;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "seed %d: %s", seed, err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+		ck_assert_int_ge(pk.peak_bytes, least);
+		ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
+		if (strcmp(p->status, "optimal") == 0) {
+			ck_assert_msg(pk.peak_bytes == least, "seed %d: proven %lld, enumeration "
+			    "%lld", seed, (long long)pk.peak_bytes, (long long)least);
+			proven++;
+		}
+		o.monolithic = 1;
+		o.verbose = 0;
+		o.log = NULL;
+		ck_assert_msg(ilp_solve(g, &o, &q, &err) == 0, "seed %d: %s", seed, err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, q, &pq, &err), 0);
+		if (strcmp(p->status, "optimal") == 0 && strcmp(q->status, "optimal") == 0)
+			ck_assert_int_eq(pk.peak_bytes, pq.peak_bytes);
+		ilp_partition_free(p);
+		ilp_partition_free(q);
+		ilp_graph_free(g);
+	}
+	ck_assert_int_ge(proven, n - 3);
+	ck_assert_int_ge(fronts, n / 2);
+}
+END_TEST
+
 /* The solver checks its exact peak rows against every answer it simulates
  * (solver/solve.c check_cuts) and says so in its log when one cuts an answer off. */
 static void
@@ -363,6 +484,7 @@ suite_peak(void)
 	tcase_add_test(tc, peak_objective_matches_enumeration);
 	tcase_add_test(tc, peak_budget_holds_in_simulation);
 	tcase_add_test(tc, peak_never_above_other_rows);
+	tcase_add_test(tc, peak_stacks_front_vs_monolithic_vs_enumeration);
 	suite_add_tcase(s, tc);
 	/* Small graphs that once broke a peak solve. */
 	tc = tcase_create("regress");
