@@ -12,7 +12,11 @@
  *           budget fraction, 3 weighted), bits 6-7 budget fraction 0.1 .. 0.7
  *   byte 1  bits 0-1: primals - 1 (1..3, 3 = 1), bit 2: two tangents, bits 3-4 RNG
  *           replay (0, 3 auto, 1 never, 2 always), bit 5: the last primal is mutated
- *           (written in place: never saved, its readers never recomputed)
+ *           (written in place: never saved, its readers never recomputed), bits 6-7
+ *           the recent paths (run_extra): 0 none, 1 the least-peak objective, 2 the
+ *           runtime objective under a peak budget (from byte 0 bits 6-7), 3 a budget
+ *           fraction (byte 0 bits 6-7) with the normalised cap and a 1 ms time limit,
+ *           then min-cut's budget path with each knapsack solver and estimator
  *   then 5 bytes per op, at most MAX_OPS: target, first input, second input,
  *   attributes (bits 0-2 tag, 3-4 region, 5 view, 6-7 size), output bits (bit 0
  *   forward output, bit 1 backward output, bit 2 random, bits 3-4 flops, bit 5 getitem
@@ -35,6 +39,7 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
+#include "solver/mincut.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_OPS 14
@@ -93,6 +98,8 @@ typedef struct decoder {
 	ilpi_buf b, fw, bw;
 	int n_fw, n_bw;
 } decoder;
+
+static int extra, extra_level;  /* byte 1 bits 6-7, byte 0 bits 6-7 (decode) */
 
 static int
 next(decoder *x)
@@ -217,6 +224,8 @@ decode(const uint8_t *data, size_t size, ilp_solve_options *o, int *rng)
 		o->objective = ILP_OBJ_WEIGHTED;
 		o->alpha = 1e3 * (1 + ((b0 >> 6) & 3));
 	}
+	extra = (b1 >> 6) & 3;
+	extra_level = (b0 >> 6) & 3;
 	np = (b1 & 3) == 3 ? 1 : 1 + (b1 & 3);
 	nt = 1 + ((b1 >> 2) & 1);
 	o->rng_replay = ((b1 >> 3) & 3) == 1 ? ILP_RNG_REPLAY_NEVER :
@@ -362,6 +371,100 @@ out:
 	ilp_partition_free(pm);
 }
 
+/* An error that is a verdict: a conflict, or (1: may) a solver's honest "no answer
+ * within the limits"; never an internal error. */
+static void
+verdict_extra(const char *who, int rc, const ilp_error *err, int may_give_up)
+{
+	if (rc == 0)
+		return;
+	FZ_ASSERT(strstr(err->msg, "internal error") == NULL, "%s: %s", who, err->msg);
+	if (err->kind == ILP_ERR_CONFLICT || (may_give_up && err->kind == ILP_ERR_SOLVER))
+		return;
+	fz_fail("%s: neither a partition nor a conflict (kind %d): %s", who, err->kind,
+	    err->msg);
+}
+
+/* The recently added paths: the least-peak objective, a peak budget, the normalised
+ * fraction cap under a tight time limit, min-cut's budget path with each knapsack
+ * solver and runtime estimator. Every answer passes the checker; a peak budget holds
+ * in simulation; an "optimal" least peak is no more than min-cut's. */
+static void
+run_extra(const ilp_graph *g, const ilp_solve_options *base)
+{
+	static const int64_t peak_budgets[4] = { 0, 256, 4096, 1 << 20 };
+	ilp_solve_options o = *base;
+	ilp_partition *p = NULL, *pm = NULL;
+	ilp_error err;
+	ilp_peak pk, pkm;
+	int rc;
+
+	o.budget_bytes = -1;
+	o.budget_fraction = -1;
+	o.time_limit = 5;
+	if (extra == 1) {
+		o.objective = ILP_OBJ_PEAK;
+		rc = ilp_solve(g, &o, &p, &err);
+		verdict_extra("peak objective", rc, &err, 0);
+		if (rc == 0) {
+			checked("peak objective", g, p, o.prefer);
+			FZ_ASSERT(ilp_partition_peak(g, p, &pk, &err) == 0, "%s", err.msg);
+			if (strcmp(p->status, "optimal") == 0 &&
+			    ilp_mincut(g, &o, &pm, &err) == 0 &&
+			    ilp_partition_peak(g, pm, &pkm, &err) == 0 &&
+			    ilp_check(g, pm, &(ilp_check_options){ o.prefer }, &err) == 0)
+				FZ_ASSERT(pk.peak_bytes <= pkm.peak_bytes || o.prefer ==
+				    ILP_PREFER_SOFT, "least peak %lld proven, min-cut's %lld",
+				    (long long)pk.peak_bytes, (long long)pkm.peak_bytes);
+		}
+	} else if (extra == 2) {
+		o.objective = ILP_OBJ_RUNTIME;
+		o.peak_budget = peak_budgets[extra_level];
+		rc = ilp_solve(g, &o, &p, &err);
+		verdict_extra("peak budget", rc, &err, 1);
+		if (rc == 0) {
+			checked("peak budget", g, p, o.prefer);
+			FZ_ASSERT(ilp_partition_peak(g, p, &pk, &err) == 0, "%s", err.msg);
+			FZ_ASSERT(pk.peak_bytes <= o.peak_budget, "peak %lld over the budget %lld",
+			    (long long)pk.peak_bytes, (long long)o.peak_budget);
+		}
+	} else if (extra == 3) {
+		ilpi_mincut_options mo;
+		static const char *const solvers[3] = { "dp", "greedy", "ilp" };
+		static const char *const est[2] = { "flops", "testing" };
+
+		o.objective = ILP_OBJ_RUNTIME;
+		o.budget_fraction = 0.1 + 0.3 * (extra_level & 1) + 0.5 * (extra_level >> 1);
+		o.fraction_cap = ILP_FRACTION_CAP_NORMALISED;
+		o.time_limit = 0.001;
+		rc = ilp_solve(g, &o, &p, &err);
+		verdict_extra("normalised cap, 1 ms", rc, &err, 1);
+		if (rc == 0)
+			checked("normalised cap, 1 ms", g, p, o.prefer);
+		for (int k = 0; k < 6; k++) {
+			ilp_partition *q = NULL;
+
+			ilpi_mincut_options_init(&mo);
+			ilpi_mincut_options_from_solve(&mo, &o);
+			mo.activation_memory_budget = o.budget_fraction;
+			FZ_ASSERT(ilpi_mincut_options_set(&mo, "activation_memory_budget_solver",
+			    solvers[k % 3]) == 0 && ilpi_mincut_options_set(&mo,
+			    "activation_memory_budget_runtime_estimator", est[k / 3]) == 0,
+			    "mincut options");
+			rc = ilpi_mincut_run(g, &mo, &q, NULL, &err);
+			if (rc != 0)
+				FZ_ASSERT(err.kind == ILP_ERR_CONFLICT || err.kind == ILP_ERR_VIOLATION,
+				    "min-cut %s/%s: kind %d: %s", solvers[k % 3], est[k / 3], err.kind,
+				    err.msg);
+			else
+				checked("min-cut budget", g, q, o.prefer);
+			ilp_partition_free(q);
+		}
+	}
+	ilp_partition_free(p);
+	ilp_partition_free(pm);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -390,6 +493,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (getenv("FUZZ_SOLVE_SHOW") != NULL && json != NULL)
 			fputs(json, stderr);
 		run(g, &o);
+		if (json != NULL && extra != 0)
+			run_extra(g, &o);
 	}
 	ilp_graph_free(g);
 	free(json);
