@@ -1,6 +1,7 @@
 /* main.c - `ilpart COMMAND ...`: dispatch and the helpers every command shares. */
 #include "config.h"
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,10 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+	/* One short process: memory freed is kept for what is allocated next (no mmap per
+	 * large block, no trimming of the heap), so it is not faulted in again. */
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_INPUT;
