@@ -1392,6 +1392,14 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
 	}
+	/* The peak column's floor is the rows' largest constant: an answer simulated
+	 * below it means a bound row is wrong (a bug). Nothing is proven then, and the
+	 * second stage, which bounds the column by the best peak, is not run. */
+	if (best >= 0 && (double)best < glp_get_col_lb(c->m.lp, c->peak.col) * unit - 0.5) {
+		note(c, "peak floor %.0f bytes is above a simulated answer (%lld bytes)",
+		    glp_get_col_lb(c->m.lp, c->peak.col) * unit, (long long)best);
+		c->cuts_invalid = 1;
+	}
 	for (iter = 0;; iter++) {
 		ilpi_model_set_objective(&c->m, &none);
 		/* A tiny cost on every decision keeps answers canonical (nothing needless
@@ -1471,9 +1479,11 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		    "simulated", c->g->path);
 		return -1;
 	}
-	if (c->cuts_invalid)
+	if (c->cuts_invalid) {
 		c->peak_bound = 0; /* a row cut off some partition: nothing is proven */
-	else if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS) {
+		if (strcmp(c->status, "time-limit") != 0)
+			c->status = "feasible";
+	} else if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS) {
 		c->peak_bound = (double)best;
 		c->status = "optimal"; /* the loop's solves stop at a gap: the proof is here */
 	}
