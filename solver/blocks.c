@@ -132,10 +132,13 @@ cmp_okey(const void *a, const void *b)
 
 /*
  * Item order: the reduction's topological order, except that items without row inputs
- * (weights, inputs) move to just before their first user, and items without row users
- * (values only the backward reads, such as transposed weights) to just after their
- * last input. Values the backward needs from one layer then stay next to that layer
- * instead of keeping every cut up to the end of the forward wide.
+ * (weights, inputs) move to just before their first user, and every other item to just
+ * after its last row input when that is earlier (as soon as possible). Values the
+ * backward needs from one layer then stay next to that layer instead of keeping every
+ * cut up to the end of the forward wide: transposed weights, and chains of forward
+ * values the joint graph computes only in the backward region (the sigmoid a SwiGLU's
+ * backward takes of the forward's activation, which sits in the reversed layer order).
+ * Any topological order is exact; this one only makes cuts narrow.
  */
 static int
 order(ilpi_blocks *b)
@@ -169,11 +172,12 @@ order(ilpi_blocks *b)
 	for (size_t v = 0; v < n; v++)
 		if (active(&red->item[v]) && !has_in[v] && has_user[v])
 			key[v] = first_user[v] - 0.5;
+	/* in topological order: an input's key is final when its users are keyed */
 	for (size_t v = 0; v < n; v++) {
 		const ilpi_item *it = &red->item[v];
 		double last = -DBL_MAX;
 
-		if (!active(it) || has_user[v] || !has_in[v])
+		if (!active(it) || !has_in[v])
 			continue;
 		for (uint32_t k = 0; k < it->in_count; k++) {
 			int32_t u = red->in[it->in_begin + k];
@@ -181,7 +185,8 @@ order(ilpi_blocks *b)
 			if (row_input(red, it, u) && key[u] > last)
 				last = key[u];
 		}
-		key[v] = last + 0.25;
+		if (last + 0.25 < key[v])
+			key[v] = last + 0.25;
 	}
 	for (size_t v = 0; v < n; v++)
 		if (active(&red->item[v]))
