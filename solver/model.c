@@ -634,6 +634,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	int ret, rc = -1;
 	double t0 = glp_time();
 	char *fixed = m->fixed;
+	double lp_obj = -DBL_MAX;
 
 	memset(&st, 0, sizeof st);
 	st.m = m;
@@ -659,6 +660,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	glp_scale_prob(m->lp, GLP_SF_AUTO);
 	switch (solve_lp(m, mip, mip->time_limit, err)) {
 	case 0:
+		lp_obj = glp_get_obj_val(m->lp);
 		break;
 	case 1:
 		mip->status = GLP_NOFEAS;
@@ -708,8 +710,12 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		if (st.bound > -DBL_MAX)
 			mip->gap_out = fabs(mip->obj - st.bound) / (fabs(mip->obj) + DBL_EPSILON);
 		break;
-	case GLP_NOFEAS:
 	case GLP_UNDEF:
+		/* No incumbent (so no reduced-cost fixing either): the search's bound, or
+		 * at least the relaxation's, still holds for every integer solution. */
+		mip->bound = st.bound > lp_obj ? st.bound : lp_obj;
+		break;
+	case GLP_NOFEAS:
 		break;
 	default:
 		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: unexpected MIP status %d", mip->status);

@@ -54,7 +54,8 @@ typedef struct ilpi_mip {
 	int status;               /* GLP_OPT, GLP_FEAS, GLP_NOFEAS or GLP_UNDEF */
 	int timed_out;
 	double obj;               /* objective of the incumbent */
-	double bound;             /* best proven bound */
+	double bound;             /* best proven bound (also when the search stopped
+	                           * without an incumbent; -DBL_MAX when none) */
 	double gap_out;           /* proven relative gap, 0 when optimal */
 	uint8_t *s, *r;           /* per item, caller-allocated: the incumbent */
 } ilpi_mip;

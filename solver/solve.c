@@ -1429,8 +1429,14 @@ obj_peak(solve_ctx *c, ilp_error *err)
 			return -1;
 		if (mip.status == GLP_NOFEAS)
 			break; /* every answer cut off: the best is proven */
-		if (mip.status == GLP_UNDEF)
-			break; /* out of time: the bound of the last solve stands */
+		if (mip.status == GLP_UNDEF) {
+			/* Out of time without an answer: its bound still holds for every
+			 * answer below the best (never a proof from here). */
+			if (mip.bound > -DBL_MAX && best >= 0)
+				c->peak_bound = fmax(c->peak_bound, fmin((double)best - 1,
+				    mip.bound * unit - 0.5));
+			break;
+		}
 		c->peak_bound = (mip.status == GLP_OPT ? mip.obj : mip.bound) * unit - 0.5;
 		sim = simulate(c, c->ts, c->tr);
 		if (sim < 0) {
