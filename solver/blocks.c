@@ -24,11 +24,13 @@
 #include "graph/grow.h"
 #include "graph/strbuf.h"
 #include "solver/blocks.h"
+#include "solver/mck.h"
 
 enum {
 	MAX_WIDTH = 4,            /* state variables at a cut: 2^(in+out) sub-fronts */
 	MAX_SEG = 400,            /* items in a segment */
 	MAX_POINTS = 48000000,    /* combination points over all cuts (8 bytes each) */
+	MAX_COUNT_POINTS = 16000000,  /* points of the combination by counts (24 bytes) */
 	NLAM = 17,                /* geometric multipliers around the budget's crossing */
 	MAX_LAM = 192,            /* multipliers of the bounds, at most */
 	BEAM = 128                /* points per state in the heuristic run */
@@ -1717,6 +1719,74 @@ done:
 	return 0;
 }
 
+/*
+ * With no state at any cut the segments are independent: only how many segments of a
+ * class take each point of its front matters, and solver/mck.c combines them by
+ * counts. Returns as ilpi_blocks_solve (3: its first answer, out of time or over its
+ * work limit); the segments of a class take its points in front order.
+ */
+static int
+solve_counts(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost, double *bound,
+    uint8_t *s, uint8_t *r)
+{
+	ilpi_mck_class *mc = calloc(b->n_cls + 1, sizeof *mc);
+	size_t *off = calloc(b->n_cls + 1, sizeof *off), n = 0;
+	int64_t *by = NULL, *cnt = NULL;
+	double *co = NULL;
+	ilpi_mck_stats st;
+	int rc = -1;
+
+	if (mc == NULL || off == NULL)
+		goto out;
+	for (size_t c = 0; c < b->n_cls; c++)
+		off[c] = n, n += b->cls[c].fcnt[0];
+	by = malloc((n + 1) * sizeof *by);
+	co = malloc((n + 1) * sizeof *co);
+	cnt = calloc(n + 1, sizeof *cnt);
+	if (by == NULL || co == NULL || cnt == NULL)
+		goto out;
+	for (size_t c = 0; c < b->n_cls; c++) {
+		const bclass *cl = &b->cls[c];
+
+		for (size_t j = 0; j < cl->fcnt[0]; j++) {
+			by[off[c] + j] = b->pt[cl->fbeg[0] + j].bytes;
+			co[off[c] + j] = b->pt[cl->fbeg[0] + j].cost;
+		}
+		mc[c].n = cl->fcnt[0];
+		mc[c].bytes = by + off[c];
+		mc[c].cost = co + off[c];
+	}
+	for (size_t sg = 0; sg < b->n_seg; sg++)
+		mc[b->seg[sg].cls].copies++;
+	for (size_t c = 0; c < b->n_cls; c++)
+		if (mc[c].n == 0) {
+			rc = 2;   /* a segment without any partition */
+			goto out;
+		}
+	rc = ilpi_mck_solve(mc, b->n_cls, cap, b->deadline, MAX_COUNT_POINTS, cnt, bytes, cost,
+	    bound, &st);
+	b->st.n_points = st.points;
+	b->st.counts = 1;
+	if (rc != 0 && rc != 3)
+		goto out;
+	for (size_t sg = 0; sg < b->n_seg; sg++) {
+		size_t c = (size_t)b->seg[sg].cls, j = 0;
+
+		while (cnt[off[c] + j] == 0)
+			j++;
+		cnt[off[c] + j]--;
+		b->path[sg] = (int32_t)(b->cls[c].fbeg[0] + j);
+	}
+	lower_path(b, b->path, s, r);
+out:
+	free(mc);
+	free(off);
+	free(by);
+	free(co);
+	free(cnt);
+	return rc;
+}
+
 int
 ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
     double *bound, uint8_t *s, uint8_t *r, ilp_error *err)
@@ -1730,6 +1800,15 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 
 	if (b->minb[0] == INT64_MAX || b->minb[0] > cap)
 		return 2;
+	/* independent segments: by counts; the combination below only when that one
+	 * stopped short of a proof with time left */
+	if (b->cbeg[b->n_seg + 1] == 0) {
+		if ((rc = solve_counts(b, cap, bytes, cost, bound, s, r)) != 3)
+			return rc;
+		if (b->deadline > 0 && ilpi_now() > b->deadline)
+			return 3;
+		b->st.counts = 0;
+	}
 	/* lambda where the Lagrangian optimum's bytes cross the cap: bisection */
 	for (int it = 0; it < 200; it++) {
 		rest_values(b, hi, b->v0, NULL);

@@ -30,6 +30,8 @@ typedef struct ilpi_blocks_stats {
 	size_t n_subsolves;       /* GLPK solves for the class fronts */
 	size_t n_points;          /* points kept by the combination, all cuts */
 	size_t front;             /* points on the final front */
+	int counts;               /* the last budgeted solve combined independent
+	                           * segments by counts (solver/mck.c) */
 } ilpi_blocks_stats;
 
 /*

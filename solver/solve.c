@@ -612,9 +612,9 @@ blocks_note(solve_ctx *c, double t1)
 
 	ilpi_blocks_get_stats(c->blocks, &st);
 	note(c, "blocks: %zu items in %zu segments, %zu distinct, cut width <= %zu, largest "
-	    "%zu items; %zu class runs, %zu points, %.2fs", st.n_active, st.n_seg,
+	    "%zu items; %zu class runs, %zu points%s, %.2fs", st.n_active, st.n_seg,
 	    st.n_class, st.max_width, st.max_seg, st.n_subsolves, st.n_points,
-	    ilpi_now() - t1);
+	    st.counts ? " (by counts)" : "", ilpi_now() - t1);
 }
 
 /* The decomposition's answer in c->s, c->r: its bytes must be the model's. */

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "policies/rules.h"
 #include "solver/cost.h"
 #include "solver/glpk_env.h"
+#include "solver/mck.h"
 #include "solver/mincut.h"
 #include "solver/model.h"
 #include "solver/reduce.h"
@@ -913,6 +915,319 @@ START_TEST(solve_equals_front_at_every_budget)
 		ilp_pareto_free(pa);
 		ilp_graph_free(g);
 	}
+}
+END_TEST
+
+/* ---- independent segments: combination by counts (solver/mck.c) ------------------- */
+
+/* A front of (bytes, cost) for the oracle: ascending bytes, strictly descending cost. */
+typedef struct kfront {
+	int64_t b[4096];
+	double c[4096];
+	size_t n;
+} kfront;
+
+/* out = the Pareto points of f plus one point of class q: the segment-by-segment
+ * combination without bounds, complete. */
+static void
+kfront_add(const kfront *f, const ilpi_mck_class *q, kfront *out)
+{
+	static int64_t b[4096 * 8];
+	static double c[4096 * 8];
+	size_t m = 0, k = 0;
+	double best = DBL_MAX;
+
+	for (size_t i = 0; i < f->n; i++)
+		for (size_t j = 0; j < q->n; j++, m++) {
+			ck_assert_uint_lt(m, 4096 * 8);
+			b[m] = f->b[i] + q->bytes[j];
+			c[m] = f->c[i] + q->cost[j];
+		}
+	for (size_t i = 1; i < m; i++)   /* insertion sort by bytes, then cost */
+		for (size_t j = i; j > 0 && (b[j - 1] > b[j] || (b[j - 1] == b[j] &&
+		    c[j - 1] > c[j])); j--) {
+			int64_t tb = b[j];
+			double tc = c[j];
+
+			b[j] = b[j - 1], c[j] = c[j - 1], b[j - 1] = tb, c[j - 1] = tc;
+		}
+	for (size_t i = 0; i < m; i++)
+		if (c[i] < best) {
+			ck_assert_uint_lt(k, 4096);
+			best = c[i];
+			out->b[k] = b[i], out->c[k] = c[i], k++;
+		}
+	out->n = k;
+}
+
+/*
+ * Random classes with many ties (bytes and cost steps from small sets, so hull edges
+ * of equal slope within and across classes, collinear points, classes of one point,
+ * classes without copies) and caps from below the least bytes to above the most: the
+ * combination by counts against the complete segment-by-segment front (and, for the
+ * smallest, every count vector): the same least cost, then the same least bytes among
+ * the answers within 1e-9 of it, as blocks.c reads a front.
+ */
+START_TEST(counts_vs_complete_front)
+{
+	int lines = 0, solved = 0;
+
+	for (uint64_t s = 0; s < 300; s++) {
+		ilpi_mck_class cl[5];
+		int64_t by[5][6], cnt[30], minb = 0, maxb = 0;
+		double co[5][6];
+		size_t ncl, tot = 0;
+		static kfront f[2];
+		int cur = 0;
+
+		t_rng_seed(&rng, 860000 + (uint64_t)_i * 1000 + s);
+		ncl = 1 + t_below(&rng, 5);
+		f[0].n = 1, f[0].b[0] = 0, f[0].c[0] = 0;
+		for (size_t c = 0; c < ncl; c++) {
+			size_t n = 1 + t_below(&rng, 5);
+			int64_t b = 16 * (int64_t)t_below(&rng, 4);
+			double t = 0.5 * (1 + t_below(&rng, 4)) + 0.25 * (double)n * 4;
+
+			for (size_t j = 0; j < n; j++) {
+				by[c][j] = b, co[c][j] = t;
+				b += 16 * (int64_t)(1 << t_below(&rng, 3));
+				t -= 0.25 * (1 + t_below(&rng, 3));
+			}
+			cl[c].n = n;
+			cl[c].bytes = by[c];
+			cl[c].cost = co[c];
+			cl[c].copies = t_below(&rng, 8) == 0 ? 0 : s % 4 == 0 ?
+			    (int64_t)(1 + t_below(&rng, 40)) : (int64_t)(1 + t_below(&rng, 9));
+			minb += cl[c].copies * by[c][0];
+			maxb += cl[c].copies * by[c][n - 1];
+			tot += n;
+			for (int64_t k = 0; k < cl[c].copies; k++, cur ^= 1)
+				kfront_add(&f[cur], &cl[c], &f[cur ^ 1]);
+		}
+		for (int t = 0; t < 8; t++) {
+			int64_t cap = t == 0 ? minb - 1 : t == 1 ? minb : t == 2 ? maxb :
+			    t == 3 ? maxb + 100 : minb + (int64_t)t_below(&rng,
+			    (uint32_t)(maxb - minb + 1));
+			const kfront *w = &f[cur];
+			size_t hi = 0, pick;
+			double least, lim, got_c, bound;
+			int64_t got_b, sb = 0;
+			double sc = 0;
+			ilpi_mck_stats st;
+			int rc;
+
+			rc = ilpi_mck_solve(cl, ncl, cap, 0, 1000000, cnt, &got_b, &got_c, &bound,
+			    &st);
+			while (hi < w->n && w->b[hi] <= cap)
+				hi++;
+			if (hi == 0) {
+				ck_assert_msg(rc == 2, "seed %llu cap %lld: rc %d, nothing fits",
+				    (unsigned long long)s, (long long)cap, rc);
+				continue;
+			}
+			ck_assert_msg(rc == 0, "seed %llu cap %lld: rc %d", (unsigned long long)s,
+			    (long long)cap, rc);
+			least = w->c[hi - 1];
+			lim = least + 1e-9 * (fabs(least) > 1 ? fabs(least) : 1);
+			for (pick = 0; w->c[pick] > lim; pick++)
+				;
+			ck_assert_msg(fabs(got_c - least) <= 1e-9 * (1 + fabs(least)) &&
+			    got_b == w->b[pick], "seed %llu cap %lld: counts %lld B %.12g, front "
+			    "%lld B %.12g", (unsigned long long)s, (long long)cap, (long long)got_b,
+			    got_c, (long long)w->b[pick], w->c[pick]);
+			ck_assert(bound == got_c);
+			/* the counts are an answer with those bytes and that cost */
+			for (size_t c = 0, o = 0; c < ncl; o += cl[c].n, c++) {
+				int64_t m = 0;
+
+				for (size_t j = 0; j < cl[c].n; j++) {
+					m += cnt[o + j];
+					sb += cnt[o + j] * cl[c].bytes[j];
+					sc += (double)cnt[o + j] * cl[c].cost[j];
+				}
+				ck_assert_int_eq(m, cl[c].copies);
+			}
+			ck_assert_int_eq(sb, got_b);
+			ck_assert(fabs(sc - got_c) <= 1e-9 * (1 + fabs(sc)));
+			lines += st.lines > 0;
+			solved++;
+			/* the smallest: every point of every copy (at most 6 copies) */
+			if (ncl <= 2 && cl[0].copies <= 3 && (ncl == 1 || cl[1].copies <= 3)) {
+				int64_t all = 1;
+				double e = DBL_MAX;
+
+				for (size_t c = 0; c < ncl; c++)
+					for (int64_t k = 0; k < cl[c].copies; k++)
+						all *= 6;
+				for (int64_t a = 0; a < all; a++) {
+					int64_t x = a, b2 = 0;
+					double c2 = 0;
+					int ok = 1;
+
+					for (size_t c = 0; c < ncl; c++)
+						for (int64_t k = 0; k < cl[c].copies; k++, x /= 6) {
+							size_t j = (size_t)(x % 6);
+
+							if (j >= cl[c].n)
+								ok = 0;
+							else
+								b2 += cl[c].bytes[j], c2 += cl[c].cost[j];
+						}
+					if (ok && b2 <= cap && c2 < e)
+						e = c2;
+				}
+				ck_assert(fabs(e - got_c) <= 1e-9 * (1 + fabs(e)));
+			}
+		}
+	}
+	/* the relaxation (a line and moves) must have been used, and most caps solved */
+	ck_assert_msg(lines > 50, "%d of %d solves split a class", lines, solved);
+}
+END_TEST
+
+/*
+ * k blocks, each of one of `types` random kinds: 2-3 ops reading the block's input or
+ * earlier ops of the block (bytes and flops from small sets, so kinds and choices tie),
+ * the last one the block's output, which the next block and the backward read: a
+ * boundary value, always available, so no state crosses the cut after it. The backward
+ * also reads one more op of each block.
+ */
+static ilp_graph *
+indep_graph(uint64_t seed, int k, int types)
+{
+	static jbuf b;
+	int nops[3], src[3][3][2], rd[3], n = 0, x = -1, outs[64], reads[64];
+	int64_t by[3][3];
+	unsigned fl[3][3];
+
+	rng.s = seed * 0x9E3779B97F4A7C15ull + 11;
+	b.len = 0;
+	ck_assert_int_le(k, 64);
+	for (int t = 0; t < types; t++) {
+		nops[t] = 2 + (int)t_below(&rng, 2);
+		for (int i = 0; i < nops[t]; i++) {
+			src[t][i][0] = (int)t_below(&rng, (uint32_t)i + 1) - 1;   /* -1: input */
+			src[t][i][1] = t_below(&rng, 2) ? (int)t_below(&rng, (uint32_t)i + 1) - 1 :
+			    -2;
+			by[t][i] = 16 << t_below(&rng, 3);
+			fl[t][i] = 1 + t_below(&rng, 3);
+		}
+		rd[t] = (int)t_below(&rng, (uint32_t)nops[t] - 1);
+	}
+	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
+	jadd(&b, "{\"name\": \"x\", \"kind\": \"primal\", \"bytes\": 64}");
+	for (int l = 0; l < k; l++) {
+		int t = (int)t_below(&rng, (uint32_t)types), base = n;
+		char in[16];
+
+		snprintf(in, sizeof in, x < 0 ? "x" : "v%d", x);
+		for (int i = 0; i < nops[t]; i++, n++) {
+			char a[16], c[16];
+
+			if (src[t][i][0] >= 0)
+				snprintf(a, sizeof a, "v%d", base + src[t][i][0]);
+			else
+				snprintf(a, sizeof a, "%s", in);
+			if (src[t][i][1] >= 0)
+				snprintf(c, sizeof c, "v%d", base + src[t][i][1]);
+			else
+				snprintf(c, sizeof c, "%s", in);
+			jadd(&b, ", {\"name\": \"v%d\", \"kind\": \"op\", \"target\": \"aten.op%d\", "
+			    "\"inputs\": [\"%s\"", n, i, a);
+			if (src[t][i][1] != -2 && strcmp(a, c) != 0)
+				jadd(&b, ", \"%s\"", c);
+			jadd(&b, "], \"bytes\": %lld, \"flops\": %ue9}", (long long)by[t][i],
+			    fl[t][i]);
+		}
+		x = n - 1;
+		outs[l] = x;
+		reads[l] = base + rd[t];
+	}
+	jadd(&b, ", {\"name\": \"t\", \"kind\": \"tangent\", \"bytes\": 64}");
+	jadd(&b, ", {\"name\": \"g0\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+	    "\"inputs\": [\"t\", \"v%d\"], \"bytes\": 64, \"flops\": 10}", x);
+	for (int l = k - 1, gi = 1; l >= 0; l--, gi++)
+		jadd(&b, ", {\"name\": \"g%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+		    "\"inputs\": [\"g%d\", \"v%d\", \"v%d\"], \"bytes\": 64, \"flops\": 10}", gi,
+		    gi - 1, outs[l], reads[l]);
+	jadd(&b, "], \"outputs\": {\"forward\": [\"v%d\"], \"backward\": [\"g%d\"]}}", x, k);
+	if (getenv("T_DUMP") != NULL)
+		fprintf(stderr, "%s\n", b.s);
+	return t_graph(b.s);
+}
+
+/* Counts "(by counts)" decomposed solves; a fall-back fails (note_blocks). */
+static void
+note_counts(void *ctx, const char *line)
+{
+	if (strstr(line, "points (by counts)") != NULL)
+		((int *)ctx)[1]++;
+	note_blocks(ctx, line);
+}
+
+/*
+ * Stacks of independent blocks of 2-3 kinds: every budget from the least bytes to the
+ * runtime optimum's (16 bytes apart, the graphs' unit) solved by counts equals the
+ * point of the complete front that ilp_pareto combines segment by segment (the
+ * combination before counts), and the monolithic ILP at fractions and random budgets;
+ * on the smallest stacks enumeration too.
+ */
+START_TEST(counts_vs_front_monolithic_enumeration)
+{
+	int used[2] = { 0, 0 }, runs = 0;
+
+	for (uint64_t s = 0; s < 10; s++) {
+		uint64_t seed = 870000 + (uint64_t)_i * 100 + s;
+		int k = _i == 0 ? 2 + (int)(s % 2) : 4 + (int)((s * 7) % 20), small = _i == 0;
+		ilp_graph *g = indep_graph(seed, k, small ? 2 : 2 + (int)(s % 2));
+		ilp_bans bans = s % 2 ? ILP_BANS_PYTORCH : ILP_BANS_NONE;
+		ilp_solve_options o;
+		ilp_pareto *pa = NULL;
+		ilp_error err = { 0 };
+		int64_t lo, hi;
+		world w;
+
+		ilp_solve_options_init(&o);
+		o.bans = bans;
+		ck_assert_msg(ilp_pareto_new(g, &o, &pa, &err) == 0, "%s", err.msg);
+		ck_assert_msg(ilp_pareto_range(pa, &lo, &hi, &err) == 0, "%s", err.msg);
+		ck_assert_int_eq(ilp_pareto_from_front(pa), 1);
+		o.verbose = 1, o.log = note_counts, o.log_ctx = used;
+		for (int64_t b = lo - 16; b <= hi + 16; b += 16) {
+			pareto_point(g, &o, pa, b, -1, "counts");
+			runs += b >= lo;
+		}
+		ilp_pareto_free(pa);
+		o.verbose = 0, o.log = NULL, o.log_ctx = NULL;
+		o.objective = ILP_OBJ_RUNTIME;
+		if (small)
+			world_init(&w, g, ILP_PREFER_HARD, bans, 1);
+		for (int t = 0; t < 4; t++) {
+			int dec;
+			int64_t budget_used;
+			double got;
+
+			o.budget_bytes = -1, o.budget_fraction = -1;
+			if (t < 3)
+				o.budget_fraction = t == 0 ? 0.1 : t == 1 ? 0.5 : t_below(&rng, 11) / 10.0;
+			else
+				o.budget_bytes = lo + (int64_t)t_below(&rng, (uint32_t)(hi - lo + 1));
+			got = both_ways(g, &o, seed, &dec, &budget_used);
+			if (!small || got < 0)
+				continue;
+			{
+				oracle want = solve_oracle(&w, O_RUNTIME_BUDGET, budget_used, 0);
+
+				ck_assert(want.feasible);
+				expect_close(got, want.value, "counts vs enumeration", seed);
+			}
+		}
+		if (small)
+			ilpi_rules_free(&w.r);
+		ilp_graph_free(g);
+	}
+	/* every budgeted solve within reach went by counts */
+	ck_assert_msg(used[1] >= runs, "by counts: %d of %d", used[1], runs);
 }
 END_TEST
 
@@ -2050,11 +2365,13 @@ suite_solver(void)
 	tcase_add_loop_test(tc, random_vs_enumeration, 0, 8);
 	tcase_add_loop_test(tc, soft_vs_enumeration, 0, 4);
 	tcase_add_loop_test(tc, blocks_vs_monolithic_vs_enumeration, 0, 2);
+	tcase_add_loop_test(tc, counts_vs_complete_front, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pareto");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, pareto_equals_solve_on_stacks);
 	tcase_add_loop_test(tc, solve_equals_front_at_every_budget, 0, 3);
+	tcase_add_loop_test(tc, counts_vs_front_monolithic_enumeration, 0, 2);
 	tcase_add_loop_test(tc, pareto_equals_solve_on_corpus, 0, 3);
 	tcase_add_test(tc, pareto_falls_back_without_blocks);
 	suite_add_tcase(s, tc);
