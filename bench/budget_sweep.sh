@@ -3,24 +3,27 @@
 # decomposition's bounded combination (docs/solver.md "Decomposition") must stay fast
 # wherever the budget falls, or it falls back to the monolithic model.
 #
-# usage: bench/budget_sweep.sh [-t LIMIT] [-b BASELINE_ILPART] GRAPH...
+# usage: bench/budget_sweep.sh [-t LIMIT] [-b BASELINE_ILPART] [-f FRACTIONS] [-B BANSETS] GRAPH...
 #        (default: bench/corpus/transformer-96l.json)
 #
 # For each graph, both ban sets (--bans none and PyTorch's), fractions 0.05, 0.10, ...,
 # 1.00: one `ilpart solve --memory-budget F -v --time-limit LIMIT` (default 60 s) each,
-# timed by bench/timeit.py. Per row: wall seconds, peak RSS (MiB), the combination's points,
+# timed by bench/timeit.py. Per row: wall and CPU seconds, peak RSS (MiB), the combination's points,
 # the status, and "fallback" when the decomposition gave up and the monolithic model ran.
 # With -b, the same solve by BASELINE_ILPART (e.g. a build of main before a change) in the
-# same run, and the ratio baseline/new. The last lines per graph: the largest time and RSS.
+# same run, and the ratio baseline/new of CPU seconds. The last lines per graph: the
+# largest times and RSS. -f "F1 F2 ...": those fractions only; -B "none pytorch": ban sets.
 # Not a timed test: it prints numbers.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ILPART=${ILPART:-$here/../build/ilpart}
-limit=60 base=""
-while getopts t:b: o; do
+limit=60 base="" fracs="" banset="none pytorch"
+while getopts t:b:f:B: o; do
 	case $o in
 	t) limit=$OPTARG ;;
 	b) base=$OPTARG ;;
+	f) fracs=$OPTARG ;;
+	B) banset=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -30,7 +33,7 @@ shift $((OPTIND - 1))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# one BIN GRAPH BANS F: "secs rss_mib points status fallback"
+# one BIN GRAPH BANS F: "secs rss_mib points status fallback cpu"
 one() {
 	r=$(python3 "$here/timeit.py" --timeout $((limit + 60)) --stdout "$tmp/log" -- \
 	    "$1" solve "$2" --bans "$3" --memory-budget "$4" --time-limit "$limit" -v \
@@ -41,30 +44,32 @@ one() {
 	fb=$(grep -q "solving the model as a whole" "$tmp/log" && echo fallback || echo blocks)
 	rm -f "$tmp/p.json"
 	echo "$r" | awk -v p="${pts:--}" -v s="$st" -v f="$fb" \
-	    '{ printf "%.2f %.0f %s %s %s\n", $1, $3 / 1024, p, s, f }'
+	    '{ printf "%.2f %.0f %s %s %s %.2f\n", $1, $3 / 1024, p, s, f, $4 }'
 }
 
 for g in "$@"; do
 	echo "== $(basename "$g")"
-	printf '%-7s %5s %8s %7s %10s %-11s %-8s' bans F secs MiB points status path
-	[ -z "$base" ] || printf ' %8s %7s %-8s %6s' base_s base_MiB base_path ratio
+	printf '%-7s %5s %8s %7s %7s %10s %-11s %-8s' bans F secs cpu_s MiB points status path
+	[ -z "$base" ] || printf ' %8s %8s %8s %-11s %-8s %6s' base_s base_cpu base_MiB \
+	    base_status base_path cpu_ratio
 	echo
-	for bans in none pytorch; do
-		for i in $(seq 1 20); do
-			f=$(awk -v i="$i" 'BEGIN { printf "%.2f", i / 20 }')
+	[ -n "$fracs" ] || fracs=$(seq 1 20 | awk '{ printf "%.2f ", $1 / 20 }')
+	for bans in $banset; do
+		for f in $fracs; do
 			set -- $(one "$ILPART" "$g" "$bans" "$f")
-			printf '%-7s %5s %8s %7s %10s %-11s %-8s' "$bans" "$f" "$1" "$2" "$3" "$4" "$5"
-			echo "$bans $f $1 $2" >>"$tmp/rows"
+			printf '%-7s %5s %8s %7s %7s %10s %-11s %-8s' "$bans" "$f" "$1" "$6" "$2" "$3" \
+			    "$4" "$5"
+			echo "$bans $f $1 $2 $6" >>"$tmp/rows"
 			if [ -n "$base" ]; then
-				t=$1
+				t=$6
 				set -- $(one "$base" "$g" "$bans" "$f")
-				printf ' %8s %7s %-8s %6.1f' "$1" "$2" "$5" \
-				    "$(awk -v a="$1" -v b="$t" 'BEGIN { print a / (b > 0 ? b : 1e-9) }')"
+				printf ' %8s %8s %8s %-11s %-8s %6.1f' "$1" "$6" "$2" "$4" "$5" \
+				    "$(awk -v a="$6" -v b="$t" 'BEGIN { print a / (b > 0 ? b : 1e-9) }')"
 			fi
 			echo
 		done
 	done
-	awk '{ if ($3 > t) t = $3; if ($4 > m) m = $4 } END { printf "max: %.2f s, %d MiB\n", t, m }' \
-	    "$tmp/rows"
+	awk '{ if ($3 > t) t = $3; if ($4 > m) m = $4; if ($5 > c) c = $5 }
+	    END { printf "max: %.2f s wall, %.2f s CPU, %d MiB\n", t, c, m }' "$tmp/rows"
 	rm -f "$tmp/rows"
 done

@@ -53,6 +53,13 @@ typedef struct mbundle {      /* 2^level copies of active class c */
 	int level;
 } mbundle;
 
+/* A chain of bundles combined one after the other: st[v] is the front after bundle v. */
+typedef struct mchain {
+	mbundle *bu;
+	size_t n;
+	mfront *st;
+} mchain;
+
 typedef struct mctx {
 	const ilpi_mck_class **cl;   /* the active classes: two points or more */
 	size_t *coff;             /* per active class: its first point in count */
@@ -71,6 +78,11 @@ typedef struct mctx {
 	int stop;                 /* out of time or over the work limit */
 	mfront **lv;              /* per active class: bundle fronts by level */
 	int *nlv;
+	const uint8_t *line;      /* per class: a line (its fronts and chain are built
+	                           * once, against ub_line, and kept while ub grows) */
+	double ub_line;
+	mchain lines;             /* the lines' chain, once built */
+	int lines_done;
 } mctx;
 
 /* ---- bounds ----------------------------------------------------------------------- */
@@ -566,13 +578,6 @@ first_below(const mfront *f, double t)
 	return lo;
 }
 
-/* A chain of bundles combined one after the other: st[v] is the front after bundle v. */
-typedef struct mchain {
-	mbundle *bu;
-	size_t n;
-	mfront *st;
-} mchain;
-
 static const mpt origin = { 0, 0, -1, -1 };
 
 /* The chain's fronts, each kept against every copy outside the bundles so far. */
@@ -634,14 +639,21 @@ solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt, int64_t *b
 
 	memset(ch, 0, sizeof ch);
 	for (size_t c = 0; c < x->n && !x->stop; c++) {
-		int top = 0;
+		int top = 0, r2;
+		double ub = x->ub;
 
 		while (top < 62 && (x->cl[c]->copies >> (top + 1)) != 0)
 			top++;
-		if (bundles(x, c, top) != 0)
-			goto out;
 		nb += (size_t)__builtin_popcountll((unsigned long long)x->cl[c]->copies);
 		any_line |= line[c];
+		if (line[c] && x->nlv[c] > 0)
+			continue;         /* built for an earlier, smaller ub */
+		if (line[c])
+			x->ub = x->ub_line;
+		r2 = bundles(x, c, top);
+		x->ub = ub;
+		if (r2 != 0)
+			goto out;
 	}
 	if (x->stop) {
 		rc = 1;
@@ -667,14 +679,33 @@ solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt, int64_t *b
 
 		ch[h].bu[ch[h].n++] = bu[v];
 	}
-	if (run_chain(x, &ch[0]) != 0 || run_chain(x, &ch[1]) != 0)
+	if (run_chain(x, &ch[0]) != 0)
 		goto out;
+	if (any_line && !x->lines_done) {
+		double ub = x->ub;
+		int r2;
+
+		x->ub = x->ub_line;
+		r2 = run_chain(x, &ch[1]);
+		x->ub = ub;
+		if (r2 != 0)
+			goto out;
+		x->lines = ch[1];
+		x->lines_done = !x->stop;
+		memset(&ch[1], 0, sizeof ch[1]);
+	} else if (!any_line && run_chain(x, &ch[1]) != 0) {
+		goto out;
+	}
+	if (any_line) {
+		free(ch[1].bu), free(ch[1].st);
+		memset(&ch[1], 0, sizeof ch[1]);
+	}
 	if (x->stop) {
 		rc = 1;
 		goto out;
 	}
 	P = chain_end(&ch[0], &start);
-	L = chain_end(&ch[1], &start);
+	L = chain_end(any_line ? &x->lines : &ch[1], &start);
 	for (size_t p = 0; p < P->n; p++) {
 		size_t q = last_within(L, x->cap - P->p[p].bytes);
 
@@ -699,8 +730,8 @@ solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt, int64_t *b
 	}
 	if (ch[0].n > 0)
 		chain_lower(x, &ch[0], pi, cnt);
-	if (ch[1].n > 0)
-		chain_lower(x, &ch[1], qi, cnt);
+	if (any_line ? x->lines.n > 0 : ch[1].n > 0)
+		chain_lower(x, any_line ? &x->lines : &ch[1], qi, cnt);
 	*by = lb;
 	*co = least;
 	rc = 0;
@@ -715,11 +746,22 @@ out:
 	return rc;
 }
 
-/* Drops the bundle fronts (a search with another bound starts afresh). */
+/* Drops the bundle fronts (a search with a larger bound starts afresh), but the
+ * lines' and their chain unless all. */
 static void
-fronts_free(mctx *x)
+fronts_free(mctx *x, int all)
 {
+	if (all) {
+		for (size_t v = 0; x->lines.st != NULL && v < x->lines.n; v++)
+			free(x->lines.st[v].p);
+		free(x->lines.st);
+		free(x->lines.bu);
+		memset(&x->lines, 0, sizeof x->lines);
+		x->lines_done = 0;
+	}
 	for (size_t c = 0; x->lv != NULL && c < x->n; c++) {
+		if (!all && x->line != NULL && x->line[c])
+			continue;
 		for (int k = 0; x->lv[c] != NULL && k < x->nlv[c]; k++)
 			free(x->lv[c][k].p);
 		free(x->lv[c]);
@@ -732,7 +774,7 @@ fronts_free(mctx *x)
 static void
 ctx_free(mctx *x)
 {
-	fronts_free(x);
+	fronts_free(x, 1);
 	free(x->lv);
 	free(x->nlv);
 	free(x->cl);
@@ -1052,10 +1094,12 @@ ilpi_mck_solve(const ilpi_mck_class *cls, size_t n_cls, int64_t cap, double dead
 		/* deepening: a bound just above the root's first, as the fronts grow with
 		 * it; an answer within the bound is the optimum */
 		y.tol = 1e-9 * (1 + fabs(gc + fixc));
+		y.line = line;
+		y.ub_line = gc;
 		for (double d = (gc - lb) / 4096 > y.tol ? (gc - lb) / 4096 : y.tol;;
 		    d *= 1.5) {
 			y.ub = lb + d < gc ? lb + d : gc;
-			fronts_free(&y);
+			fronts_free(&y, 0);
 			memset(rcnt, 0, nrc * sizeof *rcnt);
 			if ((s = solve_classes(&y, line, fixc, rcnt, &rb, &rcost)) < 0)
 				goto out;
