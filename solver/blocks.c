@@ -30,7 +30,7 @@ enum {
 	MAX_WIDTH = 4,            /* state variables at a cut: 2^(in+out) sub-fronts */
 	MAX_SEG = 400,            /* items in a segment */
 	MAX_POINTS = 48000000,    /* combination points over all cuts (8 bytes each) */
-	MAX_COUNT_POINTS = 16000000,  /* points of the combination by counts (24 bytes) */
+	MAX_COUNT_POINTS = 8000000,   /* points of the combination by counts (24 bytes) */
 	NLAM = 17,                /* geometric multipliers around the budget's crossing */
 	MAX_LAM = 192,            /* multipliers of the bounds, at most */
 	BEAM = 128                /* points per state in the heuristic run */
