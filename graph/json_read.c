@@ -170,9 +170,32 @@ enum {
 static int
 key_index(const char *s)
 {
-	for (int k = 0; k < K_COUNT; k++)
-		if (node_keys[k][0] == s[0] && strcmp(node_keys[k], s) == 0)
+	/* the keys by first letter: a node's fields are compared with one or two keys */
+	static signed char first[26][4];
+	static int ready;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+		signed char t[26][4];
+
+		memset(t, -1, sizeof t);
+		for (int k = 0; k < K_COUNT; k++) {
+			int c = node_keys[k][0] - 'a', j = 0;
+
+			while (t[c][j] >= 0)
+				j++;
+			t[c][j] = (signed char)k;
+		}
+		memcpy(first, t, sizeof t);
+		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	}
+	if (s[0] < 'a' || s[0] > 'z')
+		return K_COUNT;
+	for (int j = 0; j < 4 && first[s[0] - 'a'][j] >= 0; j++) {
+		int k = first[s[0] - 'a'][j];
+
+		if (strcmp(node_keys[k] + 1, s + 1) == 0)
 			return k;
+	}
 	return K_COUNT;
 }
 
@@ -341,6 +364,40 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who,
 	return 0;
 }
 
+/* A node's label, made on first use: only a rejection needs it. */
+typedef struct lazy_label {
+	const cJSON *obj;
+	size_t idx;
+	int done;
+	char buf[160];
+} lazy_label;
+
+static const char *
+label_of(lazy_label *l)
+{
+	if (!l->done) {
+		node_label(l->obj, l->idx, l->buf, sizeof l->buf);
+		l->done = 1;
+	}
+	return l->buf;
+}
+
+static long
+resolve_node(reader *r, lazy_label *who, const cJSON *v, const char *field)
+{
+	long idx;
+	char msg[200];
+
+	if (!cJSON_IsString(v))
+		return fail(r, label_of(who), field, "expected a node name");
+	idx = ilp_graph_find(r->g, v->valuestring);
+	if (idx < 0) {
+		snprintf(msg, sizeof msg, "no node named '%.80s'", v->valuestring);
+		return fail(r, label_of(who), field, msg);
+	}
+	return idx;
+}
+
 static long
 resolve(reader *r, const char *who, const cJSON *v, const char *field)
 {
@@ -358,21 +415,21 @@ resolve(reader *r, const char *who, const cJSON *v, const char *field)
 }
 
 static int
-read_links(reader *r, const cJSON *inputs, const cJSON *view, long idx, const char *who)
+read_links(reader *r, const cJSON *inputs, const cJSON *view, long idx, lazy_label *who)
 {
 	ilpi_node *n = ilpi_graph_node(r->g, idx);
 	const cJSON *v;
 
 	if (n->kind != ILPI_OP) {
 		if (inputs != NULL && (!cJSON_IsArray(inputs) || cJSON_GetArraySize(inputs) > 0))
-			return fail(r, who, "inputs", "only op nodes have inputs");
+			return fail(r, label_of(who), "inputs", "only op nodes have inputs");
 	} else if (inputs == NULL) {
-		return fail(r, who, "inputs", "missing");
+		return fail(r, label_of(who), "inputs", "missing");
 	} else if (!cJSON_IsArray(inputs)) {
-		return fail(r, who, "inputs", "expected an array of node names");
+		return fail(r, label_of(who), "inputs", "expected an array of node names");
 	} else {
 		cJSON_ArrayForEach(v, inputs) {
-			long in = resolve(r, who, v, "inputs");
+			long in = resolve_node(r, who, v, "inputs");
 
 			if (in < 0)
 				return -1;
@@ -384,14 +441,14 @@ read_links(reader *r, const cJSON *inputs, const cJSON *view, long idx, const ch
 	}
 	if ((n->flags & ILPI_F_GETITEM) &&
 	    (n->in_count != 1 || !(r->g->node[r->g->in[n->in_begin]].flags & ILPI_F_TUPLE)))
-		return fail(r, who, "inputs", "getitem takes exactly one tuple-valued input");
+		return fail(r, label_of(who), "inputs", "getitem takes exactly one tuple-valued input");
 	if (view != NULL && !cJSON_IsNull(view)) {
-		long base = resolve(r, who, view, "view_of");
+		long base = resolve_node(r, who, view, "view_of");
 
 		if (base < 0)
 			return -1;
 		if (base == idx)
-			return fail(r, who, "view_of", "a node cannot be a view of itself");
+			return fail(r, label_of(who), "view_of", "a node cannot be a view of itself");
 		n->view_of = (int32_t)base;
 	}
 	return 0;
@@ -461,8 +518,12 @@ read_nodes(reader *r, const cJSON *nodes)
 	}
 	i = 0;
 	cJSON_ArrayForEach(obj, nodes) {
-		node_label(obj, i, who, sizeof who);
-		if (read_links(r, links[2 * i], links[2 * i + 1], (long)i, who) != 0)
+		lazy_label lw;
+
+		lw.obj = obj;
+		lw.idx = i;
+		lw.done = 0;
+		if (read_links(r, links[2 * i], links[2 * i + 1], (long)i, &lw) != 0)
 			goto out;
 		i++;
 	}
@@ -645,12 +706,17 @@ ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph *
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", r.path);
 		return -1;
 	}
-	if (read_top(&r, doc.root) != 0 || ilpi_graph_finish(r.g, err) != 0) {
+	/* the tree is done with before the graph is finished: its memory is reused */
+	if (read_top(&r, doc.root) != 0) {
 		ilpi_json_doc_free(&doc);
 		ilp_graph_free(r.g);
 		return -1;
 	}
 	ilpi_json_doc_free(&doc);
+	if (ilpi_graph_finish(r.g, err) != 0) {
+		ilp_graph_free(r.g);
+		return -1;
+	}
 	*out = r.g;
 	return 0;
 }
