@@ -1,7 +1,8 @@
 /*
  * peak.c - peak-memory rows for the ILP (docs/solver.md "Peak memory").
  *
- * The backward ops run in a fixed order whatever the partition (graph order; only
+ * The backward ops run in a fixed order whatever the partition (torch 2.6's autograd
+ * order, graph/memsim.c; only
  * recomputation moves), so the bytes they allocate at each step are a constant profile.
  * What the partition adds is interval-shaped over that order:
  *   - a saved storage lives from the end of its forward life to the end of the
@@ -23,6 +24,8 @@
 
 #include "graph/graph.h"
 #include "graph/grow.h"
+#include "graph/lower.h"
+#include "graph/memsim.h"
 #include "solver/model.h"
 #include "solver/peak.h"
 #include "solver/reduce.h"
@@ -82,7 +85,10 @@ side_profile(peak_build *b, int cls, int32_t end, const uint8_t *held)
 
 		if (n->cls != cls || n->kind != ILPI_OP || prod < 0)
 			continue;
-		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1 && b->step[in[0]] >= 0)
+		/* a getitem is allocated with its tuple, when that runs on this side (a
+		 * backward getitem of a forward tuple runs at its own step) */
+		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1 && b->step[in[0]] >= 0 &&
+		    g->node[in[0]].cls == cls)
 			prod = b->step[in[0]];
 		die = b->step[i];
 		for (uint32_t k = 0; k < n->use_count; k++)
@@ -114,9 +120,9 @@ cmp_i32(const void *a, const void *b)
 }
 
 /* Steps: forward ops (class forward) in graph order, then the backward ops the
- * gradients need, in graph order. */
+ * gradients need, in torch's backward order. bw->op and order hold g->n entries. */
 static void
-number_steps(peak_build *b, uint8_t *need)
+number_steps(peak_build *b, uint8_t *need, ilpi_side *bw, int32_t *order)
 {
 	const ilp_graph *g = b->g;
 
@@ -138,9 +144,17 @@ number_steps(peak_build *b, uint8_t *need)
 	for (size_t i = 0; i < g->n; i++)
 		if (g->node[i].kind == ILPI_OP && g->node[i].cls == ILPI_FORWARD)
 			b->step[i] = b->nf++;
+	/* The backward ops in the order torch 2.6 runs them (graph/memsim.c, from the
+	 * first tangent user; an op that uses no tangent may run after it): graph order
+	 * differs, and a row then counted a value live at a step it is not. */
 	for (size_t i = 0; i < g->n; i++)
 		if (g->node[i].kind == ILPI_OP && g->node[i].cls == ILPI_BACKWARD && need[i])
-			b->step[i] = b->nf + b->nb++;
+			bw->op[bw->n_op++] = (int32_t)i;
+	bw->out = (int32_t *)g->bw_out;
+	bw->n_out = g->n_bw_out;
+	(void)ilpi_autograd_order(g, bw, order); /* graph order when it cannot */
+	for (size_t k = 0; k < bw->n_op; k++)
+		b->step[order[k]] = b->nf + b->nb++;
 	/* The first backward step that needs a value through any path: recomputation of
 	 * it cannot be placed earlier. */
 	for (size_t i = g->n; i-- > 0;) {
@@ -378,7 +392,8 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_er
 {
 	peak_build b;
 	uint8_t *need = NULL, *held = NULL, *out_root = NULL;
-	int32_t *pos_of = NULL;
+	int32_t *pos_of = NULL, *order = NULL;
+	ilpi_side bw;
 	int rc = -1;
 	int64_t outputs = 0;
 
@@ -398,12 +413,15 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_er
 	held = calloc(g->n + 1, 1);
 	out_root = calloc(g->n + 1, 1);
 	pos_of = malloc((g->n + 1) * sizeof *pos_of);
+	memset(&bw, 0, sizeof bw);
+	bw.op = malloc((g->n + 1) * sizeof *bw.op);
+	order = malloc((g->n + 1) * sizeof *order);
 	if (b.step == NULL || b.first == NULL || b.last == NULL || b.tmin == NULL ||
 	    b.st == NULL ||
 	    b.en == NULL || b.delta == NULL || b.base == NULL || need == NULL || held == NULL ||
-	    out_root == NULL || pos_of == NULL)
+	    out_root == NULL || pos_of == NULL || bw.op == NULL || order == NULL)
 		goto out;
-	number_steps(&b, need);
+	number_steps(&b, need, &bw, order);
 	for (size_t i = 0; i < g->n; i++)
 		b.st[i] = b.en[i] = -1;
 	/* Forward: its outputs live to its end. */
@@ -462,5 +480,7 @@ out:
 	free(held);
 	free(out_root);
 	free(pos_of);
+	free(bw.op);
+	free(order);
 	return rc;
 }

@@ -235,20 +235,24 @@ START_TEST(peak_saved_value_freed_before_recomputed_users_step)
 }
 END_TEST
 
-/* A random graph whose bound rows (solver/peak.c) exceed the simulated peak of the best
- * answer the search has: the second stage finds nothing at that peak. The answer stands,
- * checked, without a claim of optimality (was "internal error: stage 'least-recompute'
- * is infeasible", exit 4). */
+/* Random graphs whose bound rows (solver/peak.c) exceeded the simulated peak of the
+ * best answer: the second stage found nothing at that peak ("internal error: stage
+ * 'least-recompute' is infeasible", exit 4), or the column's floor was above it. */
 static const char *const rows_above[2] = {
+	/* a backward getitem of a forward tuple counted from the tuple's forward step, so
+	 * live at backward steps before its own: 16 bytes over the best answer at b2 */
 	"tests/data/peak/R2-peak-row-above-simulated.json",
-	/* the rows' floor, the column's lower bound, above save-all's peak: "GLPK: LP
-	 * relaxation failed (glp_simplex code 4)" from the second stage's bounds */
+	/* the rows' floor, the column's lower bound, above save-all's peak (the rows had
+	 * the backward ops in graph order; torch runs an op that uses no tangent after
+	 * the first tangent user): "GLPK: LP relaxation failed (glp_simplex code 4)" from
+	 * the second stage's bounds */
 	"tests/data/peak/R3-peak-floor-above-simulated.json",
 };
 
 START_TEST(peak_rows_above_best_answer_keep_it)
 {
 	ilp_graph *g = t_graph_file(t_srcpath(rows_above[_i]));
+	ilp_peak pk;
 	ilp_solve_options o;
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
@@ -260,8 +264,10 @@ START_TEST(peak_rows_above_best_answer_keep_it)
 	o.time_limit = 20;
 	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
 	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
-	/* nothing is proven when a row is wrong (until solver/peak.c is fixed for these) */
-	ck_assert_str_ne(p->status, "optimal");
+	/* with the rows fixed, proven */
+	ck_assert_str_eq(p->status, "optimal");
+	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+	ck_assert_int_eq(pk.peak_bytes, _i == 0 ? 39946 : 1156);
 	ilp_partition_free(p);
 	ilp_graph_free(g);
 }
