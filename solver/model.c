@@ -255,6 +255,8 @@ ilpi_model_set_objective(ilpi_model *m, const ilpi_terms *t)
 		glp_set_obj_coef(m->lp, j, m->coef[j]);
 }
 
+#define LIMIT_CLAMP 1e6
+
 void
 ilpi_model_set_limit(ilpi_model *m, int which, const ilpi_terms *t, double ub)
 {
@@ -278,6 +280,18 @@ ilpi_model_set_limit(ilpi_model *m, int which, const ilpi_terms *t, double ub)
 			m->ind[len] = j;
 			m->coef[len] = m->coef[j];
 		}
+	/* Every term is a column in [0, 1] that some 0/1 decision forces to 0 or 1, with a
+	 * coefficient >= 0: one above LIMIT_CLAMP * ub keeps its column at 0 in every
+	 * answer whatever its size, so it is clamped there. A row spanning 1e-4 to 1e21
+	 * against a bound of 1e-9 (the level of a runtime optimum of 0) left GLPK with no
+	 * answer where one exists ("stage 'budget-least-memory' is infeasible"). */
+	for (int k = 1; k <= len; k++)
+		if (m->coef[k] < 0)
+			goto set;
+	for (int k = 1; k <= len; k++)
+		if (ub > 0 && m->coef[k] > LIMIT_CLAMP * ub)
+			m->coef[k] = LIMIT_CLAMP * ub;
+set:
 	glp_set_mat_row(m->lp, m->row_limit[which], len, m->ind, m->coef);
 	/* Byte expressions are in byte units (the budget is converted by the caller). */
 	glp_set_row_bnds(m->lp, m->row_limit[which], GLP_UP, 0, ub);

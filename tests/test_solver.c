@@ -2355,6 +2355,31 @@ START_TEST(budget_against_pytorch)
 }
 END_TEST
 
+/* A limit row (the level of a runtime optimum of 0, 1e-9) over costs from 3e-4 to 1e21
+ * us: GLPK found no answer where one exists ("internal error: stage 'budget-least-
+ * memory' is infeasible") until coefficients far above the bound were clamped. */
+START_TEST(limit_row_extreme_costs)
+{
+	ilp_graph *g =
+	    t_graph_file(t_srcpath("tests/data/solver/R4-level-row-extreme-costs.json"));
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_check_options co = { ILP_PREFER_HARD };
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_fraction = 0.1;
+	o.monolithic = 1;
+	o.bans = ILP_BANS_NONE;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
+	ck_assert_int_le(ilp_partition_saved_bytes(p), p->budget_bytes);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_solver(void)
 {
@@ -2366,6 +2391,10 @@ suite_solver(void)
 	tcase_add_loop_test(tc, soft_vs_enumeration, 0, 4);
 	tcase_add_loop_test(tc, blocks_vs_monolithic_vs_enumeration, 0, 2);
 	tcase_add_loop_test(tc, counts_vs_complete_front, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("limits");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, limit_row_extreme_costs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pareto");
 	tcase_set_timeout(tc, 300);
