@@ -36,6 +36,12 @@ reserve(ilpi_buf *b, size_t extra)
 }
 
 void
+ilpi_buf_reserve(ilpi_buf *b, size_t len)
+{
+	(void)reserve(b, len);
+}
+
+void
 ilpi_buf_add(ilpi_buf *b, const char *s, size_t len)
 {
 	if (reserve(b, len) != 0)

@@ -13,6 +13,8 @@ typedef struct ilpi_buf {
 
 void ilpi_buf_init(ilpi_buf *b);
 void ilpi_buf_free(ilpi_buf *b);
+/* Room for len more bytes (a hint: appends grow the buffer anyway). */
+void ilpi_buf_reserve(ilpi_buf *b, size_t len);
 void ilpi_buf_add(ilpi_buf *b, const char *s, size_t len);
 void ilpi_buf_puts(ilpi_buf *b, const char *s);
 void ilpi_buf_printf(ilpi_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

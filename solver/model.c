@@ -822,12 +822,40 @@ lp_num(char *out, double v)
 	return (size_t)snprintf(out, 32, "%.*g", DBL_DIG, v);
 }
 
+/* Recently printed coefficients: a model repeats the same few costs many times. */
+enum { LP_CACHE = 64 };
+
+typedef struct lp_cached {
+	uint64_t bits;
+	uint8_t len, used;
+	char text[32];
+} lp_cached;
+
 typedef struct lp_line {
 	ilpi_buf *b;
 	char *line;               /* the line being assembled, cap bytes */
 	size_t len, cap;
 	long count;               /* lines written */
+	lp_cached cache[LP_CACHE];
 } lp_line;
+
+/* lp_num through the cache of printed values. */
+static size_t
+lp_num_cached(lp_line *l, char *out, double v)
+{
+	uint64_t bits;
+	lp_cached *e;
+
+	memcpy(&bits, &v, sizeof bits);
+	e = &l->cache[(bits ^ bits >> 29 ^ bits >> 47) % LP_CACHE];
+	if (!e->used || e->bits != bits) {
+		e->len = (uint8_t)lp_num(e->text, v);
+		e->bits = bits;
+		e->used = 1;
+	}
+	memcpy(out, e->text, (size_t)e->len + 1);
+	return e->len;
+}
 
 static void
 lp_flush(lp_line *l)
@@ -882,7 +910,7 @@ lp_coef_term(lp_line *l, double v, const char *name, size_t nlen)
 	const char *sign = v > 0 ? " + " : " - ";
 	int unit = v == 1.0 || v == -1.0;
 	char term[320], num[32];
-	size_t tl = 3, nl = unit ? 0 : lp_num(num, v > 0 ? v : -v);
+	size_t tl = 3, nl = unit ? 0 : lp_num_cached(l, num, v > 0 ? v : -v);
 
 	if (nlen > 255) /* longer than GLPK allows a name: the general path */
 		return unit ? lp_term(l, 1, (const char *[]){ sign, name }, 2) :
@@ -922,10 +950,14 @@ lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
 	int *ind = NULL;
 	double *val = NULL;
 	const char *pname = glp_get_prob_name(lp);
-	lp_line l = { b, NULL, 0, 0, 0 };
+	lp_line l;
 
 	if (!(m > 0 && n > 0))
 		return 1;
+	memset(&l, 0, sizeof l);
+	l.b = b;
+	/* about 64 bytes a row and a column: the text grows without copies */
+	ilpi_buf_reserve(b, 64 * ((size_t)m + (size_t)n) + 4096);
 	lp_chars_init();
 	cname = calloc((size_t)n + 1, sizeof *cname);
 	clen = malloc(((size_t)n + 1) * sizeof *clen);
