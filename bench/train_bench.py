@@ -115,9 +115,11 @@ class Run:
                 return compile_fx(gm, example_inputs)
             self.compiled = torch.compile(self.model, backend=inductor)
         else:
+            self.partition_fn = ilpart.partition_fn(time_limit=time_limit, **opts)
             self.compiled = torch.compile(self.model, backend=ilpart.backend(
-                time_limit=time_limit, **opts))
+                partition=self.partition_fn))
         self.wall, self.cpu = [], []
+        self.warnings = []  # str of every warning the first (compiling) step raised
         self.rounds = []  # per round: median wall time of its steps
 
     def step(self, x, hooks=None):
@@ -144,8 +146,9 @@ class Run:
         self.cpu.append(time.process_time() - c0)
 
 
-def saved_bytes(run, inputs):
-    import torch
+def saved_storages(run, inputs):
+    """[nbytes, shape, dtype] of every storage the compiled call saves for its backward
+    (parameters and buffers excluded), largest first: the saved_B column is their sum."""
     keep = {p.untyped_storage().data_ptr() for p in run.model.parameters()}
     keep |= {b.untyped_storage().data_ptr() for b in run.model.buffers()}
     seen = {}
@@ -153,11 +156,32 @@ def saved_bytes(run, inputs):
     def pack(t):
         s = t.untyped_storage()
         if s.data_ptr() not in keep:
-            seen[s.data_ptr()] = s.nbytes()
+            seen[s.data_ptr()] = [s.nbytes(), list(t.shape), str(t.dtype).replace("torch.", "")]
         return t
 
     run.step(inputs, hooks=(pack, lambda t: t))
-    return sum(seen.values())
+    return sorted(seen.values(), key=lambda v: (-v[0], v[1], v[2]))
+
+
+def solves(run, dump=None):
+    """What ilpart's solver reported for each joint graph this run partitioned (status, gap,
+    its byte count and budget, modelled recompute time); with dump, the exported graph and
+    the partition of each are written there as MODEL.LABEL.N.{graph,partition}.json."""
+    out = []
+    for i, h in enumerate(getattr(getattr(run, "partition_fn", None), "history", ())):
+        part = h["partition"]
+        prod, cost = part.get("producer", {}), part.get("cost", {})
+        out.append({"nodes": len(h["graph"].get("nodes", ())), "status": prod.get("status"),
+                    "gap": prod.get("gap"), "budget_bytes": prod.get("budget_bytes"),
+                    "saved_bytes": cost.get("saved_bytes"),
+                    "recompute_time_us": cost.get("recompute_time_us")})
+        if dump:
+            os.makedirs(dump, exist_ok=True)
+            for what in ("graph", "partition"):
+                with open(os.path.join(dump, "%s.%s.%d.%s.json" % (
+                        run.model_name, run.label, i, what)), "w") as f:
+                    json.dump(h[what], f)
+    return out
 
 
 def profiled_peak(fn):
@@ -185,8 +209,9 @@ def profiled_peak(fn):
     return peak
 
 
-def run_model(model_name, labels, rounds, steps, time_limit):
+def run_model(model_name, labels, rounds, steps, time_limit, dump=None):
     """All partitioners of one model in this process: compile each, then interleave."""
+    import warnings
     import torch
     import torch._dynamo
     from torch._inductor.utils import fresh_inductor_cache
@@ -198,13 +223,17 @@ def run_model(model_name, labels, rounds, steps, time_limit):
     runs, first = [], {}
     for label in labels:
         r = Run(base, label, time_limit)
-        with fresh_inductor_cache():
+        r.model_name = model_name
+        with fresh_inductor_cache(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             t0 = time.perf_counter()
             r.step(inputs[0])
             first[label] = time.perf_counter() - t0
+        r.warnings = ["%s: %s" % (w.category.__name__, w.message) for w in caught]
         runs.append(r)
-        print("%s %s: compiled in %.1f s" % (model_name, label, first[label]),
-              file=sys.stderr, flush=True)
+        print("%s %s: compiled in %.1f s (load %.1f)%s" % (
+            model_name, label, first[label], os.getloadavg()[0],
+            "".join("\n  warning: " + w for w in r.warnings)), file=sys.stderr, flush=True)
     for k in range(rounds):
         for r in runs[k % len(runs):] + runs[:k % len(runs)]:
             r.step(inputs[(k + 1) % len(inputs)])  # untimed: caches after the others ran
@@ -222,9 +251,11 @@ def run_model(model_name, labels, rounds, steps, time_limit):
             "compile_s": first[r.label] - step_s, "step_ms": 1e3 * step_s,
             "step_iqr_ms": 1e3 * (q[2] - q[0]), "cpu_ms": 1e3 * statistics.median(r.cpu),
             "cpu_iqr_ms": 1e3 * (qc[2] - qc[0]), "round_ms": [1e3 * t for t in r.rounds],
-            "saved_B": saved_bytes(r, inputs[0]),
+            "saved": saved_storages(r, inputs[0]),
             "peak_B": profiled_peak(lambda r=r: r.step(inputs[1])),
+            "solves": solves(r, dump), "warnings": r.warnings,
             "torch": torch.__version__})
+        rows[-1]["saved_B"] = sum(v[0] for v in rows[-1]["saved"])
     load1 = os.getloadavg()[0]
     for row in rows:
         row["load"] = [round(load0, 2), round(load1, 2)]
@@ -234,11 +265,10 @@ def run_model(model_name, labels, rounds, steps, time_limit):
 def spawn(model_name, labels, args):
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", model_name,
                            "--partitioners", ",".join(labels), "--rounds", str(args.rounds),
-                           "--steps", str(args.steps), "--time-limit", str(args.time_limit)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True)
+                           "--steps", str(args.steps), "--time-limit", str(args.time_limit)]
+                          + (["--dump", args.dump] if args.dump else []),
+                          stdout=subprocess.PIPE, universal_newlines=True)  # stderr: ours
     if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-3000:])
         return [{"model": model_name, "partitioner": p, "error": proc.returncode}
                 for p in labels]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -285,6 +315,8 @@ def main():
     ap.add_argument("--steps", type=int, default=3, help="timed steps per round")
     ap.add_argument("--time-limit", type=float, default=60)
     ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--dump", metavar="DIR", help="write each ilpart run's exported joint "
+                    "graph(s) and partition(s) to DIR (MODEL.LABEL.N.{graph,partition}.json)")
     ap.add_argument("--table", metavar="ROWS",
                     help="print the table of earlier rows (a --json file, or the JSON lines "
                     "a run prints on stderr) and exit")
@@ -303,7 +335,7 @@ def main():
         return 0
     if args.one:
         print(json.dumps(run_model(args.one, labels, args.rounds, args.steps,
-                                   args.time_limit)))
+                                   args.time_limit, args.dump)))
         return 0
     rows = []
     for m in args.models.split(","):
