@@ -28,6 +28,7 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "policies/rules.h"
+#include "solver/blocks.h"
 #include "solver/cost.h"
 #include "solver/glpk_env.h"
 #include "solver/mck.h"
@@ -1245,6 +1246,80 @@ START_TEST(pareto_equals_solve_on_corpus)
 }
 END_TEST
 
+/*
+ * A stack of 16 layers as Inductor's decomposed joint graphs have them (train_bench's
+ * gpt): each layer's residual stream h -> a -> b -> c -> h + c, and in the backward part
+ * of the file a chain of ops on forward values only (u = f(a), w = f(u, b): a decomposed
+ * GELU or layer-norm backward that no tangent reaches), read by the layer's backward op.
+ * The plan must cut at every layer: the chains go next to their inputs (else a and b of
+ * every layer stay live to the end, no cut of 4 variables exists), and the plan takes
+ * width-1 cuts of 6-item layers over one width-0 segment of all 95 items (a 280-item
+ * one cost the Llama's solve 6.7 s of CPU, docs/solver.md). Same optimum as the
+ * monolithic model at 0.1, 0.3, 0.5.
+ */
+START_TEST(blocks_cut_every_layer)
+{
+	static jbuf b;
+	const int k = 16;
+	ilp_graph *g;
+	ilp_solve_options o;
+	ilp_error err = { 0 };
+	char *text = NULL, *at;
+	unsigned long most = 0, seg = 0, cnt, items;
+
+	b.len = 0;
+	jadd(&b, "{\"format\": \"ilpart-joint-graph\", \"version\": 1, \"nodes\": [");
+	jadd(&b, "{\"name\": \"h0\", \"kind\": \"primal\", \"bytes\": 64}");
+	for (int l = 0; l < k; l++) {
+		jadd(&b, ", {\"name\": \"a%d\", \"kind\": \"op\", \"target\": \"aten.mm\", "
+		    "\"inputs\": [\"h%d\"], \"bytes\": 64, \"flops\": 8e9}", l, l);
+		jadd(&b, ", {\"name\": \"b%d\", \"kind\": \"op\", \"target\": \"aten.mul\", "
+		    "\"inputs\": [\"a%d\"], \"bytes\": 128, \"flops\": 1e9}", l, l);
+		jadd(&b, ", {\"name\": \"c%d\", \"kind\": \"op\", \"target\": \"aten.mm\", "
+		    "\"inputs\": [\"b%d\"], \"bytes\": 64, \"flops\": 8e9}", l, l);
+		jadd(&b, ", {\"name\": \"h%d\", \"kind\": \"op\", \"target\": \"aten.add\", "
+		    "\"inputs\": [\"h%d\", \"c%d\"], \"bytes\": 64, \"flops\": 1e9}", l + 1, l,
+		    l);
+	}
+	jadd(&b, ", {\"name\": \"t\", \"kind\": \"tangent\", \"bytes\": 64}");
+	for (int l = k - 1; l >= 0; l--) {
+		jadd(&b, ", {\"name\": \"u%d\", \"kind\": \"op\", \"target\": \"aten.mul\", "
+		    "\"inputs\": [\"a%d\"], \"bytes\": 64, \"flops\": 1e9}", l, l);
+		jadd(&b, ", {\"name\": \"w%d\", \"kind\": \"op\", \"target\": \"aten.mul\", "
+		    "\"inputs\": [\"u%d\", \"b%d\"], \"bytes\": 64, \"flops\": 1e9}", l, l, l);
+		if (l == k - 1)
+			jadd(&b, ", {\"name\": \"g%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+			    "\"inputs\": [\"t\", \"w%d\", \"c%d\"], \"bytes\": 64, \"flops\": 10}", l,
+			    l, l);
+		else
+			jadd(&b, ", {\"name\": \"g%d\", \"kind\": \"op\", \"target\": \"aten.bw\", "
+			    "\"inputs\": [\"g%d\", \"w%d\", \"c%d\"], \"bytes\": 64, \"flops\": 10}",
+			    l, l + 1, l, l);
+	}
+	jadd(&b, "], \"outputs\": {\"forward\": [\"h%d\"], \"backward\": [\"g0\"]}}", k);
+	g = t_graph(b.s);
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.bans = ILP_BANS_NONE;
+	ck_assert_msg(ilpi_blocks_report(g, &o, &text, &err) == 0, "%s", err.msg);
+	/* "class C: N x M items, ...": the longest segment */
+	for (at = text; (at = strstr(at, "class ")) != NULL; at++)
+		if (sscanf(at, "class %*u: %lu x %lu items", &cnt, &items) == 2)
+			seg += cnt, most = items > most ? items : most;
+	ck_assert_msg(seg >= (unsigned long)k && most <= 8, "%s", text);
+	free(text);
+	for (int t = 0; t < 3; t++) {
+		int dec;
+		int64_t used;
+
+		o.budget_fraction = t == 0 ? 0.1 : t == 1 ? 0.3 : 0.5;
+		both_ways(g, &o, (uint64_t)t, &dec, &used);
+		ck_assert_msg(dec, "fraction %g: not decomposed", o.budget_fraction);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* A fan of 20 values that two ops read, 16 of them not read by the backward, so all
  * live at once: no class front can hold them (docs/solver.md), every point is its own
  * solve, and still equals it; a stack under --monolithic likewise. */
@@ -2403,6 +2478,7 @@ suite_solver(void)
 	tcase_add_loop_test(tc, counts_vs_front_monolithic_enumeration, 0, 2);
 	tcase_add_loop_test(tc, pareto_equals_solve_on_corpus, 0, 3);
 	tcase_add_test(tc, pareto_falls_back_without_blocks);
+	tcase_add_test(tc, blocks_cut_every_layer);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("budget");
 	tcase_set_timeout(tc, 300);
