@@ -625,12 +625,12 @@ chain_lower(const mctx *x, const mchain *ch, size_t i, int64_t *cnt)
  * within ub (the caller keeps the first answer), -1 out of memory.
  */
 static int
-solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt, int64_t *by,
-    double *co)
+solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt, int64_t *cnt_least,
+    int64_t *by, double *co)
 {
 	mchain ch[2];
 	mbundle *bu = NULL;
-	size_t nb = 0, k = 0, pi = 0, qi = 0;
+	size_t nb = 0, k = 0, pi = 0, qi = 0, pl = 0, ql = 0;
 	mfront start = { (mpt *)&origin, 1, 0 };
 	const mfront *P, *L;
 	double least = DBL_MAX, lim;
@@ -710,7 +710,7 @@ solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt, int64_t *b
 		size_t q = last_within(L, x->cap - P->p[p].bytes);
 
 		if (q < L->n && P->p[p].cost + L->p[q].cost < least)
-			least = P->p[p].cost + L->p[q].cost;
+			least = P->p[p].cost + L->p[q].cost, pl = p, ql = q;
 	}
 	if (least == DBL_MAX || least > x->ub + x->tol) {
 		rc = 1;           /* nothing within ub: cannot happen with a real ub */
@@ -732,6 +732,10 @@ solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt, int64_t *b
 		chain_lower(x, &ch[0], pi, cnt);
 	if (any_line ? x->lines.n > 0 : ch[1].n > 0)
 		chain_lower(x, any_line ? &x->lines : &ch[1], qi, cnt);
+	if (ch[0].n > 0)
+		chain_lower(x, &ch[0], pl, cnt_least);
+	if (any_line ? x->lines.n > 0 : ch[1].n > 0)
+		chain_lower(x, any_line ? &x->lines : &ch[1], ql, cnt_least);
 	*by = lb;
 	*co = least;
 	rc = 0;
@@ -1018,7 +1022,7 @@ ilpi_mck_solve(const ilpi_mck_class *cls, size_t n_cls, int64_t cap, double dead
 	size_t st_points = 0;
 	rclass *r = NULL;
 	uint8_t *line = NULL;
-	int64_t fixb = 0, gb, minall = 0, *first = NULL, *rcnt = NULL, rb = 0;
+	int64_t fixb = 0, gb, minall = 0, *first = NULL, *rcnt = NULL, *rleast = NULL, rb = 0;
 	double fixc = 0, gc, lb, rcost = 0;
 	int rc = -1, s;
 
@@ -1084,7 +1088,10 @@ ilpi_mck_solve(const ilpi_mck_class *cls, size_t n_cls, int64_t cap, double dead
 			line[i] = r[i].kind == 2;
 			nrc += r[i].k.n;
 		}
+		free(rleast);
+		rleast = NULL;
 		if ((rcnt = calloc(nrc + 1, sizeof *rcnt)) == NULL ||
+		    (rleast = calloc(nrc + 1, sizeof *rleast)) == NULL ||
 		    ctx_init(&y, rp, nr, NULL, cap - fixb, deadline, max_points) != 0)
 			goto out;
 		y.ls = 0;
@@ -1101,9 +1108,13 @@ ilpi_mck_solve(const ilpi_mck_class *cls, size_t n_cls, int64_t cap, double dead
 			y.ub = lb + d < gc ? lb + d : gc;
 			fronts_free(&y, 0);
 			memset(rcnt, 0, nrc * sizeof *rcnt);
-			if ((s = solve_classes(&y, line, fixc, rcnt, &rb, &rcost)) < 0)
+			memset(rleast, 0, nrc * sizeof *rleast);
+			if ((s = solve_classes(&y, line, fixc, rcnt, rleast, &rb, &rcost)) < 0)
 				goto out;
-			if (s == 0 && unrelax(&x, r, nr, rcnt, count) == 0) {
+			/* exact when the answer and a least-cost answer of the relaxation
+			 * (the tie rule's reference) are both the classes' */
+			if (s == 0 && unrelax(&x, r, nr, rleast, count) == 0 &&
+			    unrelax(&x, r, nr, rcnt, count) == 0) {
 				*bytes = rb + fixb;
 				*cost = rcost + fixc;
 				*bound = *cost;
@@ -1131,6 +1142,7 @@ out:
 	}
 	free(first);
 	free(rcnt);
+	free(rleast);
 	free(rp);
 	free(line);
 	free(act);
