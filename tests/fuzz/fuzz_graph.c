@@ -1,12 +1,43 @@
 /* fuzz_graph.c - the graph reader and writer: any input is read (from an unterminated
  * buffer); a graph that reads is written as canonical JSON, read back, and written
- * again, and the two writes must be byte-identical. */
+ * again, and the two writes must be byte-identical. First, differentially, the arena
+ * parser (ilpi_json_doc_parse) against cJSON's (ilpi_json_parse): both accept or both
+ * reject the text, and an accepted text prints the same from both trees. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/json_parse.h"
 #include "tests/fuzz/fuzz.h"
+
+static void
+same_parse(const uint8_t *data, size_t size)
+{
+	char *buf = fz_exact(data, size);
+	ilpi_json_doc d;
+	ilp_error e1, e2;
+	cJSON *ref = ilpi_json_parse(buf, size, "in", &e1);
+	int rc = ilpi_json_doc_parse(&d, buf, size, "in", &e2);
+
+	FZ_ASSERT((ref != NULL) == (rc == 0), "cJSON %s, the arena parser %s",
+	    ref != NULL ? "accepts" : "rejects", rc == 0 ? "accepts" : "rejects");
+	if (ref == NULL) {
+		FZ_ASSERT(strcmp(e1.msg, e2.msg) == 0, "messages differ: '%s' / '%s'", e1.msg,
+		    e2.msg);
+	} else {
+		char *a = cJSON_PrintUnformatted(ref), *b = cJSON_PrintUnformatted(d.root);
+
+		FZ_ASSERT(a != NULL && b != NULL, "print failed");
+		if (strcmp(a, b) != 0)
+			fz_fail("trees differ:\n--- cJSON\n%s\n--- arena\n%s", a, b);
+		cJSON_free(a);
+		cJSON_free(b);
+		cJSON_Delete(ref);
+		ilpi_json_doc_free(&d);
+	}
+	free(buf);
+}
 
 static char *
 write_graph(const ilp_graph *g, const char *what)
@@ -22,13 +53,16 @@ write_graph(const ilp_graph *g, const char *what)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = fz_exact(data, size);
+	char *buf;
 	char *j1, *j2, *copy;
 	ilp_graph *g = NULL, *g2 = NULL;
 	ilp_error err;
 	size_t n1;
-	int rc = ilp_graph_read_buffer(buf, size, "in", &g, &err);
+	int rc;
 
+	same_parse(data, size);
+	buf = fz_exact(data, size);
+	rc = ilp_graph_read_buffer(buf, size, "in", &g, &err);
 	free(buf);
 	if (rc != 0) {
 		FZ_ASSERT(g == NULL, "failed read left a graph");
