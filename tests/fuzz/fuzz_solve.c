@@ -409,8 +409,11 @@ run_extra(const ilp_graph *g, const ilp_solve_options *base)
 		if (rc == 0) {
 			checked("peak objective", g, p, o.prefer);
 			FZ_ASSERT(ilp_partition_peak(g, p, &pk, &err) == 0, "%s", err.msg);
+			/* min-cut replays RNG states as torch does; the ILP only when allowed */
 			if (strcmp(p->status, "optimal") == 0 &&
 			    ilp_mincut(g, &o, &pm, &err) == 0 &&
+			    (o.rng_replay != ILP_RNG_REPLAY_NEVER ||
+			    ilpi_partition_count(pm, ILPI_P_RNG_SAVED) == 0) &&
 			    ilp_partition_peak(g, pm, &pkm, &err) == 0 &&
 			    ilp_check(g, pm, &(ilp_check_options){ o.prefer }, &err) == 0)
 				FZ_ASSERT(pk.peak_bytes <= pkm.peak_bytes || o.prefer ==
