@@ -1421,7 +1421,10 @@ obj_peak(solve_ctx *c, ilp_error *err)
 				mip.status = GLP_NOFEAS;
 				break;
 			}
-			glp_set_col_bnds(c->m.lp, c->peak.col, GLP_DB, lb, ub);
+			/* GLPK refuses a double bound with lb == ub (near 2^60 bytes the
+			 * half byte is lost in rounding) */
+			glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb,
+			    ub > lb ? ub : lb);
 		}
 		if (ilpi_now() - c->t0 > limit)
 			break;
@@ -1505,8 +1508,13 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	/* Stage 2: least recompute cost among answers whose bound allows the best peak;
 	 * kept only when its simulated peak is no worse. */
 	glp_set_obj_coef(c->m.lp, c->peak.col, 0);
-	glp_set_col_bnds(c->m.lp, c->peak.col, GLP_DB, glp_get_col_lb(c->m.lp, c->peak.col),
-	    (double)best / unit + 1e-9 * (1 + (double)best / unit));
+	{
+		double lb = glp_get_col_lb(c->m.lp, c->peak.col);
+		double ub = (double)best / unit + 1e-9 * (1 + (double)best / unit);
+
+		glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb,
+		    ub > lb ? ub : lb);
+	}
 	c->nofeas_ok = 1;
 	rc = stage(c, "least-recompute", &tc, NULL, NULL, c->ts, c->tr, &mip, 1, err);
 	c->nofeas_ok = 0;

@@ -238,7 +238,7 @@ END_TEST
 /* Random graphs whose bound rows (solver/peak.c) exceeded the simulated peak of the
  * best answer: the second stage found nothing at that peak ("internal error: stage
  * 'least-recompute' is infeasible", exit 4), or the column's floor was above it. */
-static const char *const rows_above[2] = {
+static const char *const rows_above[3] = {
 	/* a backward getitem of a forward tuple counted from the tuple's forward step, so
 	 * live at backward steps before its own: 16 bytes over the best answer at b2 */
 	"tests/data/peak/R2-peak-row-above-simulated.json",
@@ -247,6 +247,9 @@ static const char *const rows_above[2] = {
 	 * the first tangent user): "GLPK: LP relaxation failed (glp_simplex code 4)" from
 	 * the second stage's bounds */
 	"tests/data/peak/R3-peak-floor-above-simulated.json",
+	/* values near 2^60 bytes: the loop's bound on the peak column with lb == ub, which
+	 * GLPK refuses as a double bound (glp_simplex code 4) */
+	"tests/data/peak/R5-peak-bounds-equal-near-2-60.json",
 };
 
 START_TEST(peak_rows_above_best_answer_keep_it)
@@ -264,10 +267,12 @@ START_TEST(peak_rows_above_best_answer_keep_it)
 	o.time_limit = 20;
 	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
 	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
-	/* with the rows fixed, proven */
-	ck_assert_str_eq(p->status, "optimal");
+	/* with the rows fixed, proven (R5: an answer, checked, is what it is about) */
 	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
-	ck_assert_int_eq(pk.peak_bytes, _i == 0 ? 39946 : 1156);
+	if (_i < 2) {
+		ck_assert_str_eq(p->status, "optimal");
+		ck_assert_int_eq(pk.peak_bytes, _i == 0 ? 39946 : 1156);
+	}
 	ilp_partition_free(p);
 	ilp_graph_free(g);
 }
@@ -504,7 +509,7 @@ suite_peak(void)
 	tc = tcase_create("regress");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, peak_saved_value_freed_before_recomputed_users_step);
-	tcase_add_loop_test(tc, peak_rows_above_best_answer_keep_it, 0, 2);
+	tcase_add_loop_test(tc, peak_rows_above_best_answer_keep_it, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
