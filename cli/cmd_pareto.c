@@ -103,8 +103,11 @@ sweep_peak(const ilp_graph *g, const ilp_solve_options *so, long points, point *
 		if (k == points - 1)
 			b = hi;
 		if (solve_point(g, so, ILP_OBJ_RUNTIME, b, 1, &pts[*n], err) != 0) {
-			/* A peak budget the search cannot meet in simulation: no point. */
+			/* A peak budget the search cannot meet in simulation (or not
+			 * within the time limit): no point, and the user is told. */
 			if (err->kind == ILP_ERR_SOLVER) {
+				fprintf(stderr, "ilpart: warning: pareto: no point at peak budget "
+				    "%lld bytes: %s\n", (long long)b, err->msg);
 				ilp_partition_free(pts[*n].p);
 				pts[*n].p = NULL;
 				continue;
