@@ -866,15 +866,11 @@ lp_flush(lp_line *l)
 	l->count++;
 }
 
-/* Appends `parts` (n of them) as one term; wrap: break the line first when it would
- * exceed 72 characters. */
+/* Room for tl more bytes (and a NUL) on the line, flushed first when wrap and the term
+ * would take it past 72 characters: 0, or -1 out of memory. */
 static int
-lp_term(lp_line *l, int wrap, const char *const *parts, int n)
+lp_reserve(lp_line *l, int wrap, size_t tl)
 {
-	size_t tl = 0;
-
-	for (int k = 0; k < n; k++)
-		tl += strlen(parts[k]);
 	if (wrap && l->len + tl > 72)
 		lp_flush(l);
 	if (l->len + tl + 1 > l->cap) {
@@ -886,6 +882,20 @@ lp_term(lp_line *l, int wrap, const char *const *parts, int n)
 		l->line = p;
 		l->cap = cap;
 	}
+	return 0;
+}
+
+/* Appends `parts` (n of them) as one term; wrap: break the line first when it would
+ * exceed 72 characters. */
+static int
+lp_term(lp_line *l, int wrap, const char *const *parts, int n)
+{
+	size_t tl = 0;
+
+	for (int k = 0; k < n; k++)
+		tl += strlen(parts[k]);
+	if (lp_reserve(l, wrap, tl) != 0)
+		return -1;
 	for (int k = 0; k < n; k++) {
 		size_t pl = strlen(parts[k]);
 
@@ -923,17 +933,8 @@ lp_coef_term(lp_line *l, double v, const char *name, size_t nlen)
 	}
 	memcpy(term + tl, name, nlen);
 	tl += nlen;
-	if (l->len + tl > 72)
-		lp_flush(l);
-	if (l->len + tl + 1 > l->cap) {
-		size_t cap = 2 * (l->len + tl + 1);
-		char *p = realloc(l->line, cap);
-
-		if (p == NULL)
-			return -1;
-		l->line = p;
-		l->cap = cap;
-	}
+	if (lp_reserve(l, 1, tl) != 0)
+		return -1;
 	memcpy(l->line + l->len, term, tl);
 	l->len += tl;
 	return 0;
