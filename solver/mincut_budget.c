@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,21 @@ ilpi_mincut_budget_bounds(const ilp_graph *g, const ilpi_mincut_options *o,
 	return rc;
 }
 
+/* The knapsack solvers know neither the file nor the budget: name them as every other
+ * error line does. */
+static void
+knapsack_failure(const ilp_graph *g, const ilpi_mincut_options *o, ilp_error *err)
+{
+	char msg[sizeof err->msg];
+
+	if (err == NULL)
+		return;
+	snprintf(msg, sizeof msg, "%s", err->msg);
+	ilpi_err(err, err->kind, "%s: min-cut memory budget %g (knapsack solver %s): %s", g->path,
+	    o->activation_memory_budget, ilpi_knapsack_solver_name(
+	    (ilpi_knapsack_solver)o->activation_memory_budget_solver), msg);
+}
+
 /* The knapsack over the recomputable banned nodes and the final cut. */
 static int
 knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_switches *sw,
@@ -160,8 +176,10 @@ knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_swi
 		rt[k] = estimate_runtime(g, o, it[k].node);
 	}
 	if (ilpi_knapsack((ilpi_knapsack_solver)o->activation_memory_budget_solver, mem, rt, n,
-	    o->activation_memory_budget, keep, err) != 0)
+	    o->activation_memory_budget, keep, err) != 0) {
+		knapsack_failure(g, o, err);
 		goto out;
+	}
 	for (size_t k = 0; k < n; k++)
 		dont_ban[it[k].node] = !keep[k];
 	rc = ilpi_mincut_cut(g, o, sw, dont_ban, saved, NULL, info, err);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,7 @@ ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp
 
 	memset(m, 0, sizeof *m);
 	m->red = red;
+	m->path = g->path;
 	m->col_s = calloc(red->n_items + 1, sizeof *m->col_s);
 	m->col_r = calloc(red->n_items + 1, sizeof *m->col_r);
 	m->col_y = calloc(red->n_stor + 1, sizeof *m->col_y);
@@ -516,6 +518,28 @@ ms_limit(double seconds)
 	return seconds * 1000 < INT32_MAX ? (int)ceil(seconds * 1000) : INT32_MAX;
 }
 
+/* A solver failure, named like every other error line: the graph's file, then the
+ * stage being solved (when known), then what GLPK did. */
+static void solver_fail(const ilpi_model *m, const ilpi_mip *mip, ilp_error *err,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+solver_fail(const ilpi_model *m, const ilpi_mip *mip, ilp_error *err, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (mip->what != NULL)
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: stage '%s': %s", m->path != NULL ? m->path :
+		    "<graph>", mip->what, what);
+	else
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: %s", m->path != NULL ? m->path : "<graph>",
+		    what);
+}
+
 /* LP relaxation to optimality (needed before glp_intopt without presolve). Returns
  * 0 solved, 1 infeasible, 2 out of time, -1 error. */
 static int
@@ -533,7 +557,7 @@ solve_lp(ilpi_model *m, const ilpi_mip *mip, double left, ilp_error *err)
 	if (glp_get_status(m->lp) == GLP_NOFEAS)
 		return 1;
 	if (ret != 0 || glp_get_status(m->lp) != GLP_OPT) {
-		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: LP relaxation failed (glp_simplex code %d, "
+		solver_fail(m, mip, err, "GLPK: LP relaxation failed (glp_simplex code %d, "
 		    "status %d)", ret, glp_get_status(m->lp));
 		return -1;
 	}
@@ -706,7 +730,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	case -1:
 		goto out;
 	default:
-		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: branch-and-bound failed (glp_intopt code %d)",
+		solver_fail(m, mip, err, "GLPK: branch-and-bound failed (glp_intopt code %d)",
 		    ret);
 		goto out;
 	}
@@ -732,7 +756,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	case GLP_NOFEAS:
 		break;
 	default:
-		ilpi_err(err, ILP_ERR_SOLVER, "GLPK: unexpected MIP status %d", mip->status);
+		solver_fail(m, mip, err, "GLPK: unexpected MIP status %d", mip->status);
 		goto out;
 	}
 	rc = 0;

@@ -19,6 +19,7 @@ struct glp_prob;
 typedef struct ilpi_model {
 	struct glp_prob *lp;
 	const ilpi_reduced *red;
+	const char *path;         /* the graph's file, for error messages */
 	int *col_s, *col_r;       /* per item; 0 when the variable is fixed at 0 */
 	int *col_y;               /* per storage class; 0 when one item owns the class */
 	int n_cols;
@@ -46,6 +47,7 @@ enum { ILPI_LIMIT_BUDGET = 0, ILPI_LIMIT_LEVEL = 1 };
 
 /* Solver controls and results for one MIP solve. */
 typedef struct ilpi_mip {
+	const char *what;         /* the stage being solved, for error messages; or NULL */
 	double time_limit;        /* seconds, <= 0: none */
 	double gap;               /* relative gap to stop at */
 	int verbose;

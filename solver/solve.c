@@ -72,6 +72,7 @@ typedef struct solve_ctx {
 	int cuts_inexact;         /* points whose row fell short of the simulation */
 	int cuts_invalid;         /* a row above some simulated answer's peak: no proof */
 	int nofeas_ok;            /* the running stage may find its model infeasible */
+	const char *stage_now;    /* the stage GLPK is solving, for its error messages */
 	uint8_t *hist;            /* simulated answers (s then r), for checking the rows */
 	int64_t *hist_sim;
 	size_t n_hist, cap_hist;
@@ -290,6 +291,8 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	if (write && o->write_mps != NULL && ilpi_model_write(&c->m, o->write_mps, 1, err) != 0)
 		return -1;
 	mip->gap = o->gap;
+	mip->what = what;
+	c->stage_now = what;
 	/* The least-peak loop needs an answer below the best, not the least: the proof is
 	 * that none is left. */
 	if (strcmp(what, "least-peak") == 0 && mip->gap < PEAK_LOOP_GAP)
@@ -2012,6 +2015,22 @@ done:
 	return rc;
 }
 
+/* GLPK's own internal errors (solver/glpk_env.c) know neither the file nor the stage:
+ * name them as every other error line does. */
+static void
+glpk_failure(const solve_ctx *c, ilp_error *err)
+{
+	char msg[sizeof err->msg];
+
+	if (err == NULL || err->kind != ILP_ERR_SOLVER || strncmp(err->msg, "GLPK", 4) != 0)
+		return;
+	snprintf(msg, sizeof msg, "%s", err->msg);
+	if (c->stage_now != NULL)
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: stage '%s': %s", c->g->path, c->stage_now, msg);
+	else
+		ilpi_err(err, ILP_ERR_SOLVER, "%s: %s", c->g->path, msg);
+}
+
 /* One solve. forced >= 0: the byte budget of a fraction, already decided (no second
  * fraction_bytes). *pt gets PyTorch's partition's bytes and time at the fraction when
  * it bounds the budget (fraction_bytes), *budget the budget used. */
@@ -2052,8 +2071,10 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
 	lg.log = o->log;
 	lg.log_ctx = o->log_ctx;
 	lg.verbose = o->verbose;
-	if (ilpi_glpk_run(run_model, &c, &lg, &freed, err) != 0)
+	if (ilpi_glpk_run(run_model, &c, &lg, &freed, err) != 0) {
+		glpk_failure(&c, err);
 		goto out;
+	}
 	rc = make_partition(&c, out, err);
 out:
 	if (forced < 0) {

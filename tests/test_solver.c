@@ -1461,6 +1461,54 @@ START_TEST(glpk_error_after_model_build_leaks_nothing)
 }
 END_TEST
 
+/* A GLPK failure (here glp_simplex's GLP_EBOUND on a column whose bounds cross) is
+ * reported like every other error line: the graph's file, the stage, then GLPK's code. */
+static int
+build_then_bad_bounds(void *ctx, ilp_error *err)
+{
+	built *b = ctx;
+	ilpi_mip mip;
+	uint8_t s[64], r[64];
+	int rc;
+
+	if (ilpi_model_build(b->g, &b->red, &b->m, err) != 0)
+		return -1;
+	ck_assert_int_gt(b->m.n_cols, 0);
+	ck_assert_uint_lt(b->red.n_items, sizeof s);
+	glp_set_col_bnds(b->m.lp, 1, GLP_DB, 1, 0);
+	memset(&mip, 0, sizeof mip);
+	mip.what = "least-memory";
+	mip.s = s;
+	mip.r = r;
+	rc = ilpi_model_solve(&b->m, &mip, err);
+	ilpi_model_free(&b->m, 0);
+	return rc;
+}
+
+START_TEST(glpk_failure_names_file_and_stage)
+{
+	built b = { 0 };
+	ilpi_rules r;
+	ilp_error err = { 0 };
+	double cost[64] = { 0 };
+	ilpi_glpk_log lg = { NULL, NULL, 0 };
+	char want[300];
+
+	b.g = random_graph(11);
+	ck_assert_uint_lt(b.g->n, sizeof cost / sizeof cost[0]);
+	ck_assert_int_eq(ilpi_rules_build(b.g, NULL, &r, &err), 0);
+	ck_assert_msg(ilpi_reduce(b.g, &r, cost, 0, &b.red, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilpi_glpk_run(build_then_bad_bounds, &b, &lg, NULL, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_SOLVER);
+	snprintf(want, sizeof want, "%s: stage 'least-memory': GLPK: LP relaxation failed "
+	    "(glp_simplex code %d", b.g->path, GLP_EBOUND);
+	ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0, "%s", err.msg);
+	ilpi_reduced_free(&b.red);
+	ilpi_rules_free(&r);
+	ilp_graph_free(b.g);
+}
+END_TEST
+
 /* ---- fixed graphs ------------------------------------------------------------------------ */
 
 /* x = mm(a, b); y = relu(x); out = sum(y); backward reads x and y. */
@@ -2488,6 +2536,7 @@ suite_solver(void)
 	tc = tcase_create("solver");
 	tcase_add_test(tc, glpk_error_is_survived);
 	tcase_add_loop_test(tc, glpk_error_after_model_build_leaks_nothing, 0, 2);
+	tcase_add_test(tc, glpk_failure_names_file_and_stage);
 	tcase_add_test(tc, deterministic_bytes);
 	tcase_add_test(tc, writes_lp_and_mps);
 	tcase_add_test(tc, lp_text_is_glpks);
