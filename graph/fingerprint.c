@@ -324,16 +324,29 @@ absorb_users(fp *f, h128 *h, const h128 *c, size_t i)
 		h_col(h, f->scratch[k]);
 }
 
+/* The number of distinct colours in c[0..n), by hashing (no sort: the sorted multiset
+ * is needed once, by the fingerprint). The slots, n indices in a power-of-two table of
+ * at least 2n, live in f->sorted (16 bytes per node, 4 per slot, fewer than 4n slots). */
 static size_t
 distinct(fp *f, const h128 *c)
 {
-	size_t d = 0;
+	uint32_t *slot = (uint32_t *)(void *)f->sorted;
+	size_t mask = 1, d = 0;
 
-	memcpy(f->sorted, c, f->n * sizeof *c);
-	sort_h128(f->sorted, f->n, f->tmp);
-	for (size_t i = 0; i < f->n; i++)
-		if (i == 0 || !h_eq(f->sorted[i - 1], f->sorted[i]))
+	while (mask < 2 * f->n)
+		mask <<= 1;
+	memset(slot, 0xff, mask * sizeof *slot);
+	mask--;
+	for (size_t i = 0; i < f->n; i++) {
+		size_t at = (size_t)(c[i].a ^ c[i].b) & mask;
+
+		while (slot[at] != UINT32_MAX && !h_eq(c[slot[at]], c[i]))
+			at = (at + 1) & mask;
+		if (slot[at] == UINT32_MAX) {
+			slot[at] = (uint32_t)i;
 			d++;
+		}
+	}
 	return d;
 }
 
@@ -436,7 +449,8 @@ ilpi_graph_compute_fingerprint(ilp_graph *g)
 	PUT(g->n_bw_out);
 	if (g->rng_state_bytes >= 0) /* absent in older files: their fingerprints stay */
 		PUT(0x7265706c61790000ULL ^ (uint64_t)g->rng_state_bytes);
-	/* colour() leaves f.sorted = f.col sorted (refine's last distinct()) */
+	memcpy(f.sorted, f.col, f.n * sizeof *f.col);
+	sort_h128(f.sorted, f.n, f.tmp);
 	for (size_t i = 0; i < f.n; i++)
 		PUTC(f.sorted[i]);
 	for (size_t j = 0; j < g->n_fw_out; j++)
