@@ -151,6 +151,9 @@ typedef struct fast {
 	const char *p, *end;
 	ilpi_json_doc *d;
 	char *s;                /* next free byte of d->strings */
+	char *own;              /* the text itself when it may be written (in place), or NULL */
+	const char *base;       /* its start: the text at p is own[p - base] */
+	size_t len;
 	size_t hint;            /* items in the first chunk */
 	char dp;                /* the locale's decimal point */
 	int depth;
@@ -193,8 +196,26 @@ static char *
 fast_string(fast *f)
 {
 	const char *q = f->p + 1, *end = f->end;
-	char *o = f->s, *out = f->s;
+	char *o, *out;
 
+	/* in place: a string without escapes ends where its closing quote was */
+	if (f->own != NULL) {
+		const char *e = q;
+
+		while (e < end && *e != '"' && *e != '\\')
+			e++;
+		if (e < end && *e == '"') {
+			f->own[e - f->base] = '\0';
+			f->p = e + 1;
+			return f->own + (q - f->base);
+		}
+		if (f->s == NULL) {
+			if ((f->d->strings = malloc(f->len + 1)) == NULL)
+				return NULL;
+			f->s = f->d->strings;
+		}
+	}
+	o = out = f->s;
 	for (;;) {
 		if (q == end)
 			return NULL;
@@ -407,8 +428,8 @@ ilpi_json_doc_free(ilpi_json_doc *d)
 	memset(d, 0, sizeof *d);
 }
 
-int
-ilpi_json_doc_parse(ilpi_json_doc *d, const char *buf, size_t len, const char *path,
+static int
+doc_parse(ilpi_json_doc *d, const char *buf, char *own, size_t len, const char *path,
     ilp_error *err)
 {
 	const struct lconv *lc = localeconv();
@@ -419,12 +440,17 @@ ilpi_json_doc_parse(ilpi_json_doc *d, const char *buf, size_t len, const char *p
 	f.p = buf;
 	f.end = buf + len;
 	f.d = d;
+	f.own = own;
+	f.base = buf;
+	f.len = len;
 	/* about one item per 6 bytes of a graph file; the arena grows when not */
 	f.hint = len / 6 + 16;
 	f.dp = lc != NULL && lc->decimal_point != NULL && lc->decimal_point[0] != '\0' ?
 	    lc->decimal_point[0] : '.';
-	/* each string's copy and its NUL fit in the bytes its quoted text takes */
-	if (len > 0 && memchr(buf, '\0', len) == NULL && (d->strings = malloc(len + 1)) != NULL) {
+	/* each string's copy and its NUL fit in the bytes its quoted text takes; in place,
+	 * that room is only taken by the first string with an escape */
+	if (len > 0 && memchr(buf, '\0', len) == NULL &&
+	    (own != NULL || (d->strings = malloc(len + 1)) != NULL)) {
 		f.s = d->strings;
 		fast_ws(&f);
 		if ((d->root = fast_item(&f)) != NULL && fast_value(&f, d->root) == 0) {
@@ -432,11 +458,30 @@ ilpi_json_doc_parse(ilpi_json_doc *d, const char *buf, size_t len, const char *p
 			if (f.p == f.end)
 				return 0;
 		}
+		/* the text had no NUL: each one now in it was a closing quote */
+		if (own != NULL)
+			for (char *z = memchr(own, '\0', len); z != NULL;
+			    z = memchr(z + 1, '\0', len - (size_t)(z + 1 - own)))
+				*z = '"';
 	}
 	ilpi_json_doc_free(d);
 	if ((d->root = ilpi_json_parse(buf, len, path, err)) == NULL)
 		return -1;
 	return 0;
+}
+
+int
+ilpi_json_doc_parse(ilpi_json_doc *d, const char *buf, size_t len, const char *path,
+    ilp_error *err)
+{
+	return doc_parse(d, buf, NULL, len, path, err);
+}
+
+int
+ilpi_json_doc_parse_in_place(ilpi_json_doc *d, char *buf, size_t len, const char *path,
+    ilp_error *err)
+{
+	return doc_parse(d, buf, buf, len, path, err);
 }
 
 int

@@ -31,6 +31,11 @@ typedef struct ilpi_json_doc {
 /* ilpi_json_parse into d: 0, or -1 with the same error ilpi_json_parse gives. */
 int ilpi_json_doc_parse(ilpi_json_doc *d, const char *buf, size_t len, const char *path,
     ilp_error *err);
+/* The same tree, but the strings without escapes stay in buf (their closing quotes
+ * become NULs): buf must outlive the tree. When the text is not plain JSON, buf is
+ * restored before cJSON parses it. */
+int ilpi_json_doc_parse_in_place(ilpi_json_doc *d, char *buf, size_t len, const char *path,
+    ilp_error *err);
 void ilpi_json_doc_free(ilpi_json_doc *d);
 
 int ilpi_json_header(const cJSON *root, const char *format, const char *path,

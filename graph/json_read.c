@@ -689,8 +689,10 @@ read_top(reader *r, const cJSON *root)
 	return read_refs(r, cJSON_GetObjectItemCaseSensitive(root, "reference"));
 }
 
-int
-ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph **out,
+/* own: buf itself when the parser may keep the strings in it (ilp_graph_read_file's
+ * buffer), else NULL. */
+static int
+read_graph(const char *buf, char *own, size_t len, const char *name, ilp_graph **out,
     ilp_error *err)
 {
 	reader r = { NULL, err, name != NULL ? name : "<graph>", NULL, NULL, 0 };
@@ -698,7 +700,8 @@ ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph *
 
 	*out = NULL;
 	ilpi_err_clear(err);
-	if (ilpi_json_doc_parse(&doc, buf, len, r.path, err) != 0)
+	if ((own != NULL ? ilpi_json_doc_parse_in_place(&doc, own, len, r.path, err) :
+	    ilpi_json_doc_parse(&doc, buf, len, r.path, err)) != 0)
 		return -1;
 	r.g = ilpi_graph_new(r.path);
 	if (r.g == NULL) {
@@ -721,15 +724,26 @@ ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph *
 	return 0;
 }
 
-static int
-graph_reader(const char *buf, size_t len, const char *name, void *out, ilp_error *err)
+int
+ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph **out,
+    ilp_error *err)
 {
-	return ilp_graph_read_buffer(buf, len, name, out, err);
+	return read_graph(buf, NULL, len, name, out, err);
 }
 
+/* The file's buffer is this function's own: its strings are not copied again. */
 int
 ilp_graph_read_file(const char *path, ilp_graph **out, ilp_error *err)
 {
+	char *buf;
+	size_t len;
+	int rc;
+
 	*out = NULL;
-	return ilpi_read_file_with(path, graph_reader, out, err);
+	ilpi_err_clear(err);
+	if (ilpi_read_file(path, &buf, &len, err) != 0)
+		return -1;
+	rc = read_graph(buf, buf, len, path, out, err);
+	free(buf);
+	return rc;
 }

@@ -19,23 +19,38 @@ same_parse(const uint8_t *data, size_t size)
 	ilp_error e1, e2;
 	cJSON *ref = ilpi_json_parse(buf, size, "in", &e1);
 	int rc = ilpi_json_doc_parse(&d, buf, size, "in", &e2);
+	char *own = fz_exact(data, size);
+	ilpi_json_doc d3;
+	ilp_error e3;
+	int rc3 = ilpi_json_doc_parse_in_place(&d3, own, size, "in", &e3);
 
 	FZ_ASSERT((ref != NULL) == (rc == 0), "cJSON %s, the arena parser %s",
 	    ref != NULL ? "accepts" : "rejects", rc == 0 ? "accepts" : "rejects");
+	FZ_ASSERT(rc3 == rc, "in place %d, copying %d", rc3, rc);
+	if (d3.chunks == NULL)
+		FZ_ASSERT(memcmp(own, data, size) == 0, "in place: text not restored");
 	if (ref == NULL) {
 		FZ_ASSERT(strcmp(e1.msg, e2.msg) == 0, "messages differ: '%s' / '%s'", e1.msg,
 		    e2.msg);
+		FZ_ASSERT(strcmp(e1.msg, e3.msg) == 0, "messages differ: '%s' / in place '%s'",
+		    e1.msg, e3.msg);
 	} else {
 		char *a = cJSON_PrintUnformatted(ref), *b = cJSON_PrintUnformatted(d.root);
+		char *c = cJSON_PrintUnformatted(d3.root);
 
-		FZ_ASSERT(a != NULL && b != NULL, "print failed");
+		FZ_ASSERT(a != NULL && b != NULL && c != NULL, "print failed");
 		if (strcmp(a, b) != 0)
 			fz_fail("trees differ:\n--- cJSON\n%s\n--- arena\n%s", a, b);
+		if (strcmp(a, c) != 0)
+			fz_fail("trees differ:\n--- cJSON\n%s\n--- in place\n%s", a, c);
 		cJSON_free(a);
 		cJSON_free(b);
+		cJSON_free(c);
 		cJSON_Delete(ref);
 		ilpi_json_doc_free(&d);
+		ilpi_json_doc_free(&d3);
 	}
+	free(own);
 	free(buf);
 }
 
