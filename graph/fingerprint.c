@@ -275,7 +275,7 @@ label(const fp *f, size_t i)
 		h_word(&h, (uint64_t)f->g->shape[n->shape_begin + (uint32_t)d]);
 	h_word(&h, (uint64_t)n->bytes);
 	h_word(&h, n->flags & (ILPI_F_TUPLE | ILPI_F_RANDOM | ILPI_F_EFFECTFUL |
-	    ILPI_F_COLLECTIVE | ILPI_F_MUTATED));
+	    ILPI_F_COLLECTIVE | ILPI_F_MUTATED | ILPI_F_PARAM));
 	h_word(&h, (uint64_t)(int64_t)n->index);
 	h_num(&h, n->flops);
 	h_num(&h, n->bytes_read);

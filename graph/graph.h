@@ -53,7 +53,9 @@ enum {
 	ILPI_F_BOUNDARY = 1u << 5, /* non-backward value used by the backward (set by classify) */
 	ILPI_F_FW_OUTPUT = 1u << 6,
 	ILPI_F_BW_OUTPUT = 1u << 7,
-	ILPI_F_MUTATED = 1u << 8   /* primal the forward writes in place (docs/format.md) */
+	ILPI_F_MUTATED = 1u << 8,  /* primal the forward writes in place (docs/format.md) */
+	ILPI_F_PARAM = 1u << 9     /* primal that is a module parameter or buffer: alive for
+	                            * the whole run, so saving it costs no bytes */
 };
 
 #define ILPI_NONE (-1)
@@ -175,6 +177,15 @@ static inline int64_t ilpi_rng_state_bytes(const ilp_graph *g)
 static inline int64_t ilpi_storage_bytes(const ilp_graph *g, const ilpi_node *n)
 {
 	return g->node[n->storage].bytes;
+}
+/* What saving n's storage costs in the solver's saved-bytes measure: its bytes, or 0
+ * when the storage is a parameter's or buffer's (a "param" primal or a view of one),
+ * which lives for the whole run whether saved or not (docs/solver.md "Memory budgets"). */
+static inline int64_t ilpi_charged_bytes(const ilp_graph *g, const ilpi_node *n)
+{
+	const ilpi_node *r = &g->node[n->storage];
+
+	return (r->flags & ILPI_F_PARAM) ? 0 : r->bytes;
 }
 
 /* ---- shared helpers ------------------------------------------------------- */

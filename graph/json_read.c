@@ -156,13 +156,13 @@ read_kind(reader *r, const char *who, const cJSON *v, ilpi_kind *kind)
 static const char *const node_keys[] = {
 	"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
 	"view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-	"ac_graph_id", "random", "effectful", "collective", "mutated", "memory_budget", "meta"
+	"ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget", "meta"
 };
 
 enum {
 	K_NAME, K_KIND, K_TARGET, K_INPUTS, K_SHAPE, K_DTYPE, K_BYTES, K_TUPLE, K_INDEX,
 	K_VIEW_OF, K_FLOPS, K_BYTES_READ, K_BYTES_WRITTEN, K_TIME_US, K_RECOMPUTE,
-	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_MEMORY_BUDGET, K_META,
+	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_PARAM, K_MEMORY_BUDGET, K_META,
 	K_COUNT
 };
 
@@ -332,6 +332,14 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who,
 				return fail(r, who, k, "only a primal (a graph input) can be mutated");
 			if (b)
 				n->flags |= ILPI_F_MUTATED;
+		} else if (id == K_PARAM) {
+			if (get_bool(r, who, f, k, &b) != 0)
+				return -1;
+			if (b && n->kind != ILPI_PRIMAL)
+				return fail(r, who, k, "only a primal (a graph input) can be a "
+				    "parameter or buffer");
+			if (b)
+				n->flags |= ILPI_F_PARAM;
 		} else if (id == K_RANDOM || id == K_EFFECTFUL || id == K_COLLECTIVE) {
 			if (get_bool(r, who, f, k, &b) != 0)
 				return -1;

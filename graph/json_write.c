@@ -109,6 +109,7 @@ write_node(ilpi_buf *b, const ilp_graph *g, const ilpi_node *n)
 	flag(b, n, ILPI_F_EFFECTFUL, "effectful");
 	flag(b, n, ILPI_F_COLLECTIVE, "collective");
 	flag(b, n, ILPI_F_MUTATED, "mutated");
+	flag(b, n, ILPI_F_PARAM, "param");
 	if (g->memory_budget >= 0 && n == &g->node[g->memory_budget_node]) {
 		key(b, "memory_budget");
 		ilpi_buf_printf(b, "%.17g", g->memory_budget);

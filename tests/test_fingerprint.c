@@ -278,6 +278,20 @@ END_TEST
 	"{'name': 'gw', 'kind': 'op', 'target': 'aten.mm.default', 'inputs': ['x', 'gb'], " \
 	"'shape': [4, 4], 'dtype': 'f32'}"
 
+/* The base with w a parameter ("param"). */
+#define NODES_PARAM \
+	"{'name': 'x', 'kind': 'primal', 'shape': [4, 4], 'dtype': 'f32'}, " \
+	"{'name': 'w', 'kind': 'primal', 'shape': [4, 4], 'dtype': 'f32', 'param': true}, " \
+	"{'name': 'a', 'kind': 'op', 'target': 'aten.mm.default', 'inputs': ['x', 'w'], " \
+	"'shape': [4, 4], 'dtype': 'f32'}, " \
+	"{'name': 'b', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['a'], " \
+	"'shape': [4, 4], 'dtype': 'f32'}, " \
+	"{'name': 't', 'kind': 'tangent', 'shape': [4, 4], 'dtype': 'f32'}, " \
+	"{'name': 'gb', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['t', 'b'], " \
+	"'shape': [4, 4], 'dtype': 'f32'}, " \
+	"{'name': 'gw', 'kind': 'op', 'target': 'aten.mm.default', 'inputs': ['x', 'gb'], " \
+	"'shape': [4, 4], 'dtype': 'f32'}"
+
 static const char *
 fp_of(const char *extra, const char *nodes, const char *fw, const char *bw, char out[65])
 {
@@ -309,6 +323,7 @@ START_TEST(fingerprint_sees_every_change)
 		  "null, 'gw'" },
 		{ "region", "", NODES(", 'recompute': 'MUST_SAVE', 'ac_graph_id': 1", "'a'",
 		  "[4, 4]"), "'b'", "null, 'gw'" },
+		{ "param", "", NODES_PARAM, "'b'", "null, 'gw'" },
 	};
 	char fp[sizeof v / sizeof v[0]][65];
 

@@ -1155,6 +1155,56 @@ START_TEST(test_write_canonical)
 }
 END_TEST
 
+/* "param" (a parameter or buffer primal) is read as a flag, written after "mutated"
+ * and read back; the reader refuses it on an op and as a non-boolean. */
+START_TEST(test_write_param)
+{
+	static const char *bad[][2] = {
+		{ "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['w'], "
+		  "'bytes': 64, 'param': true}", "node 'y': field 'param': only a primal (a graph "
+		  "input) can be a parameter or buffer" },
+		{ "{'name': 'y', 'kind': 'op', 'target': 'aten.relu.default', 'inputs': ['w'], "
+		  "'bytes': 64}", NULL },
+	};
+	char *out = round_trip(t_q(HDR "'nodes': ["
+	    "{'name': 'w', 'kind': 'primal', 'bytes': 64, 'param': true, 'mutated': true},"
+	    "{'name': 'x', 'kind': 'primal', 'bytes': 64, 'param': false},"
+	    "{'name': 'y', 'kind': 'op', 'target': 'aten.mul.Tensor', 'inputs': ['w', 'x'],"
+	    " 'bytes': 64}], 'outputs': {'forward': ['y'], 'backward': [null, null]}}"));
+	ilp_graph *g;
+	ilp_error err;
+	char doc[1024];
+
+	ck_assert_ptr_nonnull(strstr(out, "{\"name\": \"w\", \"kind\": \"primal\", "
+	    "\"bytes\": 64, \"mutated\": true, \"param\": true}"));
+	ck_assert_ptr_nonnull(strstr(out, "{\"name\": \"x\", \"kind\": \"primal\", "
+	    "\"bytes\": 64}"));
+	g = t_graph(out);
+	ck_assert_uint_eq(t_nd(g, "w")->flags & ILPI_F_PARAM, ILPI_F_PARAM);
+	ck_assert_uint_eq(t_nd(g, "x")->flags & ILPI_F_PARAM, 0);
+	ilp_graph_free(g);
+	free(out);
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		snprintf(doc, sizeof doc, "%s", t_q(HDR "'nodes': [{'name': 'w', 'kind': "
+		    "'primal', 'bytes': 64, 'param': 1}, "));
+		if (bad[k][1] != NULL)
+			snprintf(doc, sizeof doc, "%s", t_q(HDR "'nodes': [{'name': 'w', 'kind': "
+			    "'primal', 'bytes': 64}, "));
+		snprintf(doc + strlen(doc), sizeof doc - strlen(doc), "%s",
+		    t_q(bad[k][0]));
+		snprintf(doc + strlen(doc), sizeof doc - strlen(doc), "%s",
+		    t_q("], 'outputs': {'forward': ['y'], 'backward': [null]}}"));
+		g = NULL;
+		ck_assert_int_eq(ilp_graph_read_buffer(doc, strlen(doc), "p.json", &g, &err), -1);
+		ck_assert_ptr_null(g);
+		ck_assert_int_eq(err.kind, ILP_ERR_INPUT);
+		ck_assert_str_eq(err.msg, bad[k][1] != NULL ? "p.json: node 'y': field 'param': "
+		    "only a primal (a graph input) can be a parameter or buffer" :
+		    "p.json: node 'w': field 'param': expected true or false");
+	}
+}
+END_TEST
+
 START_TEST(test_write_round_trip)
 {
 	char *out = round_trip(t_q(joint));
@@ -1530,6 +1580,7 @@ suite_graph(void)
 	tc = tcase_create("writer");
 	tcase_add_test(tc, test_write_canonical);
 	tcase_add_test(tc, test_write_round_trip);
+	tcase_add_test(tc, test_write_param);
 	tcase_add_loop_test(tc, test_write_random, 0, 4);
 	tcase_add_test(tc, test_write_escapes_and_numbers);
 	tcase_add_test(tc, test_write_empty);
