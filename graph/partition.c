@@ -202,7 +202,7 @@ ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p)
 		if (!ilpi_saved(p, i) || seen[s])
 			continue;
 		seen[s] = 1;
-		sum += g->node[s].bytes;
+		sum += ilpi_charged_bytes(g, &g->node[s]);
 	}
 	for (size_t i = 0; i < g->n && i < p->n; i++)
 		if (p->state[i] & ILPI_P_RNG_SAVED)

@@ -217,7 +217,7 @@ contract(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int sof
 			    only_candidate_user(g, red, (size_t)u) == (int32_t)i &&
 			    !(soft && ((r->bits[u] | r->bits[i]) & pref)) &&
 			    (!cs[u] || (stor_count[g->node[u].storage] == 1 && cs[i] &&
-			    ilpi_storage_bytes(g, &g->node[u]) >= ilpi_storage_bytes(g, n)));
+			    ilpi_charged_bytes(g, &g->node[u]) >= ilpi_charged_bytes(g, n)));
 			/* The peak counts no caller-owned storage (primals, tangents and their
 			 * views): saving such a u is free there, and not dominated. */
 			if (merge && peak && cs[u]) {
@@ -350,7 +350,7 @@ finish(const ilp_graph *g, ilpi_reduced *red, int32_t *root_class)
 		if (root_class[root] == ILPI_NONE) {
 			root_class[root] = (int32_t)red->n_stor;
 			red->stor_root[red->n_stor] = root;
-			red->stor_bytes[red->n_stor] = g->node[root].bytes;
+			red->stor_bytes[red->n_stor] = ilpi_charged_bytes(g, &g->node[root]);
 			red->n_stor++;
 		}
 		item->stor = root_class[root];

@@ -35,7 +35,8 @@ typedef struct ilpi_reduced {
 	uint8_t *cand;            /* per graph node: 1 when a candidate */
 	uint8_t *boundary;        /* per graph node: 1 when a boundary value the solver owns */
 	size_t n_stor;
-	int64_t *stor_bytes;      /* per storage class: bytes of its root */
+	int64_t *stor_bytes;      /* per storage class: bytes of its root as charged
+	                           * (ilpi_charged_bytes: 0 for a parameter's) */
 	int32_t *stor_root;       /* per storage class: graph node of its root */
 	int32_t *stor_items;      /* per storage class: saveable items sharing it */
 	/* statistics for the log */

@@ -220,7 +220,7 @@ penalties(solve_ctx *c)
 	for (size_t it = 0; it < red->n_items; it++) {
 		const ilpi_item *item = &red->item[it];
 		const ilpi_node *n = &c->g->node[item->rep];
-		double b = (double)ilpi_storage_bytes(c->g, n) / c->m.byte_unit;
+		double b = (double)ilpi_charged_bytes(c->g, n) / c->m.byte_unit;
 		double t = item->cost > 1e-3 ? item->cost : 1e-3;
 
 		/* A preference weighs twice what the value itself costs in that
@@ -401,9 +401,10 @@ budget_conflict(solve_ctx *c, const uint8_t *s0, int proven, ilp_error *err)
 
 		for (size_t it = 0; it < c->red.n_items; it++) {
 			int32_t v = c->red.item[it].rep;
-			int64_t b = ilpi_storage_bytes(g, &g->node[v]);
+			int64_t b = ilpi_charged_bytes(g, &g->node[v]);
 
-			if (!s0[it] || c->red.item[it].can_recompute)
+			if (!s0[it] || c->red.item[it].can_recompute ||
+			    (g->node[g->node[v].storage].flags & ILPI_F_PARAM))
 				continue;
 			if (b > last_b || (b == last_b && v <= last))
 				continue;
@@ -1913,6 +1914,22 @@ boundary_bounds(const ilp_graph *g, double *lo, double *hi)
 	return 0;
 }
 
+/* Bytes of every parameter or buffer primal (flag "param"): the solver's measure does
+ * not charge them, so a fraction's bytes in torch's measure, which counts a saved
+ * parameter, become B(F) minus all of them: a partition within that saves at most B(F)
+ * in torch's measure even when it saves every parameter. */
+static int64_t
+param_bytes(const ilp_graph *g)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].kind == ILPI_PRIMAL && (g->node[i].flags & ILPI_F_PARAM) &&
+		    g->node[i].storage == (int32_t)i)
+			sum += g->node[i].bytes;
+	return sum;
+}
+
 static int
 fraction_bytes(solve_ctx *c, ilp_error *err)
 {
@@ -1923,7 +1940,7 @@ fraction_bytes(solve_ctx *c, ilp_error *err)
 	double lo, hi, f = c->o->budget_fraction;
 	char why[sizeof merr.msg];
 	const char *broke = NULL, *top = "min-cut at budget 1";
-	int64_t bf;
+	int64_t bf, pb = param_bytes(c->g);
 
 	ilpi_mincut_options_init(&mo);
 	ilpi_mincut_options_from_solve(&mo, c->o);
@@ -1960,9 +1977,15 @@ fraction_bytes(solve_ctx *c, ilp_error *err)
 		}
 	}
 	bf = (int64_t)floor(hi > lo ? lo + f * (hi - lo) : hi);
-	c->budget = bf;
 	note(c, "budget: %g in torch's normalisation [%.0f (inputs), %.0f (%s)] = %lld bytes",
 	    f, lo, hi, top, (long long)bf);
+	if (pb > 0) {
+		note(c, "budget: %lld bytes less the %lld bytes of every parameter and buffer "
+		    "(not charged when saved) = %lld bytes", (long long)bf, (long long)pb,
+		    (long long)(bf > pb ? bf - pb : 0));
+		bf = bf > pb ? bf - pb : 0;
+	}
+	c->budget = bf;
 	if (c->o->fraction_cap != ILP_FRACTION_CAP_PYTORCH) {
 		note(c, "budget: fraction cap normalised: %lld bytes", (long long)bf);
 	} else if (broke != NULL) {

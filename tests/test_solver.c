@@ -1968,6 +1968,113 @@ START_TEST(mutated_input_never_saved)
 }
 END_TEST
 
+/* A bias-add shape: m = mm(x, W), h = add(m, b), k = mm(m, W), the backward reads m, h
+ * and k. W and b are parameters ("param" when `marked`): saving them costs nothing at
+ * run time (they live for the whole run), so the solver does not charge them. */
+static ilp_graph *
+param_graph(int marked)
+{
+	char nodes[2048];
+	const char *pm = marked ? ", 'param': true" : "";
+
+	snprintf(nodes, sizeof nodes, "%s%s%s%s%s", P("x", 4096) ", {'name': 'W', 'kind': "
+	    "'primal', 'bytes': 1024", pm, "}, {'name': 'b', 'kind': 'primal', 'bytes': 1024",
+	    pm, "}, "
+	    OP("m", "aten.mm.default", "'x', 'W'", 4096, ", 'time_us': 100") ", "
+	    OP("h", "aten.add.Tensor", "'m', 'b'", 4096, ", 'time_us': 1") ", "
+	    OP("k", "aten.mm.default", "'m', 'W'", 4096, ", 'time_us': 100") ", "
+	    OP("o", "aten.mul.Tensor", "'h', 'k'", 4096, ", 'time_us': 1") ", " T("t", 4096) ", "
+	    OP("gh", "aten.mul.Tensor", "'t', 'k'", 4096, ", 'time_us': 1") ", "
+	    OP("gk", "aten.mul.Tensor", "'t', 'h'", 4096, ", 'time_us': 1") ", "
+	    OP("gw", "aten.mm.default", "'m', 'gk'", 1024, ", 'time_us': 1") ", "
+	    OP("gb", "aten.sum.dim_IntList", "'gh'", 1024, ", 'time_us': 1"));
+	return t_graph_parts("", nodes, "'o'", "null, 'gw', 'gb'");
+}
+
+static ilp_partition *
+param_solve(const ilp_graph *g, ilp_objective obj, int64_t budget)
+{
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilp_solve_options_init(&o);
+	o.bans = ILP_BANS_NONE;
+	o.objective = obj;
+	o.budget_bytes = budget;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_check(g, p, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(p->status, "optimal");
+	return p;
+}
+
+/* With W and b charged, 9,215 bytes hold m and one of W, b, h, k (4,096 each, or 1,024
+ * for a parameter) but not two of them with m: the fastest saves m, W and b and
+ * recomputes h and k (101 us). Not charged, saving b is free: m and k are saved and only
+ * the bias-add is recomputed (1 us), as PyTorch's budget partitions do. The evaluator
+ * counts what the model counts, the memory objective's optimum drops by the parameters'
+ * bytes, and a fraction's bytes are B(F) less every parameter's while min-cut (torch's
+ * own measure) is unchanged. */
+START_TEST(params_not_charged)
+{
+	ilp_graph *g[2] = { param_graph(0), param_graph(1) };
+	ilp_partition *p[2];
+	ilp_solve_options o;
+	ilp_error err = { 0 };
+	int64_t by[2], pt[2];
+	double us[2];
+
+	for (int k = 0; k < 2; k++) {
+		p[k] = param_solve(g[k], ILP_OBJ_RUNTIME, 9215);
+		ck_assert(ilpi_saved(p[k], t_node(g[k], "m")));
+		ck_assert(ilpi_saved(p[k], t_node(g[k], "b")));
+		ck_assert(ilpi_recomputed(p[k], t_node(g[k], "h")));
+	}
+	ck_assert(ilpi_saved(p[0], t_node(g[0], "W")));
+	ck_assert(ilpi_recomputed(p[0], t_node(g[0], "k")));
+	ck_assert_int_eq(p[0]->saved_bytes, 4096 + 2048);
+	ck_assert(fabs(p[0]->recompute_time_us - 101) < 1e-9);
+	ck_assert(ilpi_saved(p[1], t_node(g[1], "k")));
+	ck_assert_int_eq(p[1]->saved_bytes, 8192);
+	ck_assert(fabs(p[1]->recompute_time_us - 1) < 1e-9);
+	ilp_partition_free(p[0]);
+	ilp_partition_free(p[1]);
+
+	for (int k = 0; k < 2; k++) {
+		p[k] = param_solve(g[k], ILP_OBJ_MEMORY, -1);
+		ck_assert_int_eq(p[k]->saved_bytes, k ? 4096 : 6144);
+		ck_assert(ilpi_saved(p[k], t_node(g[k], "m")));
+		ilp_partition_free(p[k]);
+	}
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.bans = ILP_BANS_NONE;
+	for (int cap = 0; cap < 2; cap++) {
+		o.fraction_cap = cap ? ILP_FRACTION_CAP_PYTORCH : ILP_FRACTION_CAP_NORMALISED;
+		for (int k = 0; k < 2; k++)
+			ck_assert_msg(ilpi_budget_fraction_bytes(g[k], &o, 0.5, &by[k], &pt[k],
+			    &us[k], &err) == 0, "%s", err.msg);
+		if (!cap) {
+			ck_assert_int_gt(by[0], 2048);
+			ck_assert_int_eq(by[1], by[0] - 2048);
+		} else if (pt[0] >= 0) {
+			ck_assert_int_ge(pt[1], pt[0] - 2048);
+			ck_assert_int_le(pt[1], pt[0]);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		ck_assert_msg(ilp_mincut(g[k], &o, &p[k], &err) == 0, "%s", err.msg);
+	}
+	for (size_t i = 0; i < g[0]->n; i++)
+		ck_assert_int_eq(ilpi_saved(p[0], i), ilpi_saved(p[1], i));
+	ilp_partition_free(p[0]);
+	ilp_partition_free(p[1]);
+	ilp_graph_free(g[0]);
+	ilp_graph_free(g[1]);
+}
+END_TEST
+
 /* A budget fraction on a graph whose min-cut has no finite cut at budget 1 (torch's
  * NetworkXUnbounded): the normalisation's max is the boundary's bytes and the ILP solves;
  * the min-cut's conflict used to be solve's answer. The forced-save list of a budget
@@ -2546,6 +2653,7 @@ suite_solver(void)
 	tcase_add_test(tc, budget_conflict_names_forced_values);
 	tcase_add_test(tc, rules_conflict_is_reported);
 	tcase_add_test(tc, mutated_input_never_saved);
+	tcase_add_test(tc, params_not_charged);
 	tcase_add_test(tc, fraction_without_mincut);
 	tcase_add_loop_test(tc, time_limit_no_worse_than_pytorch, 0, 3);
 	tcase_add_test(tc, soft_preference_overridden_with_gain);
