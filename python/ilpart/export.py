@@ -13,7 +13,7 @@ import torch
 import torch.fx as fx
 import torch.utils._pytree as pytree
 
-__all__ = ["export_graph", "mutated_primals", "prepare_joint", "reference_name",
+__all__ = ["export_graph", "mutated_primals", "param_primals", "prepare_joint", "reference_name",
            "reference_saved", "torch_version_tag"]
 
 _DTYPES = {
@@ -287,28 +287,100 @@ def _placeholder_kind(node):
     return "primal"
 
 
-def _aot_mutated_inputs():
-    """(indices of the inputs AOTAutograd's metadata says the function writes in place,
-    number of inputs, number of effect tokens), read from the aot_dispatch_autograd call that is
-    partitioning now (a partition_fn is given no such argument), or None outside one."""
+def _aot_dispatch_locals():
+    """The locals of the aot_dispatch_autograd call that is partitioning now (a
+    partition_fn is given no such argument), or None outside one."""
     import inspect
 
     f = inspect.currentframe()
     try:
         while f is not None:
             if f.f_code.co_name == "aot_dispatch_autograd":
-                meta = f.f_locals.get("inner_meta") or f.f_locals.get("fw_metadata")
-                info = getattr(meta, "input_info", None)
-                if info is None:
-                    return None
-                return ([i for i, x in enumerate(info)
-                         if getattr(x, "mutates_data", False)
-                         or getattr(x, "mutates_metadata", False)], len(info),
-                        len(getattr(meta, "tokens", None) or ()))
+                return dict(f.f_locals)
             f = f.f_back
     finally:
         del f
     return None
+
+
+def _aot_mutated_inputs():
+    """(indices of the inputs AOTAutograd's metadata says the function writes in place,
+    number of inputs, number of effect tokens), read from the aot_dispatch_autograd call that is
+    partitioning now, or None outside one."""
+    loc = _aot_dispatch_locals()
+    if loc is None:
+        return None
+    meta = loc.get("inner_meta") or loc.get("fw_metadata")
+    info = getattr(meta, "input_info", None)
+    if info is None:
+        return None
+    return ([i for i, x in enumerate(info)
+             if getattr(x, "mutates_data", False)
+             or getattr(x, "mutates_metadata", False)], len(info),
+            len(getattr(meta, "tokens", None) or ()))
+
+
+def _aot_param_inputs():
+    """(indices of the inputs that are module parameters or buffers, number of inputs,
+    number of effect tokens) in the aot_dispatch_autograd call partitioning now, or None
+    outside one or when they cannot be told apart reliably.
+
+    torch 2.6 passes them in one of two ways. With torch._dynamo.config.
+    inline_inbuilt_nn_modules (the default), dynamo lifts parameters and buffers to graph
+    inputs and marks them static (mark_static_address): AOTAutograd lists their positions
+    in fw_metadata.static_input_indices (tensors a user marked static are there too; they
+    also live across calls). Without it they are the module's attributes, passed first:
+    the first aot_config.num_params_buffers inputs. Both are positions among the inputs
+    before AOTAutograd removes duplicated inputs or adds synthetic bases, and
+    remove_dupe_metadata drops static_input_indices: when the inputs no longer match the
+    sources dynamo recorded one to one, nothing is marked."""
+    loc = _aot_dispatch_locals()
+    if loc is None:
+        return None
+    cfg = loc.get("aot_config")
+    outer = loc.get("fw_metadata")
+    meta = loc.get("inner_meta") or outer
+    info = getattr(meta, "input_info", None)
+    if cfg is None or info is None:
+        return None
+    n_inputs = len(info)
+    sources = getattr(cfg, "aot_autograd_arg_pos_to_source", None)
+    if sources is not None and len(sources) != n_inputs:
+        return None
+    idx = set(getattr(meta, "static_input_indices", None) or ())
+    if meta is outer:  # no tensor subclass: the inputs are the flat arguments
+        idx.update(range(int(getattr(cfg, "num_params_buffers", 0) or 0)))
+    return (sorted(i for i in idx if 0 <= i < n_inputs), n_inputs,
+            len(getattr(meta, "tokens", None) or ()))
+
+
+def _primals_at(placeholders, found, what):
+    """Names of the primal placeholders at AOTAutograd input positions found = (indices,
+    number of inputs, number of tokens); the joint graph's primals are the tokens, then the
+    inputs, or the inputs alone."""
+    idx, n_inputs, tokens = found
+    primals = [n for n in placeholders if str(n.target).startswith("primals")]
+    offset = {n_inputs + tokens: tokens, n_inputs: 0}.get(len(primals))
+    if offset is None:
+        if idx:
+            warnings.warn("ilpart: cannot match AOTAutograd's %d inputs to the joint "
+                          "graph's %d primals: %s (%s) are not marked" %
+                          (n_inputs, len(primals), what, idx))
+        return set()
+    return {primals[i + offset].name for i in idx}
+
+
+def param_primals(joint_module: fx.GraphModule) -> Set[str]:
+    """Names of the primal placeholders that are module parameters or buffers (docs/format.md
+    "param"), from AOTAutograd's metadata when called while it partitions (under
+    torch.compile: a partition_fn, ilpart.backend, ilpart.capture); empty elsewhere."""
+    found = _aot_param_inputs()
+    if found is None:
+        return set()
+    placeholders = list(joint_module.graph.find_nodes(op="placeholder"))
+    names = _primals_at(placeholders, found, "its parameters and buffers")
+    return {n.name for n in placeholders
+            if n.name in names and _placeholder_kind(n) == "primal"}
 
 
 def mutated_primals(joint_module: fx.GraphModule) -> Set[str]:
@@ -335,16 +407,7 @@ def mutated_primals(joint_module: fx.GraphModule) -> Set[str]:
             root[node] = base
     found = _aot_mutated_inputs()
     if found is not None:
-        idx, n_inputs, tokens = found
-        primals = [n for n in placeholders if str(n.target).startswith("primals")]
-        offset = {n_inputs + tokens: tokens, n_inputs: 0}.get(len(primals))
-        if offset is None:
-            if idx:
-                warnings.warn("ilpart: cannot match AOTAutograd's %d inputs to the joint "
-                              "graph's %d primals: the inputs it writes in place (%s) are "
-                              "not marked mutated" % (n_inputs, len(primals), idx))
-        else:
-            out.update(primals[i + offset].name for i in idx)
+        out.update(_primals_at(placeholders, found, "the inputs it writes in place"))
     return {n.name for n in placeholders
             if n.name in out and _placeholder_kind(n) == "primal"}
 
@@ -427,7 +490,8 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
                  joint_inputs: Any = None, description: Optional[str] = None,
                  rng_functionalized: Optional[bool] = None, prepare: bool = True,
                  budgets: Sequence[float] = (),
-                 mutated: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+                 mutated: Optional[Sequence[str]] = None,
+                 params: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """The joint graph of `joint_module` as a dict in docs/format.md's schema.
 
     num_fwd_outputs: how many of the graph's outputs are forward outputs (the rest are
@@ -442,11 +506,15 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
     place on `joint_module`.
     mutated: names of the primals the function writes in place (marked "mutated"; never
     saved, their readers never recomputed); default: mutated_primals(joint_module).
+    params: names of the primals that are module parameters or buffers (marked "param":
+    alive for the whole run, so ilpart does not charge them as saved bytes); default:
+    param_primals(joint_module), found while AOTAutograd partitions.
     """
     if prepare:
         joint_module = prepare_joint(joint_module)
     graph = joint_module.graph
     mutated = set(mutated_primals(joint_module) if mutated is None else mutated)
+    params = set(param_primals(joint_module) if params is None else params)
     nodes = []
     index = {}
     view_base = {}  # node name -> storage base name (for getitem of aliasing tuple ops)
@@ -462,6 +530,8 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
             rec.update(_value_fields(val))
             if node.name in mutated and rec["kind"] == "primal":
                 rec["mutated"] = True
+            if node.name in params and rec["kind"] == "primal":
+                rec["param"] = True
         else:
             ins = _node_inputs(node)
             rec["kind"] = "op"

@@ -68,7 +68,7 @@ def write_graphs(graphs: List[Dict[str, Any]], path: Optional[PathLike],
 
 def saved_bytes(graph: Dict[str, Any], saved: Iterable[str]) -> int:
     """Bytes of a saved set as ilpart counts them: every storage once (views of one base
-    share it), symbolic values 8 bytes."""
+    share it), symbolic values 8 bytes, a parameter's or buffer's ("param") none."""
     by_name = {n["name"]: n for n in graph["nodes"]}
     roots = set()
     for name in saved:
@@ -76,7 +76,7 @@ def saved_bytes(graph: Dict[str, Any], saved: Iterable[str]) -> int:
         while "view_of" in n:
             n = by_name[n["view_of"]]
         roots.add(n["name"])
-    return sum(node_bytes(by_name[r]) for r in roots)
+    return sum(node_bytes(by_name[r]) for r in roots if not by_name[r].get("param"))
 
 
 _ITEMSIZE = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "f8e4m3fn": 1, "f8e4m3fnuz": 1,

@@ -13,6 +13,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 import ilpart  # noqa: E402
+from ilpart import graphfile  # noqa: E402
 import models  # noqa: E402
 import util  # noqa: E402
 
@@ -20,7 +21,7 @@ DTYPES = {"f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5
           "c64", "c128", "i64", "i32", "i16", "i8", "u8", "b8"}
 KEYS = {"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
         "view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-        "ac_graph_id", "random", "effectful", "collective", "mutated", "memory_budget"}
+        "ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget"}
 
 
 def capture(model, *inputs):
@@ -92,6 +93,42 @@ class ExportTest(unittest.TestCase):
         # Canonical: the same model exports the same bytes.
         (g2,) = capture(m, x)
         self.assertEqual(json.dumps(g, sort_keys=False), json.dumps(g2, sort_keys=False))
+
+    def test_params_marked_under_compile(self):
+        """Under torch.compile the primals that are the module's parameters and buffers are
+        exported "param" (docs/format.md), whether dynamo inlines the built-in modules
+        (parameters lifted to graph inputs, AOTAutograd's static_input_indices) or not (the
+        module's attributes, its first num_params_buffers inputs); the batch input is not,
+        nor are the tensor arguments of a plain function. ilpart reads the file, and
+        ilpart.saved_bytes does not charge a saved parameter."""
+        torch.manual_seed(0)
+        m = models.ConvNet()
+        x = torch.randn(4, 3, 16, 16)
+        sizes = sorted(t.numel() * t.element_size()
+                       for t in list(m.parameters()) + list(m.buffers()))
+        for inline in (True, False):
+            with self.subTest(inline_inbuilt_nn_modules=inline), \
+                    torch._dynamo.config.patch(inline_inbuilt_nn_modules=inline):
+                (g,) = capture(m, x)
+                self.check_schema(g)
+                marked = [n for n in g["nodes"] if n.get("param")]
+                self.assertTrue(all(n["kind"] == "primal" for n in marked))
+                self.assertEqual(sorted(graphfile.node_bytes(n)
+                                        for n in marked), sizes)
+                xs = [n for n in g["nodes"] if n["kind"] == "primal" and not n.get("param")]
+                self.assertEqual([n["shape"] for n in xs], [[4, 3, 16, 16]])
+                self.assertIn("%d nodes" % len(g["nodes"]), self.ilpart_info(g))
+                w = marked[0]["name"]
+                self.assertEqual(ilpart.saved_bytes(g, [w]), 0)
+                self.assertEqual(ilpart.saved_bytes(g, [xs[0]["name"]]), 4 * 3 * 16 * 16 * 4)
+
+        def f(a, b):
+            return torch.tanh(a @ b).sum()
+
+        a = torch.randn(4, 8)
+        b = torch.randn(8, 8, requires_grad=True)
+        (g,) = capture(f, a, b)
+        self.assertFalse([n["name"] for n in g["nodes"] if n.get("param")])
 
     def test_sac_tags_and_random(self):
         torch.manual_seed(0)
