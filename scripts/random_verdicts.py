@@ -93,7 +93,7 @@ for seed in range(lo, hi):
             if rc != 2: issue(seed, G, name, c, f"invalid graph gives exit {rc}", err)
             continue
         if rc == 2 and "see ilpart --help" not in err and "no measured time_us" not in err: issue(seed, G, name, c, "exit 2 on a valid graph", err)
-        if rc == 1 and c[0] != "mincut": issue(seed, G, name, c, "exit 1", err)
+        if rc == 1: issue(seed, G, name, c, "exit 1", err)
         if rc == 3 and "conflict" not in err: issue(seed, G, name, c, "exit 3 without conflict", err)
         if rc == 4 and not tlim and "peak" not in err: issue(seed, G, name, c, "exit 4", err)
         if err.count("\n") > 0 and rc != 0 and len([l for l in err.splitlines() if not l.startswith("ilpart: warning")]) > 1 and rc == 2:

@@ -929,8 +929,10 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 			char msg[sizeof err->msg];
 
 			snprintf(msg, sizeof msg, "%s", err->msg);
-			ilpi_err(err, ILP_ERR_VIOLATION, "%s: min-cut (torch 2.6 rules) gives a "
-			    "partition that ilpart's checker rejects in prefer mode %s: %s",
+			/* ILP_ERR_VIOLATION: the heuristic's answer breaks a rule the ILP
+			 * keeps (the CLI reports it as a conflict, exit 3). */
+			ilpi_err(err, ILP_ERR_VIOLATION, "%s: min-cut: conflict: torch 2.6's rules "
+			    "give a partition that ilpart's checker rejects in prefer mode %s: %s",
 			    g->path, ilp_prefer_name(o->prefer), msg);
 			goto fail;
 		}
