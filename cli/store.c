@@ -8,6 +8,8 @@
 
 #include "cli/store.h"
 #include "graph/fileio.h"
+#include "graph/sha256.h"
+#include "graph/strbuf.h"
 
 int
 cli_is_key(const char *s)
@@ -100,6 +102,97 @@ read_args(const cJSON *a, cli_entry *e, char *msg, size_t size)
 	return 0;
 }
 
+/* s as Python's json.dumps writes it (ensure_ascii): '"' and '\\' escaped, the short
+ * escapes, other control characters and every non-ASCII code point as \\u with four
+ * lowercase hex digits (UTF-16 surrogate pairs above U+FFFF). -1 on invalid UTF-8,
+ * which Python could not have written. */
+static int
+py_json_str(ilpi_buf *b, const char *s)
+{
+	static const char shortesc[0x20][3] = { ['\b'] = "\\b", ['\t'] = "\\t", ['\n'] = "\\n",
+		['\f'] = "\\f", ['\r'] = "\\r" };
+	const unsigned char *p = (const unsigned char *)s;
+
+	ilpi_buf_add(b, "\"", 1);
+	while (*p != '\0') {
+		unsigned long cp;
+		int more;
+
+		if (*p < 0x80) {
+			if (*p == '"' || *p == '\\')
+				ilpi_buf_printf(b, "\\%c", *p);
+			else if (*p < 0x20 && shortesc[*p][0] != '\0')
+				ilpi_buf_puts(b, shortesc[*p]);
+			else if (*p < 0x20)
+				ilpi_buf_printf(b, "\\u%04x", *p);
+			else
+				ilpi_buf_add(b, (const char *)p, 1);
+			p++;
+			continue;
+		}
+		if ((*p & 0xe0) == 0xc0) {
+			cp = *p & 0x1f;
+			more = 1;
+		} else if ((*p & 0xf0) == 0xe0) {
+			cp = *p & 0x0f;
+			more = 2;
+		} else if ((*p & 0xf8) == 0xf0) {
+			cp = *p & 0x07;
+			more = 3;
+		} else {
+			return -1;
+		}
+		for (p++; more > 0; more--, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return -1;
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		if (cp < 0x80 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return -1;
+		if (cp >= 0x10000)
+			ilpi_buf_printf(b, "\\u%04lx\\u%04lx", 0xd800 + ((cp - 0x10000) >> 10),
+			    0xdc00 + ((cp - 0x10000) & 0x3ff));
+		else
+			ilpi_buf_printf(b, "\\u%04lx", cp);
+	}
+	ilpi_buf_add(b, "\"", 1);
+	return 0;
+}
+
+/* The key of an entry's request, as ilpart.store.entry_key computes it: the SHA-256 of
+ * {"args":[...],"fingerprint":"...","ilpart":"..."} with sorted keys and no spaces
+ * ("ilpart" only when the entry records it). 0, or -1 when it cannot be computed. */
+static int
+request_key(const cJSON *args, const char *fp, const cJSON *version, char key[65])
+{
+	ilpi_buf b;
+	const cJSON *v;
+	int rc = 0, first = 1;
+	char *text;
+
+	ilpi_buf_init(&b);
+	ilpi_buf_puts(&b, "{\"args\":[");
+	cJSON_ArrayForEach(v, args) {
+		if (!first)
+			ilpi_buf_puts(&b, ",");
+		first = 0;
+		rc |= py_json_str(&b, v->valuestring);
+	}
+	ilpi_buf_puts(&b, "],\"fingerprint\":");
+	rc |= py_json_str(&b, fp);
+	if (version != NULL) {
+		ilpi_buf_puts(&b, ",\"ilpart\":");
+		rc |= py_json_str(&b, version->valuestring);
+	}
+	ilpi_buf_puts(&b, "}");
+	if ((text = ilpi_buf_take(&b)) == NULL)
+		return -1;
+	if (rc == 0)
+		ilpi_sha256_buf(text, strlen(text), key);
+	free(text);
+	return rc;
+}
+
 int
 cli_entry_read(const char *path, const char *key, cli_entry *e, char *msg, size_t size)
 {
@@ -107,7 +200,8 @@ cli_entry_read(const char *path, const char *key, cli_entry *e, char *msg, size_
 	char *buf = NULL, expect[96];
 	size_t len = 0;
 	cJSON *root = NULL;
-	const cJSON *fmt, *ver, *fp, *graph, *nodes;
+	const cJSON *fmt, *ver, *fp, *graph, *nodes, *version;
+	char actual[65];
 	int rc = -1;
 
 	memset(e, 0, sizeof *e);
@@ -149,6 +243,25 @@ cli_entry_read(const char *path, const char *key, cli_entry *e, char *msg, size_
 		e->nodes = (long)nodes->valuedouble;
 	if (read_args(cJSON_GetObjectItemCaseSensitive(root, "args"), e, msg, size) != 0)
 		goto out;
+	version = cJSON_GetObjectItemCaseSensitive(root, "ilpart");
+	if (version != NULL && !cJSON_IsString(version)) {
+		bad(msg, size, "field 'ilpart': expected the version line of the ilpart that "
+		    "recorded it");
+		goto out;
+	}
+	/* The file name is the request's key: an entry under another name (copied,
+	 * renamed, edited) would have its answer stored for, and returned to, a request
+	 * it is not. */
+	if (request_key(cJSON_GetObjectItemCaseSensitive(root, "args"), e->fingerprint,
+	    version, actual) != 0) {
+		bad(msg, size, "field 'args': not as ilpart.store writes them (invalid UTF-8)");
+		goto out;
+	}
+	if (strcmp(actual, key) != 0) {
+		snprintf(msg, size, "file name does not match the entry: its args, fingerprint and "
+		    "ilpart version have the key %.12s...", actual);
+		goto out;
+	}
 	rc = 0;
 out:
 	cJSON_Delete(root);

@@ -235,6 +235,27 @@ class Store:
     def entries(self):
         return sorted(f[:-5] for f in os.listdir(self.path("entries")) if f.endswith(".json"))
 
+    def entry_key_of(self, key):
+        """The key entries/KEY.json's own request has (entry_key of its fingerprint, args
+        and recorded version; without a recorded version, of the first two), or None when
+        there is no such entry. Not `key`: the file is under another request's name, and
+        its answer (partitions/KEY.json, solved by `ilpart batch` from the entry) is not an
+        answer to request `key`."""
+        try:
+            with open(self.path("entries", key + ".json")) as f:
+                e = json.load(f)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as ex:
+            return "unreadable (%s)" % ex
+        if not isinstance(e, dict):
+            return "not a JSON object"
+        req = {"args": e.get("args"), "fingerprint": e.get("fingerprint")}
+        if "ilpart" in e:
+            req["ilpart"] = e["ilpart"]
+        text = json.dumps(req, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
 
 def _policy_args(args, store):
     """--policy (as an absolute path into the store) from a solve argument list."""
@@ -319,6 +340,15 @@ def _hit(st, key, fp, graph_path, args):
     carry over: then it is left alone and the request treated as a miss)."""
     ppath = st.path("partitions", key + ".json")
     if not os.path.exists(ppath):
+        return None
+    own = st.entry_key_of(key)
+    if own is not None and own != key:
+        import warnings
+        warnings.warn("partition store %s: entries/%s.json is another request's entry (its "
+                      "fingerprint, args and version have the key %s): its partition is not "
+                      "an answer to this request; treated as a miss (remove entries/%s.json "
+                      "and partitions/%s.json to record it afresh)"
+                      % (st.root, key, own, key, key), stacklevel=3)
         return None
     out = st._tmp("")
     try:

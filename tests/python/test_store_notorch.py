@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 from notorch import SEED, TOP, main  # sets sys.path up for ilpart
 from notorch import SEED_POLICY as POLICY
@@ -163,6 +164,53 @@ class StoreTest(unittest.TestCase):
         # the batch runs entries' effective arguments as they are
         self.assertEqual(ilpart("solve", SEED, "-o", p,
                                 *store.solve_args("runtime", 0.5)).returncode, 0)
+
+    def test_entry_under_another_name(self):
+        # Two requests on one graph; then request B's entry file holds A's request
+        # (copied or renamed by hand) and its partition is the answer to A.
+        run = store.store_solver(self.root, on_miss="error")
+        keys = []
+        for kw in ({}, {"objective": "runtime", "memory_budget": 0.3}):
+            with self.assertRaises(IlpartError) as cm:
+                run(load(SEED), **kw)
+            keys.append(str(cm.exception).split("entries/")[1].split(".json")[0])
+        a, b = keys
+        entries = os.path.join(self.root, "entries")
+        shutil.copy(os.path.join(entries, a + ".json"), os.path.join(entries, b + ".json"))
+        self.assertEqual(store.Store(self.root).entry_key_of(b), a)
+        r = ilpart("batch", self.root, "--no-times")
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn("%s: bad entry: file name does not match the entry: its args, "
+                      "fingerprint and ilpart version have the key %s..." % (b[:12], a[:12]),
+                      r.stdout)
+        self.assertEqual(self.ls("partitions"), [a + ".json"])
+        # A store where B's answer is A's (solved from the misnamed entry): request B is
+        # a miss with a warning, never A's partition.
+        shutil.copy(os.path.join(self.root, "partitions", a + ".json"),
+                    os.path.join(self.root, "partitions", b + ".json"))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with self.assertRaises(IlpartError) as cm:
+                run(load(SEED), objective="runtime", memory_budget=0.3)
+        self.assertIn("recorded as pending", str(cm.exception))
+        self.assertTrue(any("another request's entry" in str(x.message) for x in w),
+                        [str(x.message) for x in w])
+        # Request A still hits.
+        self.assertEqual(run(load(SEED))["store"]["how"], "hit")
+
+    def test_entry_key_escapes_as_python(self):
+        # The batch computes an entry's key as json.dumps does (ensure_ascii): control
+        # characters, quotes, backslashes, non-ASCII and astral code points.
+        st = store.Store(self.root)
+        tmp = os.path.join(self.tmp, "g.json")
+        shutil.copy(SEED, tmp)
+        fp = st.fingerprint(tmp)
+        args = ["--alpha", "\u00e9\t\"x\\\u0001\u00ff\U0001f600/", "--prefer", "hard"]
+        key, _mine = st.record(tmp, fp, args, 70)
+        self.assertEqual(st.entry_key_of(key), key)
+        r = ilpart("batch", self.root, "--no-times")
+        self.assertNotIn("bad entry", r.stdout)
+        self.assertIn("failed (exit 2)", r.stdout)  # solve refuses the alpha itself
 
     def test_processes_writing_one_store(self):
         jobs = [(self.root, SEED if i % 2 else RENAMED, "solve") for i in range(8)]
