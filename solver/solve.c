@@ -1353,6 +1353,18 @@ out:
 	free(var);
 }
 
+/* The peak column's floor rises to the proven bound (below the best peak, so an
+ * answer with a lower peak keeps its place): later solves start from it. */
+static void
+raise_peak_floor(solve_ctx *c, int64_t best)
+{
+	double unit = c->m.byte_unit, lb = glp_get_col_lb(c->m.lp, c->peak.col);
+	double to = floor(fmin(c->peak_bound, (double)best - 1)) / unit;
+
+	if (best >= 0 && to > lb)
+		glp_set_col_bnds(c->m.lp, c->peak.col, GLP_LO, to, 0);
+}
+
 /* Least simulated peak, then least recompute cost at that peak. The peak rows bound
  * the peak from below; the simulator (graph/memsim.c) is the truth. Each answer is
  * simulated and cut off by a no-good cut carrying its true peak, until the ILP's bound
@@ -1444,7 +1456,11 @@ obj_peak(solve_ctx *c, ilp_error *err)
 				    mip.bound * unit - 0.5));
 			break;
 		}
-		c->peak_bound = (mip.status == GLP_OPT ? mip.obj : mip.bound) * unit - 0.5;
+		/* Every solve's bound holds for every answer below its best (rows are only
+		 * added): keep the largest, and start later solves there. */
+		c->peak_bound = fmax(c->peak_bound, (mip.status == GLP_OPT ? mip.obj :
+		    mip.bound) * unit - 0.5);
+		raise_peak_floor(c, best);
 		sim = simulate(c, c->ts, c->tr);
 		if (sim < 0) {
 			ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the peak answer cannot "
