@@ -53,6 +53,8 @@ struct ilpi_peak_cuts {
 	int *col_s, *col_r;       /* node -> its save / recompute column, 0: none */
 	int32_t *kfix;            /* node -> batch root of a backward op, -1 */
 	int32_t first;            /* graph index of the first tangent user; own turns after */
+	int32_t *need_lo, *need_hi; /* node -> the least / largest batch root it can run in
+	                           * (INT32_MAX / INT32_MIN: never in the backward) */
 	int fallback;             /* torch keeps graph order: one batch */
 	family *fam;
 	size_t n_fam, cap_fam;
@@ -68,7 +70,12 @@ struct ilpi_peak_cuts {
 	int *zrow, *zcol, prow;
 	size_t nz, cap_z;
 	/* every point: its P row, first z row and column, and z count */
-	int *pt_prow, *pt_z0, *pt_c0, *pt_nz;
+	int *pt_prow, *pt_z0, *pt_nz;  /* pt_z0: offset into zl_row/zl_col */
+	int *zl_row, *zl_col;     /* every point's z rows and their z columns (a z column
+	                           * may have several rows: its value is their largest) */
+	size_t n_zl, cap_zl;
+	int32_t *pt_op;           /* its op (graph index), -1 - op for a forward step */
+	int32_t cur_op;           /* the op of the point being recorded */
 	size_t cap_pt;
 	double *colval;
 	size_t cap_val;
@@ -88,6 +95,8 @@ ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
 	free(pc->col_s);
 	free(pc->col_r);
 	free(pc->kfix);
+	free(pc->need_lo);
+	free(pc->need_hi);
 	free(pc->pos);
 	free(pc->ind);
 	free(pc->val);
@@ -97,8 +106,10 @@ ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
 	free(pc->colval);
 	free(pc->pt_prow);
 	free(pc->pt_z0);
-	free(pc->pt_c0);
+	free(pc->zl_row);
+	free(pc->zl_col);
 	free(pc->pt_nz);
+	free(pc->pt_op);
 	free(pc);
 }
 
@@ -161,6 +172,43 @@ out:
 	return rc;
 }
 
+/* The batch roots a value can run in, whatever the partition: a recomputed X runs in
+ * the batch of the earliest turn that needs it, which is the batch of a backward op
+ * reached from X through its users, or the own turn of X or of a user on the way (an
+ * op after the first tangent user). Every user counts, run in the backward or not:
+ * the range can only be too wide. */
+static int
+need_range(ilpi_peak_cuts *pc)
+{
+	const ilp_graph *g = pc->g;
+
+	pc->need_lo = malloc((g->n + 1) * sizeof *pc->need_lo);
+	pc->need_hi = malloc((g->n + 1) * sizeof *pc->need_hi);
+	if (pc->need_lo == NULL || pc->need_hi == NULL)
+		return -1;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *use = ilpi_users(g, n);
+		int32_t lo = INT32_MAX, hi = INT32_MIN;
+
+		if ((int32_t)i > pc->first)
+			lo = hi = (int32_t)i;
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int32_t u = use[k], ulo = pc->need_lo[u], uhi = pc->need_hi[u];
+
+			if (pc->kfix[u] >= 0)
+				ulo = uhi = pc->kfix[u];
+			if (ulo < lo)
+				lo = ulo;
+			if (uhi > hi)
+				hi = uhi;
+		}
+		pc->need_lo[i] = lo;
+		pc->need_hi[i] = hi;
+	}
+	return 0;
+}
+
 int
 ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cuts **out)
 {
@@ -190,7 +238,7 @@ ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cu
 			pc->col_s[i] = m->col_s[it];
 		pc->col_r[i] = m->col_r[it];
 	}
-	if (fixed_order(pc) != 0)
+	if (fixed_order(pc) != 0 || need_range(pc) != 0)
 		goto fail;
 	*out = pc;
 	return 0;
@@ -336,6 +384,14 @@ family_of(ilpi_peak_cuts *pc, int32_t theta)
 
 		if (pc->col_r[i] == 0)
 			continue;
+		/* It can run only in batches after theta: never by then; only in batches
+		 * within theta: by then whenever it runs at all. */
+		if (inf != NULL && pc->need_lo[i] > theta)
+			continue;
+		if (inf != NULL && pc->need_hi[i] <= theta) {
+			f->col[i] = inf[i];
+			continue;
+		}
 		/* Its own turn within theta: placed by then whenever it runs at all. */
 		if (inf != NULL && (int32_t)i > pc->first && (int32_t)i <= theta) {
 			f->col[i] = inf[i];
@@ -701,6 +757,7 @@ skip:
 	rb_emit(pc, &prow, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
 	pc->nz = nz;
+	pc->cur_op = o;
 	if (record_point(pc) != 0)
 		goto out;
 	rc = 1;
@@ -717,34 +774,324 @@ out:
 	return rc;
 }
 
-/* Remembers the last point's rows (pc->prow, pc->zrow/zcol, pc->nz); the z columns of
- * one point are consecutive, and so are their rows. */
+/* ---- rows over every partition at one backward op's step --------------------- */
+
+/* Storage `key` is held by the caller whatever the partition (a forward output). */
+static int
+held_storage(const ilp_graph *g, size_t key)
+{
+	if (key >= g->n)
+		return 0;
+	if (g->node[key].flags & ILPI_F_FW_OUTPUT)
+		return 1;
+	for (size_t k = 0; k < g->n_fw_out; k++)
+		if (g->node[g->fw_out[k]].storage == (int32_t)key)
+			return 1;
+	return 0;
+}
+
+/* One conjunction of a general row: storage `z` (its index among the row's storages)
+ * is live when both literals hold; lit b may be absent (col_b1 == 0). */
+typedef struct conj {
+	size_t z;
+	int a;                /* column of the first literal (s or c(X, theta)) */
+	int b1, b0;           /* second literal c(u, inf) - c(u, theta'): b1 - b0, or none */
+} conj;
+
+/* "u runs at or after the point", at most: c(u, inf) - c(u, kappa) (exact for u
+ * before o in graph order, else c(u, kappa - 1) would be); 0 in *b1 when u never
+ * runs. */
+static int
+after_cols(ilpi_peak_cuts *pc, int32_t kappa, int32_t o, int32_t u, int *b1, int *b0)
+{
+	const int *inf = family_of(pc, INF_THETA), *f;
+
+	(void)o;
+	if (inf == NULL || (f = family_of(pc, kappa)) == NULL)
+		return -1;
+	*b1 = inf[u];
+	*b0 = f[u];
+	return 0;
+}
+
+/* The conjunctions of storage `key` (bytes b) whose value v exists when literal `a`
+ * holds: one per reader of v, or of a view of v that follows it (not a saved rep of
+ * its own), that runs at or after the point: a backward op there gives `a` alone. */
+typedef struct conjs {
+	int32_t *slot;        /* key -> index among the row's storages, -1 */
+	int64_t *sbytes;      /* per storage: bytes */
+	size_t n_st;
+	conj *cj;
+	size_t n_cj, cap_cj;
+} conjs;
+
+static int
+reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
+    int32_t v, int a, size_t key, int64_t b)
+{
+	const ilp_graph *g = pc->g;
+	int32_t stack[64];
+	int sp = 0;
+
+	stack[sp++] = v;
+	while (sp > 0) {
+		int32_t x = stack[--sp];
+		const ilpi_node *n = &g->node[x];
+		const int32_t *use = ilpi_users(g, n);
+
+		for (uint32_t j = 0; j < n->use_count; j++) {
+			int32_t u = use[j];
+			conj c = { 0, a, 0, 0 };
+
+			if (g->node[u].view_of == x && pc->col_s[u] == 0 && sp < 64)
+				stack[sp++] = u;
+			if (is_bw(pc, u)) {
+				if (pc->pos[u] < (int32_t)at)
+					continue;
+			} else if (pc->col_r[u] == 0) {
+				continue;
+			} else {
+				if (after_cols(pc, kappa, o, u, &c.b1, &c.b0) != 0)
+					return -1;
+				if (c.b1 == 0)
+					continue;
+			}
+			if (cs->slot[key] < 0) {
+				cs->slot[key] = (int32_t)cs->n_st;
+				cs->sbytes[cs->n_st++] = b;
+			}
+			c.z = (size_t)cs->slot[key];
+			if (ILPI_GROW(cs->cj, cs->cap_cj, cs->n_cj, 1) != 0)
+				return -1;
+			cs->cj[cs->n_cj++] = c;
+		}
+	}
+	return 0;
+}
+
+int
+ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
+    const ilpi_memtrace *tr, size_t at)
+{
+	const ilp_graph *g = pc->g;
+	const ilpi_model *m = pc->m;
+	const ilpi_reduced *red = m->red;
+	size_t nk = 2 * g->n + 1;
+	int32_t o = ms->bw_order[at], kappa = tr->root[at];
+	int32_t *st = NULL, *en = NULL;
+	conjs cs = { NULL, NULL, 0, NULL, 0, 0 };
+	conj *cj;
+	int *ncj = NULL, *single = NULL;
+	const int *fk;
+	rowb rb = { 0, 0 };
+	double cst;
+	int rc = -1;
+
+	if (!is_bw(pc, o) || (!pc->fallback && pc->kfix[o] != kappa))
+		return 0;
+	/* One family, c(X, kappa): for an op X after o in graph order "runs at or
+	 * before the point" is c(X, kappa - 1) <= c(X, kappa); the rows drop such X's
+	 * own storage and take c(X, kappa) for "X runs strictly before the point" in a
+	 * reader's literal (so "the reader runs at or after it" is at most the truth). */
+	if ((fk = family_of(pc, kappa)) == NULL || family_of(pc, INF_THETA) == NULL)
+		return -1;
+	st = malloc(nk * sizeof *st);
+	en = malloc(nk * sizeof *en);
+	cs.slot = malloc(nk * sizeof *cs.slot);
+	cs.sbytes = malloc(nk * sizeof *cs.sbytes);
+	if (st == NULL || en == NULL || cs.slot == NULL || cs.sbytes == NULL)
+		goto out;
+	for (size_t k = 0; k < g->n; k++)
+		pc->pos[k] = -1;
+	for (size_t k = 0; k < ms->n_bw; k++)
+		pc->pos[ms->bw_order[k]] = (int)k;
+	/* The constant: what the answer has live there minus its storages that some
+	 * partition may not have (the rest is the backward's own and held storage). */
+	for (size_t k = 0; k < nk; k++) {
+		st[k] = en[k] = ABSENT;
+		cs.slot[k] = -1;
+	}
+	for (size_t v = 0; v < g->n; v++) {
+		int32_t key = tr->key[v];
+
+		if (tr->prod[v] == ABSENT)
+			continue;
+		if (st[key] == ABSENT || tr->prod[v] < st[key])
+			st[key] = tr->prod[v];
+		if (en[key] == ABSENT || tr->die[v] > en[key])
+			en[key] = tr->die[v];
+	}
+	cst = (double)ms->bw_live[at];
+	for (size_t key = 0; key < nk; key++) {
+		int64_t b = key_bytes(g, (int32_t)key);
+
+		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
+			continue;
+		if (key >= g->n && is_bw(pc, (int32_t)(key - g->n)))
+			continue;
+		if (held_storage(g, key))
+			continue;
+		cst -= (double)b;
+	}
+	/* Conjunctions, storage by storage: saved storage (key: its root) read at or
+	 * after the point through a saved item's rep; fresh storage (key: g->n + X) of a
+	 * recomputed X that runs at or before the point, read at or after it. */
+	for (size_t it = 0; it < red->n_items; it++) {
+		int32_t rep = red->item[it].rep, key;
+		int64_t b;
+
+		if (pc->col_s[rep] == 0)
+			continue;
+		key = g->node[rep].storage;
+		b = key_bytes(g, key);
+		if (b == 0 || held_storage(g, (size_t)key))
+			continue;
+		if (reader_conjs(pc, &cs, kappa, o, at, rep, pc->col_s[rep], (size_t)key, b) != 0)
+			goto out;
+	}
+	for (size_t v = 0; v < g->n; v++) {
+		const ilpi_node *n = &g->node[v];
+		size_t key = g->n + v;
+		int64_t b = key_bytes(g, (int32_t)key);
+		int a;
+
+		if (pc->col_r[v] == 0 || is_bw(pc, (int32_t)v) || n->kind != ILPI_OP ||
+		    n->view_of != ILPI_NONE || b == 0)
+			continue;
+		a = (int32_t)v <= o ? fk[v] : 0;
+		if (a == 0)
+			continue; /* never runs at or before the point */
+		if (reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a, key, b) != 0)
+			goto out;
+	}
+	/* A storage with one one-literal conjunction enters the row by that literal;
+	 * the others get z in [0, 1], z >= each conjunction. */
+	cj = cs.cj;
+	ncj = calloc(cs.n_st + 1, sizeof *ncj);
+	single = calloc(cs.n_st + 1, sizeof *single);
+	if (ncj == NULL || single == NULL)
+		goto out;
+	/* A one-literal conjunction dominates the two-literal ones with the same first
+	 * literal (a storage's first literal is one column, but a saved storage shared by
+	 * items has one per item: keep the others); repeats go too. */
+	for (size_t k = 0; k < cs.n_cj; k++)
+		if (cj[k].b1 == 0)
+			single[cj[k].z] = single[cj[k].z] == 0 || single[cj[k].z] == cj[k].a ?
+			    cj[k].a : -1;
+	{
+		size_t w = 0;
+
+		for (size_t k = 0; k < cs.n_cj; k++) {
+			int dup = 0;
+
+			if (single[cj[k].z] == cj[k].a && cj[k].b1 != 0)
+				continue;
+			for (size_t j = 0; j < w && !dup; j++)
+				dup = cj[j].z == cj[k].z && cj[j].a == cj[k].a &&
+				    cj[j].b1 == cj[k].b1 && cj[j].b0 == cj[k].b0;
+			if (!dup)
+				cj[w++] = cj[k];
+		}
+		cs.n_cj = w;
+	}
+	for (size_t k = 0; k < cs.n_cj; k++)
+		ncj[cj[k].z]++;
+	if (pc->cap_z < cs.n_cj + 1) {
+		free(pc->zrow);
+		free(pc->zcol);
+		pc->zrow = malloc((cs.n_cj + 1) * sizeof *pc->zrow);
+		pc->zcol = malloc((cs.n_cj + 1) * sizeof *pc->zcol);
+		pc->cap_z = pc->zrow && pc->zcol ? cs.n_cj + 1 : 0;
+		if (pc->cap_z == 0)
+			goto out;
+	}
+	pc->nz = 0;
+	for (size_t z = 0; z < cs.n_st; z++) {
+		if (ncj[z] == 1 && single[z] > 0)
+			continue;
+		ncj[z] = -new_col(pc); /* now: minus its z column */
+	}
+	if (row_room_n(pc, cs.n_st + 2) != 0)
+		goto out;
+	for (size_t k = 0; k < cs.n_cj; k++) {
+		int zc = -ncj[cj[k].z];
+
+		if (zc <= 0)
+			continue;
+		rb_add(pc, &rb, zc, 1);
+		rb_add(pc, &rb, cj[k].a, -1);
+		if (cj[k].b1 != 0) {
+			rb_add(pc, &rb, cj[k].b1, -1);
+			rb_add(pc, &rb, cj[k].b0, 1);
+		}
+		rb_emit(pc, &rb, GLP_LO, cj[k].b1 != 0 ? -1 : 0);
+		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
+		pc->zcol[pc->nz++] = zc;
+	}
+	rb_add(pc, &rb, pc->col_peak, 1);
+	for (size_t z = 0; z < cs.n_st; z++)
+		rb_add(pc, &rb, ncj[z] < 0 ? -ncj[z] : single[z],
+		    -(double)cs.sbytes[z] / pc->m->byte_unit);
+	rb_emit(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
+	pc->prow = glp_get_num_rows(pc->m->lp);
+	pc->cur_op = o;
+	rc = record_point(pc) == 0 ? 1 : -1;
+out:
+	free(st);
+	free(en);
+	free(cs.slot);
+	free(cs.sbytes);
+	free(cs.cj);
+	free(ncj);
+	free(single);
+	return rc;
+}
+
+/* Remembers the last point's rows (pc->prow, pc->zrow/zcol, pc->nz: each z row and
+ * its z column; a z column may come with several rows). */
 static int
 record_point(ilpi_peak_cuts *pc)
 {
 	if ((size_t)pc->points == pc->cap_pt) {
 		size_t cap = pc->cap_pt ? 2 * pc->cap_pt : 16;
-		int *a = realloc(pc->pt_prow, cap * sizeof *a), *b, *c, *d;
+		int *a = realloc(pc->pt_prow, cap * sizeof *a), *b, *d;
+		int32_t *e;
 
 		if (a != NULL)
 			pc->pt_prow = a;
 		b = realloc(pc->pt_z0, cap * sizeof *b);
 		if (b != NULL)
 			pc->pt_z0 = b;
-		c = realloc(pc->pt_c0, cap * sizeof *c);
-		if (c != NULL)
-			pc->pt_c0 = c;
 		d = realloc(pc->pt_nz, cap * sizeof *d);
 		if (d != NULL)
 			pc->pt_nz = d;
-		if (a == NULL || b == NULL || c == NULL || d == NULL)
+		e = realloc(pc->pt_op, cap * sizeof *e);
+		if (e != NULL)
+			pc->pt_op = e;
+		if (a == NULL || b == NULL || d == NULL || e == NULL)
 			return -1;
 		pc->cap_pt = cap;
 	}
+	if (pc->n_zl + pc->nz > pc->cap_zl) {
+		size_t cap = 2 * (pc->n_zl + pc->nz) + 64;
+		int *a = realloc(pc->zl_row, cap * sizeof *a), *b;
+
+		if (a != NULL)
+			pc->zl_row = a;
+		b = realloc(pc->zl_col, cap * sizeof *b);
+		if (b != NULL)
+			pc->zl_col = b;
+		if (a == NULL || b == NULL)
+			return -1;
+		pc->cap_zl = cap;
+	}
+	memcpy(pc->zl_row + pc->n_zl, pc->zrow, pc->nz * sizeof *pc->zrow);
+	memcpy(pc->zl_col + pc->n_zl, pc->zcol, pc->nz * sizeof *pc->zcol);
 	pc->pt_prow[pc->points] = pc->prow;
-	pc->pt_z0[pc->points] = pc->nz ? pc->zrow[0] : 0;
-	pc->pt_c0[pc->points] = pc->nz ? pc->zcol[0] : 0;
+	pc->pt_z0[pc->points] = (int)pc->n_zl;
 	pc->pt_nz[pc->points] = (int)pc->nz;
+	pc->pt_op[pc->points] = pc->cur_op;
+	pc->n_zl += pc->nz;
 	pc->points++;
 	return 0;
 }
@@ -1008,6 +1355,7 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 		    -(double)tb[k] / pc->m->byte_unit);
 	rb_emit(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
+	pc->cur_op = -1 - o;
 	rc = record_point(pc) == 0 ? 1 : -1;
 out:
 	free(t.tcol);
@@ -1062,9 +1410,14 @@ ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r)
 			    pc->colval[pc->ffam[use[k]]] > 0.5;
 		pc->colval[c] = pc->colval[pc->col_s[i]] > 0.5 || any;
 	}
-	/* c(X, theta) by its definition */
+	/* c(X, theta) by its definition (c(X, inf) first: other families share it) */
 	for (size_t f = 0; f < pc->n_fam; f++) {
 		const family *fa = &pc->fam[f];
+		const int *inf = NULL;
+
+		for (size_t k = 0; k < f && !pc->fallback; k++)
+			if (pc->fam[k].theta == INF_THETA)
+				inf = pc->fam[k].col;
 
 		for (size_t i = g->n; i-- > 0;) {
 			const ilpi_node *n = &g->node[i];
@@ -1072,7 +1425,8 @@ ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r)
 			int c = fa->col[i], any = 0;
 
 			/* an own turn within theta shares c(X, inf), evaluated before */
-			if (c == 0 || c == pc->col_r[i] || (fa->theta != INF_THETA &&
+			if (c == 0 || c == pc->col_r[i] || (inf != NULL && c == inf[i]) ||
+			    (fa->theta != INF_THETA &&
 			    !pc->fallback && (int32_t)i > pc->first && (int32_t)i <= fa->theta))
 				continue;
 			for (uint32_t k = 0; k < n->use_count; k++)
@@ -1084,17 +1438,26 @@ ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r)
 	return 0;
 }
 
+int32_t
+ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k)
+{
+	return pc->pt_op[k];
+}
+
 double
 ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k)
 {
+	const int *zr = pc->zl_row + pc->pt_z0[k], *zc = pc->zl_col + pc->pt_z0[k];
 	double coef, p;
 
+	for (int j = 0; j < pc->pt_nz[k]; j++)
+		pc->colval[zc[j]] = 0;
 	for (int j = 0; j < pc->pt_nz[k]; j++) {
-		int row = pc->pt_z0[k] + j, col = pc->pt_c0[k] + j;
-		double v = row_value(pc, row, col, &coef);
-		double lb = glp_get_row_lb(pc->m->lp, row);
+		double v = row_value(pc, zr[j], zc[j], &coef);
+		double lb = glp_get_row_lb(pc->m->lp, zr[j]);
 
-		pc->colval[col] = lb - v > 0 ? (lb - v) / coef : 0;
+		if (lb - v > 0 && (lb - v) / coef > pc->colval[zc[j]])
+			pc->colval[zc[j]] = (lb - v) / coef;
 	}
 	p = glp_get_row_lb(pc->m->lp, pc->pt_prow[k]) -
 	    row_value(pc, pc->pt_prow[k], pc->col_peak, &coef);

@@ -30,6 +30,12 @@ int ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_mem
  * f(X) <= s_X + sum f(J)). Only at steps of forward-class ops. */
 int ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
     const ilpi_memtrace *tr, size_t pos);
+/* A row at backward step `pos` of a traced simulation that bounds every partition's
+ * bytes there from below (not only near that answer): each saved or recomputed
+ * storage enters with the conjunction "exists by the step, read at or after it" over
+ * every reader. Only at steps of backward ops. 1: added; 0: not; -1: out of memory. */
+int ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
+    const ilpi_memtrace *tr, size_t pos);
 /* 1 when the last point's row (fw: a forward step), at the item answer (s, r) it was
  * taken from, equals the bytes the simulation has live there; 0 when it falls short. *families_ok: every
  * c(X, theta) at that answer says what the simulation did. -1: out of memory. */
@@ -40,7 +46,17 @@ int ilpi_peak_cuts_exact(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r,
  * bound of that answer's simulated peak, if the rows are right). -1: out of memory. */
 int ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r);
 double ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k);
+/* Point k's op (graph index) for a backward step, -1 - op for a forward step. */
+int32_t ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k);
 /* Rows and columns added so far. */
 void ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *points);
+
+/* Test hook (solver/solve.c): builds the peak model of g under o (the peak objective),
+ * adds general rows at every backward step of every partition of parts[] that is an
+ * answer of the model, and evaluates every row at each of those answers: *excess is
+ * the largest row value minus that answer's simulated peak (rows are lower bounds:
+ * at most 0), *points the rows added. */
+int ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o,
+    ilp_partition *const *parts, size_t n, double *excess, int *points, ilp_error *err);
 
 #endif /* ILPART_SOLVER_PEAK_CUTS_H */

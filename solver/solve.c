@@ -33,6 +33,10 @@
 
 /* Relative MIP gap of each least-peak solve (docs/solver.md "Peak memory"). */
 #define PEAK_LOOP_GAP 0.02
+/* General rows (solver/peak_cuts.c) before the first solve: at the incumbent's local
+ * maxima of at least this share of its peak, at most this many. */
+#define PEAK_GENERAL_FRAC 0.95
+#define PEAK_GENERAL_FIRST 16
 
 /* Everything a solve allocates lives here (the model's buffers in `m`, owned by
  * solver/model.c), so a GLPK error longjmp out of run_model loses nothing. */
@@ -70,6 +74,12 @@ typedef struct solve_ctx {
 	size_t n_seed;
 	ilpi_peak_cuts *cuts;     /* exact rows at simulated peak points, or NULL */
 	int cuts_inexact;         /* points whose row fell short of the simulation */
+	int pts_checked;          /* points checked against every answer simulated before */
+	uint8_t *general_at;      /* per node: a general row at its step exists */
+	ilp_partition *const *audit; /* ilpi_peak_audit: the partitions, else NULL */
+	size_t n_audit;
+	double audit_excess;      /* the largest row value minus simulated peak */
+	int audit_points;
 	int cuts_invalid;         /* a row above some simulated answer's peak: no proof */
 	int nofeas_ok;            /* the running stage may find its model infeasible */
 	const char *stage_now;    /* the stage GLPK is solving, for its error messages */
@@ -871,17 +881,18 @@ check_cuts(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 			c->cuts_invalid = 1;
 			note(c, "peak cut %d exceeds a simulated answer's peak", k);
 		}
-	for (size_t h = 0; points > 0 && h < c->n_hist; h++) {
+	for (size_t h = 0; points > c->pts_checked && h < c->n_hist; h++) {
 		const uint8_t *hs = c->hist + 2 * n * h;
 
 		if (ilpi_peak_cuts_eval(c->cuts, hs, hs + n) != 0)
 			return -1;
-		if (ilpi_peak_cuts_point_value(c->cuts, points - 1) >
-		    (double)c->hist_sim[h] + 0.5) {
-			c->cuts_invalid = 1;
-			note(c, "peak cut %d exceeds a simulated answer's peak", points - 1);
-		}
+		for (int k = c->pts_checked; k < points; k++)
+			if (ilpi_peak_cuts_point_value(c->cuts, k) > (double)c->hist_sim[h] + 0.5) {
+				c->cuts_invalid = 1;
+				note(c, "peak cut %d exceeds a simulated answer's peak", k);
+			}
 	}
+	c->pts_checked = points;
 	if (c->n_hist == c->cap_hist) {
 		size_t cap = c->cap_hist ? 2 * c->cap_hist : 16;
 		uint8_t *a = realloc(c->hist, cap * 2 * n + 1);
@@ -976,6 +987,86 @@ cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 	if (!exact)
 		return nogood_cut(c, s, r, (double)sim / c->m.byte_unit);
 	return 0;
+}
+
+/* General rows (solver/peak_cuts.c, ilpi_peak_cuts_add_general) at the backward steps
+ * where the item answer (s, r), simulated at `sim`, has a local maximum of at least
+ * frac * sim bytes, highest first, at most `max_pts` new ones (one per op). -1 only
+ * when out of memory. */
+static int
+general_rows(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, double frac,
+    int max_pts)
+{
+	ilp_partition *p = NULL;
+	ilpi_split sp;
+	ilpi_memsim ms;
+	ilpi_memtrace tr;
+	int rc = 0, have = 0, added = 0;
+	size_t *cand = NULL, n_cand = 0;
+
+	if (c->cuts == NULL)
+		return 0;
+	if (c->general_at == NULL && (c->general_at = calloc(c->g->n + 1, 1)) == NULL)
+		return -1;
+	memset(&sp, 0, sizeof sp);
+	memset(&ms, 0, sizeof ms);
+	memset(&tr, 0, sizeof tr);
+	if (simulate(c, s, r) == sim && (p = ilp_partition_new(c->g)) != NULL) {
+		for (size_t v = 0; v < c->g->n; v++)
+			p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+			    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+		if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0 &&
+		    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0)
+			have = 1;
+	}
+	if (have && (cand = malloc((ms.n_bw + 1) * sizeof *cand)) == NULL)
+		rc = -1;
+	for (size_t k = 0; have && cand != NULL && k < ms.n_bw; k++) {
+		int64_t v = ms.bw_live[k];
+
+		if ((double)v < frac * (double)sim || c->general_at[ms.bw_order[k]] ||
+		    (k > 0 && ms.bw_live[k - 1] > v) || (k + 1 < ms.n_bw && ms.bw_live[k + 1] > v))
+			continue;
+		cand[n_cand++] = k;
+	}
+	/* highest first (insertion sort: few candidates) */
+	for (size_t i = 1; i < n_cand; i++)
+		for (size_t j = i; j > 0 && ms.bw_live[cand[j]] > ms.bw_live[cand[j - 1]]; j--) {
+			size_t t = cand[j];
+
+			cand[j] = cand[j - 1];
+			cand[j - 1] = t;
+		}
+	for (size_t i = 0; rc == 0 && i < n_cand && added < max_pts; i++) {
+		int32_t op = ms.bw_order[cand[i]];
+		int k;
+
+		if (c->general_at[op])
+			continue;
+		k = ilpi_peak_cuts_add_general(c->cuts, &ms, &tr, cand[i]);
+		if (k < 0)
+			rc = -1;
+		if (k == 1) {
+			int rows, cols, points;
+
+			c->general_at[op] = 1;
+			added++;
+			ilpi_peak_cuts_stats(c->cuts, &rows, &cols, &points);
+			if (ilpi_peak_cuts_eval(c->cuts, s, r) != 0)
+				rc = -1;
+			else
+				note(c, "peak general row at %s: %.0f of %lld bytes there",
+				    c->g->node[op].name, ilpi_peak_cuts_point_value(c->cuts,
+				    points - 1), (long long)ms.bw_live[cand[i]]);
+		}
+	}
+	free(cand);
+	ilpi_memtrace_free(&tr);
+	ilpi_memsim_free(&ms);
+	if (have || p != NULL)
+		ilpi_split_free(&sp);
+	ilp_partition_free(p);
+	return rc;
 }
 
 /* The item answer of a node partition `p`: an item is saved when its rep is, else
@@ -1404,6 +1495,13 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	}
 	peak_front_seeds(c, &best, &starts, fmin(t1 + limit * 0.1, c->t0 + limit));
 	peak_descent(c, &best, &starts, fmin(ilpi_now() + limit * 0.15, c->t0 + limit));
+	/* General rows at the incumbent's highest steps, before any solve. */
+	if (best >= 0 && (general_rows(c, c->ws, c->wr, best, PEAK_GENERAL_FRAC,
+	    PEAK_GENERAL_FIRST) != 0 || (best == seeded &&
+	    check_cuts(c, c->ws, c->wr, best) != 0))) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+		return -1;
+	}
 	if (best >= 0 && best != seeded && cut_answer(c, c->ws, c->wr, best) != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
@@ -1475,7 +1573,8 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		if ((mip.status != GLP_OPT && mip.status != GLP_FEAS) || mip.timed_out ||
 		    (double)best <= ceil(c->peak_bound - 1e-6) || ilpi_now() - c->t0 > limit)
 			break;
-		if (cut_answer(c, c->ts, c->tr, sim) != 0) {
+		if (general_rows(c, c->ts, c->tr, sim, 1, 1) != 0 ||
+		    cut_answer(c, c->ts, c->tr, sim) != 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 			return -1;
 		}
@@ -1597,6 +1696,72 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 	return -1;
 }
 
+/* ilpi_peak_audit's model: general rows at every backward step of every partition
+ * that is an item answer here, each evaluated at every such answer. */
+static int
+peak_audit(solve_ctx *c, ilp_error *err)
+{
+	size_t n = c->red.n_items, m = 0;
+	uint8_t *sr = malloc(2 * n * c->n_audit + 1), *need = malloc(c->g->n + 1);
+	int64_t *sim = malloc((c->n_audit + 1) * sizeof *sim);
+	int rc = -1, rows, cols, points;
+
+	c->audit_excess = -1e300;
+	if (sr == NULL || need == NULL || sim == NULL ||
+	    ilpi_peak_cuts_new(c->g, &c->m, c->peak.col, &c->cuts) != 0)
+		goto nomem;
+	for (size_t k = 0; k < c->n_audit; k++) {
+		uint8_t *s = sr + 2 * n * m, *r = s + n;
+		ilpi_split sp;
+		ilpi_memsim ms;
+		ilpi_memtrace tr;
+
+		if (seed_items(c, c->audit[k], s, r, need) != 0 || (sim[m] = simulate(c, s, r)) < 0)
+			continue;
+		memset(&sp, 0, sizeof sp);
+		memset(&ms, 0, sizeof ms);
+		memset(&tr, 0, sizeof tr);
+		{
+			ilp_partition *p = ilp_partition_new(c->g);
+
+			if (p == NULL)
+				goto nomem;
+			for (size_t v = 0; v < c->g->n; v++)
+				p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+				    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+			if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0 &&
+			    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0)
+				for (size_t at = 0; at < ms.n_bw; at++)
+					if (ilpi_peak_cuts_add_general(c->cuts, &ms, &tr, at) < 0)
+						rc = -2;
+			ilpi_memtrace_free(&tr);
+			ilpi_memsim_free(&ms);
+			ilpi_split_free(&sp);
+			ilp_partition_free(p);
+			if (rc == -2)
+				goto nomem;
+		}
+		m++;
+	}
+	ilpi_peak_cuts_stats(c->cuts, &rows, &cols, &points);
+	c->audit_points = points;
+	for (size_t h = 0; h < m; h++) {
+		if (ilpi_peak_cuts_eval(c->cuts, sr + 2 * n * h, sr + 2 * n * h + n) != 0)
+			goto nomem;
+		for (int k = 0; k < points; k++)
+			c->audit_excess = fmax(c->audit_excess,
+			    ilpi_peak_cuts_point_value(c->cuts, k) - (double)sim[h]);
+	}
+	rc = 0;
+nomem:
+	if (rc != 0)
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+	free(sr);
+	free(need);
+	free(sim);
+	return rc;
+}
+
 static int
 run_model(void *ctx, ilp_error *err)
 {
@@ -1613,6 +1778,8 @@ run_model(void *ctx, ilp_error *err)
 		note(c, "peak rows: %d at %d steps", c->peak.n_rows, c->peak.n_steps);
 	if (c->o->prefer == ILP_PREFER_SOFT)
 		penalties(c);
+	if (c->audit != NULL)
+		return peak_audit(c, err);
 	switch (c->o->objective) {
 	case ILP_OBJ_MEMORY:
 		return obj_memory(c, err);
@@ -1875,6 +2042,7 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->hist);
 	free(c->hist_sim);
 	free(c->starts_buf);
+	free(c->general_at);
 	ilp_partition_free(c->pt);
 }
 
@@ -2120,6 +2288,46 @@ out:
 		*pt = c.pt;
 		c.pt = NULL;
 	}
+	release(&c, freed);
+	return rc;
+}
+
+int
+ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *const *parts,
+    size_t n, double *excess, int *points, ilp_error *err)
+{
+	solve_ctx c;
+	ilpi_glpk_log lg;
+	int freed = 0, rc = -1;
+
+	memset(&c, 0, sizeof c);
+	c.g = g;
+	c.o = o;
+	c.t0 = ilpi_now();
+	c.status = "optimal";
+	c.budget = -1;
+	c.least_bytes = -1;
+	c.peak_bound = -1;
+	c.peak_sim = -1;
+	c.peak_best = -1;
+	c.pt_bytes = -1;
+	c.audit = parts;
+	c.n_audit = n;
+	if (o->objective != ILP_OBJ_PEAK) {
+		ilpi_err(err, ILP_ERR_INPUT, "peak audit: the peak objective only");
+		return -1;
+	}
+	if (check_options(g, o, err) != 0 || prepare(&c, err) != 0)
+		goto out;
+	lg.log = o->log;
+	lg.log_ctx = o->log_ctx;
+	lg.verbose = o->verbose;
+	if (ilpi_glpk_run(run_model, &c, &lg, &freed, err) != 0)
+		goto out;
+	*excess = c.audit_excess;
+	*points = c.audit_points;
+	rc = 0;
+out:
 	release(&c, freed);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "solver/mincut.h"
+#include "solver/peak_cuts.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -430,6 +431,81 @@ START_TEST(peak_stacks_front_vs_monolithic_vs_enumeration)
 }
 END_TEST
 
+/* Every executable partition of g's forward ops and primals (each saved, recomputed or
+ * neither), at most `cap` of them, evenly spread over the enumeration. */
+static size_t
+executable_partitions(const ilp_graph *g, ilp_partition **out, size_t cap)
+{
+	int32_t cand[16];
+	size_t nc = 0, n = 0, seen = 0;
+	long total = 1;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (g->node[i].cls != ILPI_BACKWARD && g->node[i].kind != ILPI_TANGENT &&
+		    g->node[i].cls != ILPI_DEAD) {
+			cand[nc++] = (int32_t)i;
+			total *= g->node[i].kind == ILPI_OP ? 3 : 2;
+		}
+	for (long code = 0; code < total; code++) {
+		ilp_partition *p = ilp_partition_new(g);
+		ilp_error err = { 0 };
+		long c = code;
+
+		for (size_t k = 0; k < nc; k++) {
+			int base = g->node[cand[k]].kind == ILPI_OP ? 3 : 2, d = (int)(c % base);
+
+			c /= base;
+			p->state[cand[k]] = d == 1 ? ILPI_P_SAVED : d == 2 ? ILPI_P_RECOMPUTED : 0;
+		}
+		if (ilp_check(g, p, NULL, &err) == 0 && seen++ % 3 == 0 && n < cap)
+			out[n++] = p;
+		else
+			ilp_partition_free(p);
+	}
+	return n;
+}
+
+/* The general peak rows (solver/peak_cuts.c ilpi_peak_cuts_add_general) bound every
+ * partition from below, not only the answer they were taken at: rows at every backward
+ * step of a third of the executable partitions of random graphs and random stacks, each
+ * evaluated at every one of those partitions, never above its simulated peak (nor more
+ * than the half byte of the search's rounding). */
+START_TEST(peak_general_rows_below_every_partition)
+{
+	int with_rows = 0, n = 30;
+
+	for (int seed = 1; seed <= n; seed++) {
+		ilp_solve_options o;
+		ilp_error err = { 0 };
+		ilp_partition *parts[400];
+		ilp_graph *g;
+		double excess;
+		int points;
+		size_t np;
+
+		rng_state = (uint64_t)seed * 104729;
+		if (seed % 2)
+			g = random_graph(4 + (int)rnd(3), 3 + (int)rnd(3));
+		else
+			g = random_stack(2, 3 + (int)rnd(2), 2 + (int)rnd(2));
+		np = executable_partitions(g, parts, 400);
+		ck_assert_uint_gt(np, 0);
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_PEAK;
+		o.bans = ILP_BANS_NONE;
+		ck_assert_msg(ilpi_peak_audit(g, &o, parts, np, &excess, &points, &err) == 0,
+		    "seed %d: %s", seed, err.msg);
+		ck_assert_msg(points == 0 || excess <= 0.5, "seed %d: a general row is %.1f "
+		    "bytes above a partition's simulated peak", seed, excess);
+		with_rows += points > 0;
+		for (size_t k = 0; k < np; k++)
+			ilp_partition_free(parts[k]);
+		ilp_graph_free(g);
+	}
+	ck_assert_int_ge(with_rows, n / 2);
+}
+END_TEST
+
 /* The solver checks its exact peak rows against every answer it simulates
  * (solver/solve.c check_cuts) and says so in its log when one cuts an answer off. */
 static void
@@ -504,6 +580,11 @@ suite_peak(void)
 	tcase_add_test(tc, peak_budget_holds_in_simulation);
 	tcase_add_test(tc, peak_never_above_other_rows);
 	tcase_add_test(tc, peak_stacks_front_vs_monolithic_vs_enumeration);
+	suite_add_tcase(s, tc);
+	/* Rows against every partition, enumerated. */
+	tc = tcase_create("rows");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, peak_general_rows_below_every_partition);
 	suite_add_tcase(s, tc);
 	/* Small graphs that once broke a peak solve. */
 	tc = tcase_create("regress");
