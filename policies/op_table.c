@@ -125,18 +125,63 @@ packet_name(const char *target, char *buf, size_t size)
 		buf[last - buf] = '\0';
 }
 
+enum { N_OPS = sizeof op_table / sizeof op_table[0] };
+
+static int
+cmp_packet(const void *x, const void *y)
+{
+	return strcmp(op_table[*(const uint16_t *)x].packet, op_table[*(const uint16_t *)y].packet);
+}
+
+/* The table's rows by packet name, made on first use (the same array in every thread
+ * that makes it, published once complete). */
+static const uint16_t *
+by_packet(void)
+{
+	static uint16_t sorted[N_OPS];
+	static int ready;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+		uint16_t t[N_OPS];
+
+		for (size_t i = 0; i < N_OPS; i++)
+			t[i] = (uint16_t)i;
+		qsort(t, N_OPS, sizeof t[0], cmp_packet);
+		for (size_t i = 0; i < N_OPS; i++)
+			__atomic_store_n(&sorted[i], t[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	}
+	return sorted;
+}
+
 unsigned
 ilpi_op_class(const char *target)
 {
+	const uint16_t *sorted = by_packet();
 	char name[256];
 	unsigned cls = 0;
+	size_t lo = 0, hi = N_OPS;
 
 	if (target == NULL)
 		return 0;
 	packet_name(target, name, sizeof name);
-	for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
-		if (strcmp(name, op_table[i].packet) == 0)
-			cls |= op_table[i].cls;
+	/* the first row whose packet is not below name, then every row with that packet */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(op_table[__atomic_load_n(&sorted[mid], __ATOMIC_RELAXED)].packet,
+		    name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < N_OPS; lo++) {
+		size_t row = __atomic_load_n(&sorted[lo], __ATOMIC_RELAXED);
+
+		if (strcmp(op_table[row].packet, name) != 0)
+			break;
+		cls |= op_table[row].cls;
+	}
 	return cls;
 }
 

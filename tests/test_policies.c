@@ -531,6 +531,14 @@ START_TEST(op_classes)
 	ck_assert_uint_eq(ilpi_op_class("aten.mmm.default"), 0);
 	ck_assert_uint_eq(ilpi_op_class("aten.m.default"), 0);
 	ck_assert_uint_eq(ilpi_op_class(NULL), 0);
+	/* the ends of the table in name order, and a row with two classes */
+	ck_assert_uint_eq(ilpi_op_class("aten.__and__.Tensor"), ILPI_OPC_RECOMPUTABLE);
+	ck_assert_uint_eq(ilpi_op_class("prims.var.default"), ILPI_OPC_RECOMPUTABLE);
+	ck_assert_uint_eq(ilpi_op_class("aten.lift_fresh_copy.default"),
+	    ILPI_OPC_RECOMPUTABLE | ILPI_OPC_LIFT);
+	ck_assert_uint_eq(ilpi_op_class("aten.cat.default"), ILPI_OPC_CAT);
+	ck_assert_uint_eq(ilpi_op_class("aaa"), 0);
+	ck_assert_uint_eq(ilpi_op_class("zzz"), 0);
 }
 END_TEST
 
