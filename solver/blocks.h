@@ -30,6 +30,9 @@ typedef struct ilpi_blocks_stats {
 	size_t n_subsolves;       /* GLPK solves for the class fronts */
 	size_t n_points;          /* points kept by the combination, all cuts */
 	size_t front;             /* points on the final front */
+	int projected;            /* ilpi_blocks_front stopped early: the points kept, and
+	                           * the last cut's for each cut to come, exceed the work
+	                           * limit (n_points: the points kept then) */
 	int counts;               /* the last budgeted solve combined independent
 	                           * segments by counts (solver/mck.c) */
 } ilpi_blocks_stats;
@@ -49,6 +52,8 @@ int ilpi_blocks_plan_coarse(const ilpi_reduced *red, size_t min_seg, ilpi_blocks
 /* Combinations stop (as over the work limit) once this many seconds have passed;
  * <= 0: no limit. */
 void ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds);
+/* The combination's work limit in points (default 48 M; tests lower it). */
+void ilpi_blocks_set_max_points(ilpi_blocks *b, size_t points);
 
 /* The class fronts (no GLPK). Returns 1 (no error) when a segment is too wide for
  * them: the caller solves the model as a whole. */
@@ -78,7 +83,8 @@ int ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
     double *bound, uint8_t *s, uint8_t *r, ilp_error *err);
 
 /* The whole front of (bytes, cost): prepare, then combine without bounds. Returns 1
- * over the work limit. */
+ * over the work limit, or (independent segments) as soon as the points kept and those
+ * of the last cut for each cut to come exceed it (stats: projected). */
 int ilpi_blocks_front(ilpi_blocks *b, ilp_error *err);
 
 /* The last combination's front, ascending bytes and strictly descending cost. */

@@ -1320,6 +1320,63 @@ START_TEST(blocks_cut_every_layer)
 }
 END_TEST
 
+/*
+ * The complete front of independent segments (tests/data/blocks/llama-8l-d16.json, as
+ * ilpi_front_new plans it) stops as soon as the points kept, and the last cut's for
+ * each cut still to come, exceed the work limit: with the limit at a third of the
+ * points the complete front keeps, it stops early (projected, fewer points kept than
+ * the limit); with the limit at exactly those points it completes (the estimate never
+ * exceeds what the front really keeps here: its fronts grow from cut to cut).
+ */
+START_TEST(front_stops_early_when_projected_over_limit)
+{
+	ilp_graph *g = t_graph_file(t_srcpath("tests/data/blocks/llama-8l-d16.json"));
+	double *cost = calloc(g->n + 1, sizeof *cost);
+	ilp_solve_options o;
+	ilpi_rules r;
+	ilpi_reduced red;
+	ilp_error err = { 0 };
+	size_t full = 0;
+
+	ck_assert_ptr_nonnull(cost);
+	ilp_solve_options_init(&o);
+	for (size_t v = 0; v < g->n; v++)
+		if (ilpi_node_costs_recompute(g, v))
+			cost[v] = ilpi_node_cost_us(g, v, &o.device);
+	ck_assert_int_eq(ilpi_rules_build(g, NULL, &r, &err), 0);
+	ck_assert_msg(ilpi_reduce(g, &r, cost, 0, &red, &err) == 0, "%s", err.msg);
+	for (int k = 0; k < 3; k++) {
+		ilpi_blocks *b = NULL;
+		ilpi_blocks_stats st;
+		int rc;
+
+		ck_assert_msg(ilpi_blocks_plan_coarse(&red, 16, &b, &err) == 0, "%s", err.msg);
+		ck_assert_ptr_nonnull(b);
+		if (k > 0)
+			ilpi_blocks_set_max_points(b, k == 1 ? full : full / 3);
+		rc = ilpi_blocks_front(b, &err);
+		ilpi_blocks_get_stats(b, &st);
+		if (k < 2) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(st.projected, 0);
+			if (k == 0)
+				full = st.n_points;
+			ck_assert_uint_eq(st.n_points, full);
+			ck_assert_uint_gt(st.n_seg, 16);
+		} else {
+			ck_assert_int_eq(rc, 1);
+			ck_assert_int_eq(st.projected, 1);
+			ck_assert_uint_le(st.n_points, full / 3);
+		}
+		ilpi_blocks_free(b);
+	}
+	ilpi_reduced_free(&red);
+	ilpi_rules_free(&r);
+	free(cost);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* A fan of 20 values that two ops read, 16 of them not read by the backward, so all
  * live at once: no class front can hold them (docs/solver.md), every point is its own
  * solve, and still equals it; a stack under --monolithic likewise. */
@@ -2633,6 +2690,7 @@ suite_solver(void)
 	tcase_add_loop_test(tc, counts_vs_front_monolithic_enumeration, 0, 2);
 	tcase_add_loop_test(tc, pareto_equals_solve_on_corpus, 0, 3);
 	tcase_add_test(tc, pareto_falls_back_without_blocks);
+	tcase_add_test(tc, front_stops_early_when_projected_over_limit);
 	tcase_add_test(tc, blocks_cut_every_layer);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("budget");
