@@ -7,6 +7,7 @@ its saved values): whatever the backward needs and is not saved is recomputed th
 """
 
 import operator
+import os
 import re
 import warnings
 
@@ -371,4 +372,52 @@ def capture(model_or_fn: Any, *example_inputs: Any, path: Optional[PathLike] = N
         raise IlpartError("capture: no joint graph was made (does any input or parameter "
                           "require grad?)")
     write_graphs(graphs, path, description)
+    _warn_empty_backward(graphs, path, _on_meta(model_or_fn, example_inputs, example_kwargs))
     return graphs
+
+
+def _on_meta(model_or_fn, example_inputs, example_kwargs):
+    """Whether an example input or a parameter/buffer of the model is on the meta device."""
+    import torch
+
+    def tensors(x):
+        if isinstance(x, torch.Tensor):
+            yield x
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                yield from tensors(y)
+        elif isinstance(x, dict):
+            for y in x.values():
+                yield from tensors(y)
+
+    found = list(tensors(list(example_inputs))) + list(tensors(example_kwargs))
+    if isinstance(model_or_fn, torch.nn.Module):
+        found += list(model_or_fn.parameters()) + list(model_or_fn.buffers())
+    return any(t.is_meta for t in found)
+
+
+def _warn_empty_backward(graphs, path, meta):
+    """A joint graph whose backward computes no gradient at all (every backward output is
+    None) has nothing to partition: say so rather than return it silently. PyTorch 2.6
+    traces nll_loss (so cross_entropy) on the meta device that way, with or without
+    execute: its gradients are lost in the trace, not by ilpart."""
+    for i, g in enumerate(graphs):
+        bw = (g.get("outputs") or {}).get("backward") or []
+        if any(b is not None for b in bw):
+            continue
+        if path is None:
+            where = "%d of %d" % (i + 1, len(graphs))
+        else:
+            stem = os.fspath(path)[:-5] if os.fspath(path).endswith(".json") else os.fspath(path)
+            where = os.fspath(path) if i == 0 else "%s-%d.json" % (stem, i)
+        nll = any(n.get("target", "").startswith("aten.nll_loss") for n in g.get("nodes", ()))
+        hint = ""
+        if meta and nll:
+            hint = ("; on the meta device PyTorch 2.6 traces nll_loss/cross_entropy without "
+                    "its gradients: capture on a real device (small sizes keep it cheap)")
+        elif meta:
+            hint = ("; on the meta device some ops trace without their gradients: compare "
+                    "with a capture on a real device")
+        warnings.warn("capture: joint graph %s has an empty backward: no gradient reaches "
+                      "any input or parameter (every backward output is None), so there is "
+                      "nothing to partition%s" % (where, hint), IlpartWarning, stacklevel=3)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 import torch
 
@@ -367,6 +368,35 @@ class ExportTest(unittest.TestCase):
         self.check_schema(g)
         self.assertTrue(any(n.get("target") == "get_attr" for n in g["nodes"]))
         self.assertEqual(g["reference"][0]["name"], ilpart.reference_name())
+
+    def test_capture_meta_cross_entropy_warns(self):
+        """PyTorch 2.6 traces cross_entropy on the meta device without gradients: the
+        empty backward is reported (naming the file), not returned silently; the same
+        model on the CPU, and MSE on meta, give gradients and no warning."""
+        def capture_warnings(device, loss):
+            torch._dynamo.reset()
+            lin = torch.nn.Linear(16, 10).to(device)
+            x = torch.randn(8, 16, device=device)
+            y = torch.randint(0, 10, (8,), device=device)
+            with tempfile.TemporaryDirectory() as d, warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                (g,) = ilpart.capture(lambda x, y: loss(lin(x), y), x, y,
+                                      path=os.path.join(d, "ce.json"), reference=False,
+                                      execute=device != "meta")
+            msgs = [str(m.message) for m in w if issubclass(m.category, ilpart.IlpartWarning)]
+            return g, msgs
+
+        g, msgs = capture_warnings("meta", torch.nn.functional.cross_entropy)
+        self.assertTrue(all(b is None for b in g["outputs"]["backward"]))
+        self.assertEqual(len(msgs), 1, msgs)
+        self.assertRegex(msgs[0], r"joint graph \S*ce\.json has an empty backward")
+        self.assertIn("meta device PyTorch 2.6 traces nll_loss/cross_entropy", msgs[0])
+        g, msgs = capture_warnings("cpu", torch.nn.functional.cross_entropy)
+        self.assertTrue(any(b is not None for b in g["outputs"]["backward"]))
+        self.assertEqual(msgs, [])
+        _g, msgs = capture_warnings(
+            "meta", lambda o, y: torch.nn.functional.mse_loss(o, torch.zeros_like(o)))
+        self.assertEqual(msgs, [])
 
     def test_capture_without_grad_fails(self):
         m = models.MLP().requires_grad_(False)
