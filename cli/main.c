@@ -1,6 +1,7 @@
 /* main.c - `ilpart COMMAND ...`: dispatch and the helpers every command shares. */
 #include "config.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -187,6 +188,21 @@ usage(FILE *f)
 	    "3 constraints conflict, 4 no solution within limits\n");
 }
 
+/* A command's report printed to stdout (info, check, compare, mincut --explain, ...)
+ * that did not all reach it (a full disk, a closed pipe) is an error, not exit 0 with
+ * the output cut short. */
+static int
+stdout_flushed(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	if (rc == CLI_OK) {
+		fprintf(stderr, "ilpart: <stdout>: write error: %s\n", strerror(errno));
+		rc = CLI_INPUT;
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -216,7 +232,7 @@ main(int argc, char **argv)
 				    commands[i].details);
 				return CLI_OK;
 			}
-		return commands[i].run(argc - 1, argv + 1);
+		return stdout_flushed(commands[i].run(argc - 1, argv + 1));
 	}
 	fprintf(stderr, "ilpart: unknown command '%s' (see ilpart --help)\n", argv[1]);
 	return CLI_INPUT;
