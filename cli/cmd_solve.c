@@ -123,9 +123,9 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 			int64_t bytes;
 			double frac;
 
-			if (cli_opt_budget("solve", v, &bytes, &frac) != CLI_OK)
+			if (v == NULL)
 				return -1;
-			if (bytes < 0)
+			if (cli_parse_budget(v, &bytes, &frac) != 0 || bytes < 0)
 				return cli_usage("solve", "--peak-budget: expected bytes (e.g. 512MiB), "
 				    "not '%s'", v), -1;
 			o->peak_budget = bytes;
