@@ -127,13 +127,13 @@ ilpi_json_parse(const char *buf, size_t len, const char *path, ilp_error *err)
 	return root;
 }
 
-/* ---- the fast path: cJSON's tree, built into one arena ------------------------------
+/* ---- the fast path: the values cJSON would read, built into one arena ---------------
  *
- * A reader of plain JSON that builds exactly the tree cJSON_ParseWithLengthOpts builds
- * (the same types, strings, numbers, valueint and links, the first child's prev
- * pointing at the last) without a malloc per item, and gives up on anything it does
- * not handle itself: then cJSON parses the text, so what is accepted, the tree and
- * every error message stay cJSON's. Numbers: the span cJSON hands strtod is the JSON
+ * A reader of plain JSON that builds the values cJSON_ParseWithLengthOpts would (the
+ * same types, strings, numbers and order) as 32-byte ilpi_jv items without a malloc
+ * per item, and gives up on anything it does not handle itself: then cJSON parses the
+ * text and its tree is copied into the arena, so what is accepted, the values and every
+ * error message stay cJSON's. Numbers: the span cJSON hands strtod is the JSON
  * number itself (the parser requires that no number character follows it); a
  * mantissa of at most 2^53 with a power of ten up to 22 is exact in one rounding
  * (Clinger's fast path, the correctly rounded value strtod returns), else strtod on
@@ -144,7 +144,7 @@ enum { FAST_DEPTH = 512, FAST_NUM = 63 };
 struct ilpi_json_chunk {
 	struct ilpi_json_chunk *next;
 	size_t used, cap;
-	cJSON item[];
+	ilpi_jv item[];
 };
 
 typedef struct fast {
@@ -159,11 +159,11 @@ typedef struct fast {
 	int depth;
 } fast;
 
-static cJSON *
+static ilpi_jv *
 fast_item(fast *f)
 {
 	struct ilpi_json_chunk *c = f->d->chunks;
-	cJSON *it;
+	ilpi_jv *it;
 
 	if (c == NULL || c->used == c->cap) {
 		size_t cap = c == NULL ? f->hint : 2 * c->cap;
@@ -251,7 +251,7 @@ is_digit(char c)
 }
 
 static int
-fast_number(fast *f, cJSON *it)
+fast_number(fast *f, ilpi_jv *it)
 {
 	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
 		1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
@@ -308,20 +308,21 @@ fast_number(fast *f, cJSON *it)
 		if (after != num + n)
 			return -1;
 	}
-	it->type = cJSON_Number;
-	it->valuedouble = v;
-	it->valueint = v >= INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN : (int)v;
+	it->type = ILPI_JV_NUMBER;
+	it->u.num = v;
 	f->p = q;
 	return 0;
 }
 
-static int fast_value(fast *f, cJSON *it);
+static int fast_value(fast *f, ilpi_jv *it);
+static ilpi_jv *from_cjson(fast *f, const cJSON *c);
 
-/* An array or an object at f->p; the items link as cJSON links them. */
+/* An array or an object at f->p: its values in order. */
 static int
-fast_list(fast *f, cJSON *it, int object)
+fast_list(fast *f, ilpi_jv *it, int object)
 {
-	cJSON *head = NULL, *cur = NULL;
+	ilpi_jv *head = NULL, *cur = NULL;
+	uint32_t count = 0;
 	char close = object ? '}' : ']';
 
 	if (++f->depth > FAST_DEPTH)
@@ -332,19 +333,18 @@ fast_list(fast *f, cJSON *it, int object)
 		f->p++;
 	} else {
 		for (;;) {
-			cJSON *n = fast_item(f);
+			ilpi_jv *n = fast_item(f);
 
-			if (n == NULL)
+			if (n == NULL || count == UINT32_MAX)
 				return -1;
-			if (head == NULL) {
+			if (head == NULL)
 				head = n;
-			} else {
+			else
 				cur->next = n;
-				n->prev = cur;
-			}
 			cur = n;
+			count++;
 			if (object) {
-				if (f->p == f->end || *f->p != '"' || (n->string = fast_string(f)) == NULL)
+				if (f->p == f->end || *f->p != '"' || (n->key = fast_string(f)) == NULL)
 					return -1;
 				fast_ws(f);
 				if (f->p == f->end || *f->p != ':')
@@ -366,11 +366,11 @@ fast_list(fast *f, cJSON *it, int object)
 			f->p++;
 			fast_ws(f);
 		}
-		head->prev = cur;
 	}
 	f->depth--;
-	it->type = object ? cJSON_Object : cJSON_Array;
-	it->child = head;
+	it->type = object ? ILPI_JV_OBJECT : ILPI_JV_ARRAY;
+	it->u.child = head;
+	it->count = count;
 	return 0;
 }
 
@@ -384,7 +384,7 @@ fast_literal(fast *f, const char *word, size_t n)
 }
 
 static int
-fast_value(fast *f, cJSON *it)
+fast_value(fast *f, ilpi_jv *it)
 {
 	if (f->p == f->end)
 		return -1;
@@ -394,17 +394,16 @@ fast_value(fast *f, cJSON *it)
 	case '[':
 		return fast_list(f, it, 0);
 	case '"':
-		it->type = cJSON_String;
-		return (it->valuestring = fast_string(f)) != NULL ? 0 : -1;
+		it->type = ILPI_JV_STRING;
+		return (it->u.str = fast_string(f)) != NULL ? 0 : -1;
 	case 'n':
-		it->type = cJSON_NULL;
+		it->type = ILPI_JV_NULL;
 		return fast_literal(f, "null", 4);
 	case 't':
-		it->type = cJSON_True;
-		it->valueint = 1;
+		it->type = ILPI_JV_TRUE;
 		return fast_literal(f, "true", 4);
 	case 'f':
-		it->type = cJSON_False;
+		it->type = ILPI_JV_FALSE;
 		return fast_literal(f, "false", 5);
 	default:
 		return fast_number(f, it);
@@ -414,18 +413,96 @@ fast_value(fast *f, cJSON *it)
 void
 ilpi_json_doc_free(ilpi_json_doc *d)
 {
-	if (d->chunks == NULL && d->strings == NULL) {
-		cJSON_Delete(d->root);
-	} else {
-		while (d->chunks != NULL) {
-			struct ilpi_json_chunk *next = d->chunks->next;
+	while (d->chunks != NULL) {
+		struct ilpi_json_chunk *next = d->chunks->next;
 
-			free(d->chunks);
-			d->chunks = next;
-		}
-		free(d->strings);
+		free(d->chunks);
+		d->chunks = next;
 	}
+	free(d->strings);
+	cJSON_Delete(d->cj);
 	memset(d, 0, sizeof *d);
+}
+
+/* cJSON's tree as values in the arena (strings stay cJSON's: d->cj is kept). */
+static ilpi_jv *
+from_cjson(fast *f, const cJSON *c)
+{
+	ilpi_jv *v = fast_item(f), *cur = NULL;
+
+	if (v == NULL)
+		return NULL;
+	switch (c->type & 0xff) {
+	case cJSON_False: v->type = ILPI_JV_FALSE; break;
+	case cJSON_True: v->type = ILPI_JV_TRUE; break;
+	case cJSON_NULL: v->type = ILPI_JV_NULL; break;
+	case cJSON_Number: v->type = ILPI_JV_NUMBER; v->u.num = c->valuedouble; break;
+	case cJSON_String: v->type = ILPI_JV_STRING; v->u.str = c->valuestring; break;
+	case cJSON_Array: v->type = ILPI_JV_ARRAY; break;
+	case cJSON_Object: v->type = ILPI_JV_OBJECT; break;
+	default: return NULL;   /* raw or invalid: not from a parse */
+	}
+	if (v->type == ILPI_JV_ARRAY || v->type == ILPI_JV_OBJECT)
+		for (const cJSON *e = c->child; e != NULL; e = e->next) {
+			ilpi_jv *n = from_cjson(f, e);
+
+			if (n == NULL || v->count == UINT32_MAX)
+				return NULL;
+			n->key = v->type == ILPI_JV_OBJECT ? e->string : NULL;
+			if (cur == NULL)
+				v->u.child = n;
+			else
+				cur->next = n;
+			cur = n;
+			v->count++;
+		}
+	return v;
+}
+
+const ilpi_jv *
+ilpi_jv_get(const ilpi_jv *obj, const char *key)
+{
+	const ilpi_jv *m;
+
+	if (!ilpi_jv_is_object(obj) || key == NULL)
+		return NULL;
+	for (m = obj->u.child; m != NULL; m = m->next)
+		if (strcmp(m->key, key) == 0)
+			return m;
+	return NULL;
+}
+
+int
+ilpi_jv_same_as_cjson(const ilpi_jv *a, const cJSON *b)
+{
+	static const int types[] = { cJSON_NULL, cJSON_False, cJSON_True, cJSON_Number,
+		cJSON_String, cJSON_Array, cJSON_Object };
+	const cJSON *e;
+	const ilpi_jv *x;
+	uint32_t n = 0;
+
+	if (a == NULL || b == NULL || a->type > ILPI_JV_OBJECT ||
+	    types[a->type] != (b->type & 0xff))
+		return a == NULL && b == NULL;
+	switch (a->type) {
+	case ILPI_JV_NUMBER:
+		return memcmp(&a->u.num, &b->valuedouble, sizeof a->u.num) == 0;
+	case ILPI_JV_STRING:
+		return b->valuestring != NULL && strcmp(a->u.str, b->valuestring) == 0;
+	case ILPI_JV_ARRAY:
+	case ILPI_JV_OBJECT:
+		for (x = a->u.child, e = b->child; x != NULL && e != NULL; x = x->next, e = e->next) {
+			if (a->type == ILPI_JV_OBJECT ? e->string == NULL || x->key == NULL ||
+			    strcmp(x->key, e->string) != 0 : x->key != NULL)
+				return 0;
+			if (!ilpi_jv_same_as_cjson(x, e))
+				return 0;
+			n++;
+		}
+		return x == NULL && e == NULL && n == a->count;
+	default:
+		return 1;
+	}
 }
 
 static int
@@ -465,8 +542,15 @@ doc_parse(ilpi_json_doc *d, const char *buf, char *own, size_t len, const char *
 				*z = '"';
 	}
 	ilpi_json_doc_free(d);
-	if ((d->root = ilpi_json_parse(buf, len, path, err)) == NULL)
+	if ((d->cj = ilpi_json_parse(buf, len, path, err)) == NULL)
 		return -1;
+	f.d = d;
+	f.hint = 256;
+	if ((d->root = from_cjson(&f, d->cj)) == NULL) {
+		ilpi_json_doc_free(d);
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", path);
+		return -1;
+	}
 	return 0;
 }
 
@@ -484,34 +568,59 @@ ilpi_json_doc_parse_in_place(ilpi_json_doc *d, char *buf, size_t len, const char
 	return doc_parse(d, buf, buf, len, path, err);
 }
 
+/* The header's checks on what the two trees hold: fmt NULL when "format" is missing or
+ * not a string (fmt_present tells which), ver_state 0 missing, 1 not a number, 2 ver. */
+static int
+header(int fmt_present, const char *fmt, int ver_state, double ver, const char *format,
+    const char *path, const char *who, ilp_error *err)
+{
+	char where[160];
+
+	snprintf(where, sizeof where, "%s%s", who != NULL ? who : "", who != NULL ? ": " : "");
+	if (fmt == NULL || strcmp(fmt, format) != 0) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'format': %s\"%s\"%s", path, where,
+		    !fmt_present ? "missing (expected " : "expected ", format,
+		    !fmt_present ? ")" : "");
+		return -1;
+	}
+	if (ver_state == 0) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': missing (expected 1)", path,
+		    where);
+		return -1;
+	}
+	if (ver_state == 1) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': expected a number", path,
+		    where);
+		return -1;
+	}
+	if (ver != 1) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': unsupported version %g (this "
+		    "ilpart reads version 1)", path, where, ver);
+		return -1;
+	}
+	return 0;
+}
+
 int
 ilpi_json_header(const cJSON *root, const char *format, const char *path,
     const char *who, ilp_error *err)
 {
 	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
-	char where[160];
 
-	snprintf(where, sizeof where, "%s%s", who != NULL ? who : "", who != NULL ? ": " : "");
-	if (fmt == NULL || !cJSON_IsString(fmt) || strcmp(fmt->valuestring, format) != 0) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'format': %s\"%s\"%s", path, where,
-		    fmt == NULL ? "missing (expected " : "expected ", format, fmt == NULL ? ")" : "");
-		return -1;
-	}
-	if (ver == NULL) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': missing (expected 1)", path,
-		    where);
-		return -1;
-	}
-	if (!cJSON_IsNumber(ver)) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': expected a number", path,
-		    where);
-		return -1;
-	}
-	if (ver->valuedouble != 1) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: %sfield 'version': unsupported version %g (this "
-		    "ilpart reads version 1)", path, where, ver->valuedouble);
-		return -1;
-	}
-	return 0;
+	return header(fmt != NULL, cJSON_IsString(fmt) ? fmt->valuestring : NULL,
+	    ver == NULL ? 0 : !cJSON_IsNumber(ver) ? 1 : 2, ver != NULL ? ver->valuedouble : 0,
+	    format, path, who, err);
+}
+
+int
+ilpi_jv_header(const ilpi_jv *root, const char *format, const char *path,
+    const char *who, ilp_error *err)
+{
+	const ilpi_jv *fmt = ilpi_jv_get(root, "format");
+	const ilpi_jv *ver = ilpi_jv_get(root, "version");
+
+	return header(fmt != NULL, ilpi_jv_is_string(fmt) ? fmt->u.str : NULL,
+	    ver == NULL ? 0 : !ilpi_jv_is_number(ver) ? 1 : 2,
+	    ilpi_jv_is_number(ver) ? ver->u.num : 0, format, path, who, err);
 }

@@ -1,14 +1,13 @@
 /*
  * json_read.c - the joint-graph reader: JSON text -> ilp_graph (docs/format.md).
  *
- * cJSON trees never leave this file. Every rejection is one line naming the file,
+ * Parsed documents (graph/json_parse.h) never leave this file. Every rejection is one line naming the file,
  * the node and the field. Nodes are added in a first pass so that inputs may be
  * resolved by name in a second; ilpi_graph_finish() then rejects forward references
  * (naming a cycle when there is one).
  */
 #include "config.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +41,14 @@ put(char *buf, size_t len, size_t *at, const char *s)
 
 /* "node 'x'" or "node #12" when the node has no usable name yet. */
 static const char *
-node_label(const cJSON *obj, size_t idx, char *buf, size_t len)
+node_label(const ilpi_jv *obj, size_t idx, char *buf, size_t len)
 {
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	const ilpi_jv *name = ilpi_jv_get(obj, "name");
 	size_t at = 0;
 
-	if (cJSON_IsString(name) && name->valuestring[0] != '\0') {
+	if (ilpi_jv_is_string(name) && name->u.str[0] != '\0') {
 		put(buf, len, &at, "node '");
-		put(buf, len, &at, name->valuestring);
+		put(buf, len, &at, name->u.str);
 		put(buf, len, &at, "'");
 	} else {
 		snprintf(buf, len, "node #%zu", idx);
@@ -65,23 +64,23 @@ fail(reader *r, const char *who, const char *field, const char *what)
 }
 
 static int
-get_count(reader *r, const char *who, const cJSON *v, const char *field, double max,
+get_count(reader *r, const char *who, const ilpi_jv *v, const char *field, double max,
     double *out)
 {
-	if (!cJSON_IsNumber(v))
+	if (!ilpi_jv_is_number(v))
 		return fail(r, who, field, "expected a number");
-	if (!isfinite(v->valuedouble))
+	if (!isfinite(v->u.num))
 		return fail(r, who, field, "not a finite number");
-	if (v->valuedouble < 0)
+	if (v->u.num < 0)
 		return fail(r, who, field, "must not be negative");
-	if (v->valuedouble > max)
+	if (v->u.num > max)
 		return fail(r, who, field, "too large");
-	*out = v->valuedouble;
+	*out = v->u.num;
 	return 0;
 }
 
 static int
-get_int(reader *r, const char *who, const cJSON *v, const char *field, double max, int64_t *out)
+get_int(reader *r, const char *who, const ilpi_jv *v, const char *field, double max, int64_t *out)
 {
 	double d;
 
@@ -94,25 +93,25 @@ get_int(reader *r, const char *who, const cJSON *v, const char *field, double ma
 }
 
 static int
-get_bool(reader *r, const char *who, const cJSON *v, const char *field, int *out)
+get_bool(reader *r, const char *who, const ilpi_jv *v, const char *field, int *out)
 {
-	if (!cJSON_IsBool(v))
+	if (!ilpi_jv_is_bool(v))
 		return fail(r, who, field, "expected true or false");
-	*out = cJSON_IsTrue(v);
+	*out = ilpi_jv_is_true(v);
 	return 0;
 }
 
 static int
-read_shape(reader *r, const char *who, long idx, const cJSON *v, int64_t *numel)
+read_shape(reader *r, const char *who, long idx, const ilpi_jv *v, int64_t *numel)
 {
 	int64_t dims[MAX_DIMS];
 	double total = 1;
 	int nd = 0;
-	const cJSON *d;
+	const ilpi_jv *d;
 
-	if (!cJSON_IsArray(v))
+	if (!ilpi_jv_is_array(v))
 		return fail(r, who, "shape", "expected an array of integers");
-	cJSON_ArrayForEach(d, v) {
+	ilpi_jv_each(d, v) {
 		if (nd == MAX_DIMS)
 			return fail(r, who, "shape", "more than 64 dimensions");
 		if (get_int(r, who, d, "shape", MAX_BYTES, &dims[nd]) != 0)
@@ -130,23 +129,23 @@ read_shape(reader *r, const char *who, long idx, const cJSON *v, int64_t *numel)
 }
 
 static int
-read_kind(reader *r, const char *who, const cJSON *v, ilpi_kind *kind)
+read_kind(reader *r, const char *who, const ilpi_jv *v, ilpi_kind *kind)
 {
 	if (v == NULL)
 		return fail(r, who, "kind", "missing");
-	if (!cJSON_IsString(v))
+	if (!ilpi_jv_is_string(v))
 		return fail(r, who, "kind", "expected a string");
-	if (strcmp(v->valuestring, "primal") == 0)
+	if (strcmp(v->u.str, "primal") == 0)
 		*kind = ILPI_PRIMAL;
-	else if (strcmp(v->valuestring, "tangent") == 0)
+	else if (strcmp(v->u.str, "tangent") == 0)
 		*kind = ILPI_TANGENT;
-	else if (strcmp(v->valuestring, "op") == 0)
+	else if (strcmp(v->u.str, "op") == 0)
 		*kind = ILPI_OP;
 	else {
 		char msg[160];
 
 		snprintf(msg, sizeof msg, "unknown kind '%.60s' (primal, tangent or op)",
-		    v->valuestring);
+		    v->u.str);
 		return fail(r, who, "kind", msg);
 	}
 	return 0;
@@ -204,22 +203,22 @@ key_index(const char *s)
  * drop a SAC tag. On success field[k] is the node's field of key k (NULL: absent) and
  * ids[] the keys in the order of the fields. */
 static int
-check_node_keys(reader *r, const cJSON *obj, const char *who, const cJSON **field,
+check_node_keys(reader *r, const ilpi_jv *obj, const char *who, const ilpi_jv **field,
     uint8_t *ids)
 {
 	uint32_t seen = 0;
 	size_t nf = 0;
-	const cJSON *f;
+	const ilpi_jv *f;
 
 	for (int k = 0; k < K_COUNT; k++)
 		field[k] = NULL;
-	cJSON_ArrayForEach(f, obj) {
-		int k = key_index(f->string);
+	ilpi_jv_each(f, obj) {
+		int k = key_index(f->key);
 
 		if (k == K_COUNT)
-			return fail(r, who, f->string, "unknown field");
+			return fail(r, who, f->key, "unknown field");
 		if (seen & (1u << k))
-			return fail(r, who, f->string, "repeated field");
+			return fail(r, who, f->key, "repeated field");
 		seen |= 1u << k;
 		field[k] = f;
 		ids[nf++] = (uint8_t)k;
@@ -229,18 +228,18 @@ check_node_keys(reader *r, const cJSON *obj, const char *who, const cJSON **fiel
 
 /* Everything but inputs and view_of, which name other nodes (second pass). */
 static int
-read_node_fields(reader *r, const cJSON *obj, long idx, const char *who,
+read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
     const uint8_t *ids)
 {
 	ilpi_node *n = ilpi_graph_node(r->g, idx);
 	int64_t numel = -1, bytes = -1, ival;
 	const char *dtype = NULL;
-	const cJSON *f;
+	const ilpi_jv *f;
 	int b, is_tuple = 0, dsize = 0;
 	size_t nf = 0;
 
-	cJSON_ArrayForEach(f, obj) {
-		const char *k = f->string;
+	ilpi_jv_each(f, obj) {
+		const char *k = f->key;
 		int id = ids[nf++];
 		ilpi_tag tag;
 
@@ -248,29 +247,29 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who,
 		    id == K_VIEW_OF || id == K_META) {
 			continue; /* handled elsewhere */
 		} else if (id == K_SHAPE) {
-			if (!cJSON_IsNull(f) && read_shape(r, who, idx, f, &numel) != 0)
+			if (!ilpi_jv_is_null(f) && read_shape(r, who, idx, f, &numel) != 0)
 				return -1;
 		} else if (id == K_DTYPE) {
-			if (cJSON_IsNull(f))
+			if (ilpi_jv_is_null(f))
 				continue;
-			if (!cJSON_IsString(f))
+			if (!ilpi_jv_is_string(f))
 				return fail(r, who, k, "expected a string");
-			if (r->dtype_raw != NULL && strcmp(r->dtype_raw, f->valuestring) == 0) {
+			if (r->dtype_raw != NULL && strcmp(r->dtype_raw, f->u.str) == 0) {
 				n->dtype = r->dtype;
 				dsize = r->dtype_size;
 				continue;
 			}
-			dtype = ilpi_dtype_canonical(f->valuestring);
+			dtype = ilpi_dtype_canonical(f->u.str);
 			if (dtype == NULL) {
 				char msg[160];
 
-				snprintf(msg, sizeof msg, "unknown dtype '%.60s'", f->valuestring);
+				snprintf(msg, sizeof msg, "unknown dtype '%.60s'", f->u.str);
 				return fail(r, who, k, msg);
 			}
 			n->dtype = ilpi_intern(&r->g->pool, dtype);
 			dsize = ilpi_dtype_size(n->dtype);
 			if (n->dtype != NULL) {
-				r->dtype_raw = f->valuestring;
+				r->dtype_raw = f->u.str;
 				r->dtype = n->dtype;
 				r->dtype_size = dsize;
 			}
@@ -300,27 +299,27 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who,
 				return -1;
 		} else if (id == K_MEMORY_BUDGET) {
 			/* torch's node.meta["memory_budget"]; torch rejects one outside [0, 1] */
-			if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0 && f->valuedouble <= 1))
+			if (!ilpi_jv_is_number(f) || !(f->u.num >= 0 && f->u.num <= 1))
 				return fail(r, who, k, "expected a fraction from 0 to 1");
 			if (r->g->memory_budget < 0) {
-				r->g->memory_budget = f->valuedouble;
+				r->g->memory_budget = f->u.num;
 				r->g->memory_budget_node = (int32_t)idx;
 			}
 		} else if (id == K_RECOMPUTE) {
-			if (cJSON_IsNull(f))
+			if (ilpi_jv_is_null(f))
 				continue;
-			if (!cJSON_IsString(f))
+			if (!ilpi_jv_is_string(f))
 				return fail(r, who, k, "expected a string");
-			if (ilpi_tag_parse(f->valuestring, &tag) != 0) {
+			if (ilpi_tag_parse(f->u.str, &tag) != 0) {
 				char msg[200];
 
 				snprintf(msg, sizeof msg, "unknown tag '%.60s' (MUST_SAVE, PREFER_SAVE, "
-				    "MUST_RECOMPUTE or PREFER_RECOMPUTE)", f->valuestring);
+				    "MUST_RECOMPUTE or PREFER_RECOMPUTE)", f->u.str);
 				return fail(r, who, k, msg);
 			}
 			n->tag = (uint8_t)tag;
 		} else if (id == K_AC_GRAPH_ID) {
-			if (cJSON_IsNull(f))
+			if (ilpi_jv_is_null(f))
 				continue;
 			if (get_int(r, who, f, k, 2e9, &ival) != 0)
 				return -1;
@@ -374,7 +373,7 @@ read_node_fields(reader *r, const cJSON *obj, long idx, const char *who,
 
 /* A node's label, made on first use: only a rejection needs it. */
 typedef struct lazy_label {
-	const cJSON *obj;
+	const ilpi_jv *obj;
 	size_t idx;
 	int done;
 	char buf[160];
@@ -391,52 +390,52 @@ label_of(lazy_label *l)
 }
 
 static long
-resolve_node(reader *r, lazy_label *who, const cJSON *v, const char *field)
+resolve_node(reader *r, lazy_label *who, const ilpi_jv *v, const char *field)
 {
 	long idx;
 	char msg[200];
 
-	if (!cJSON_IsString(v))
+	if (!ilpi_jv_is_string(v))
 		return fail(r, label_of(who), field, "expected a node name");
-	idx = ilp_graph_find(r->g, v->valuestring);
+	idx = ilp_graph_find(r->g, v->u.str);
 	if (idx < 0) {
-		snprintf(msg, sizeof msg, "no node named '%.80s'", v->valuestring);
+		snprintf(msg, sizeof msg, "no node named '%.80s'", v->u.str);
 		return fail(r, label_of(who), field, msg);
 	}
 	return idx;
 }
 
 static long
-resolve(reader *r, const char *who, const cJSON *v, const char *field)
+resolve(reader *r, const char *who, const ilpi_jv *v, const char *field)
 {
 	long idx;
 	char msg[200];
 
-	if (!cJSON_IsString(v))
+	if (!ilpi_jv_is_string(v))
 		return fail(r, who, field, "expected a node name");
-	idx = ilp_graph_find(r->g, v->valuestring);
+	idx = ilp_graph_find(r->g, v->u.str);
 	if (idx < 0) {
-		snprintf(msg, sizeof msg, "no node named '%.80s'", v->valuestring);
+		snprintf(msg, sizeof msg, "no node named '%.80s'", v->u.str);
 		return fail(r, who, field, msg);
 	}
 	return idx;
 }
 
 static int
-read_links(reader *r, const cJSON *inputs, const cJSON *view, long idx, lazy_label *who)
+read_links(reader *r, const ilpi_jv *inputs, const ilpi_jv *view, long idx, lazy_label *who)
 {
 	ilpi_node *n = ilpi_graph_node(r->g, idx);
-	const cJSON *v;
+	const ilpi_jv *v;
 
 	if (n->kind != ILPI_OP) {
-		if (inputs != NULL && (!cJSON_IsArray(inputs) || cJSON_GetArraySize(inputs) > 0))
+		if (inputs != NULL && (!ilpi_jv_is_array(inputs) || ilpi_jv_size(inputs) > 0))
 			return fail(r, label_of(who), "inputs", "only op nodes have inputs");
 	} else if (inputs == NULL) {
 		return fail(r, label_of(who), "inputs", "missing");
-	} else if (!cJSON_IsArray(inputs)) {
+	} else if (!ilpi_jv_is_array(inputs)) {
 		return fail(r, label_of(who), "inputs", "expected an array of node names");
 	} else {
-		cJSON_ArrayForEach(v, inputs) {
+		ilpi_jv_each(v, inputs) {
 			long in = resolve_node(r, who, v, "inputs");
 
 			if (in < 0)
@@ -450,7 +449,7 @@ read_links(reader *r, const cJSON *inputs, const cJSON *view, long idx, lazy_lab
 	if ((n->flags & ILPI_F_GETITEM) &&
 	    (n->in_count != 1 || !(r->g->node[r->g->in[n->in_begin]].flags & ILPI_F_TUPLE)))
 		return fail(r, label_of(who), "inputs", "getitem takes exactly one tuple-valued input");
-	if (view != NULL && !cJSON_IsNull(view)) {
+	if (view != NULL && !ilpi_jv_is_null(view)) {
 		long base = resolve_node(r, who, view, "view_of");
 
 		if (base < 0)
@@ -463,19 +462,19 @@ read_links(reader *r, const cJSON *inputs, const cJSON *view, long idx, lazy_lab
 }
 
 static int
-read_nodes(reader *r, const cJSON *nodes)
+read_nodes(reader *r, const ilpi_jv *nodes)
 {
-	const cJSON *obj, *field[K_COUNT], **links = NULL;
+	const ilpi_jv *obj, *field[K_COUNT], **links = NULL;
 	uint8_t ids[K_COUNT];
 	char who[160];
 	size_t i = 0, count;
 	long idx;
 	int rc = -1;
 
-	if (!cJSON_IsArray(nodes))
+	if (!ilpi_jv_is_array(nodes))
 		return fail(r, "graph", "nodes", nodes == NULL ? "missing" : "expected an array");
 	/* each node's inputs and view_of, for the second pass */
-	count = (size_t)cJSON_GetArraySize(nodes);
+	count = ilpi_jv_size(nodes);
 	links = malloc((count + 1) * 2 * sizeof *links);
 	if (links == NULL) {
 		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
@@ -483,12 +482,12 @@ read_nodes(reader *r, const cJSON *nodes)
 	}
 	/* a hint: without the room, adding the nodes grows the arrays as before */
 	(void)ilpi_graph_reserve(r->g, count);
-	cJSON_ArrayForEach(obj, nodes) {
-		const cJSON *name, *target;
+	ilpi_jv_each(obj, nodes) {
+		const ilpi_jv *name, *target;
 		ilpi_kind kind;
 
 		node_label(obj, i, who, sizeof who);
-		if (!cJSON_IsObject(obj)) {
+		if (!ilpi_jv_is_object(obj)) {
 			fail(r, who, "nodes", "expected an object");
 			goto out;
 		}
@@ -499,7 +498,7 @@ read_nodes(reader *r, const cJSON *nodes)
 			fail(r, who, "name", "missing");
 			goto out;
 		}
-		if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
+		if (!ilpi_jv_is_string(name) || name->u.str[0] == '\0') {
 			fail(r, who, "name", "expected a non-empty string");
 			goto out;
 		}
@@ -510,12 +509,12 @@ read_nodes(reader *r, const cJSON *nodes)
 			fail(r, who, "target", "missing (op nodes name their operation)");
 			goto out;
 		}
-		if (target != NULL && (!cJSON_IsString(target) || target->valuestring[0] == '\0')) {
+		if (target != NULL && (!ilpi_jv_is_string(target) || target->u.str[0] == '\0')) {
 			fail(r, who, "target", "expected a non-empty string");
 			goto out;
 		}
-		idx = ilpi_graph_add(r->g, name->valuestring, kind,
-		    kind == ILPI_OP ? target->valuestring : NULL, r->err);
+		idx = ilpi_graph_add(r->g, name->u.str, kind,
+		    kind == ILPI_OP ? target->u.str : NULL, r->err);
 		if (idx < 0)
 			goto out;
 		if (read_node_fields(r, obj, idx, who, ids) != 0)
@@ -525,7 +524,7 @@ read_nodes(reader *r, const cJSON *nodes)
 		i++;
 	}
 	i = 0;
-	cJSON_ArrayForEach(obj, nodes) {
+	ilpi_jv_each(obj, nodes) {
 		lazy_label lw;
 
 		lw.obj = obj;
@@ -542,23 +541,23 @@ out:
 }
 
 static int
-read_name_list(reader *r, const char *who, const cJSON *v, const char *field, int allow_null,
+read_name_list(reader *r, const char *who, const ilpi_jv *v, const char *field, int allow_null,
     int32_t **out, size_t *n)
 {
 	size_t cnt = 0;
-	const cJSON *e;
+	const ilpi_jv *e;
 
-	if (!cJSON_IsArray(v))
+	if (!ilpi_jv_is_array(v))
 		return fail(r, who, field, v == NULL ? "missing" : "expected an array of node names");
-	*out = malloc(((size_t)cJSON_GetArraySize(v) + 1) * sizeof **out);
+	*out = malloc((ilpi_jv_size(v) + 1) * sizeof **out);
 	if (*out == NULL) {
 		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
 		return -1;
 	}
-	cJSON_ArrayForEach(e, v) {
+	ilpi_jv_each(e, v) {
 		long idx;
 
-		if (allow_null && cJSON_IsNull(e)) {
+		if (allow_null && ilpi_jv_is_null(e)) {
 			(*out)[cnt++] = ILPI_NONE;
 			continue;
 		}
@@ -572,18 +571,18 @@ read_name_list(reader *r, const char *who, const cJSON *v, const char *field, in
 }
 
 static int
-read_outputs(reader *r, const cJSON *outs)
+read_outputs(reader *r, const ilpi_jv *outs)
 {
 	int32_t *fw = NULL, *bw = NULL;
 	size_t nfw = 0, nbw = 0;
 	int rc = -1;
 
-	if (!cJSON_IsObject(outs))
+	if (!ilpi_jv_is_object(outs))
 		return fail(r, "graph", "outputs", outs == NULL ? "missing" : "expected an object");
-	if (read_name_list(r, "graph", cJSON_GetObjectItemCaseSensitive(outs, "forward"),
+	if (read_name_list(r, "graph", ilpi_jv_get(outs, "forward"),
 	    "outputs.forward", 0, &fw, &nfw) != 0)
 		goto out;
-	if (read_name_list(r, "graph", cJSON_GetObjectItemCaseSensitive(outs, "backward"),
+	if (read_name_list(r, "graph", ilpi_jv_get(outs, "backward"),
 	    "outputs.backward", 1, &bw, &nbw) != 0)
 		goto out;
 	if (ilpi_graph_set_outputs(r->g, fw, nfw, bw, nbw) != 0) {
@@ -598,34 +597,34 @@ out:
 }
 
 static int
-read_refs(reader *r, const cJSON *refs)
+read_refs(reader *r, const ilpi_jv *refs)
 {
-	const cJSON *e;
+	const ilpi_jv *e;
 	size_t i = 0;
 
-	if (refs == NULL || cJSON_IsNull(refs))
+	if (refs == NULL || ilpi_jv_is_null(refs))
 		return 0;
-	if (!cJSON_IsArray(refs))
+	if (!ilpi_jv_is_array(refs))
 		return fail(r, "graph", "reference", "expected an array");
-	r->g->ref = calloc((size_t)cJSON_GetArraySize(refs) + 1, sizeof *r->g->ref);
+	r->g->ref = calloc(ilpi_jv_size(refs) + 1, sizeof *r->g->ref);
 	if (r->g->ref == NULL) {
 		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
 		return -1;
 	}
-	cJSON_ArrayForEach(e, refs) {
+	ilpi_jv_each(e, refs) {
 		ilpi_refpart *p = &r->g->ref[i];
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-		const cJSON *rec = cJSON_GetObjectItemCaseSensitive(e, "recomputed");
+		const ilpi_jv *name = ilpi_jv_get(e, "name");
+		const ilpi_jv *rec = ilpi_jv_get(e, "recomputed");
 		char who[160];
 
-		if (!cJSON_IsObject(e) || !cJSON_IsString(name)) {
+		if (!ilpi_jv_is_object(e) || !ilpi_jv_is_string(name)) {
 			snprintf(who, sizeof who, "reference #%zu", i);
 			return fail(r, who, "name", "each reference needs a string 'name'");
 		}
-		snprintf(who, sizeof who, "reference '%.80s'", name->valuestring);
-		p->name = ilpi_intern(&r->g->pool, name->valuestring);
+		snprintf(who, sizeof who, "reference '%.80s'", name->u.str);
+		p->name = ilpi_intern(&r->g->pool, name->u.str);
 		r->g->n_ref = ++i;
-		if (read_name_list(r, who, cJSON_GetObjectItemCaseSensitive(e, "saved"),
+		if (read_name_list(r, who, ilpi_jv_get(e, "saved"),
 		    "saved", 0, &p->saved, &p->n_saved) != 0)
 			return -1;
 		if (rec != NULL && read_name_list(r, who, rec, "recomputed", 0,
@@ -662,24 +661,24 @@ check_total_bytes(reader *r)
 }
 
 static int
-read_top(reader *r, const cJSON *root)
+read_top(reader *r, const ilpi_jv *root)
 {
-	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
-	const cJSON *rng = cJSON_GetObjectItemCaseSensitive(root, "rng_functionalized");
-	const cJSON *rsb = cJSON_GetObjectItemCaseSensitive(root, "rng_state_bytes");
+	const ilpi_jv *desc = ilpi_jv_get(root, "description");
+	const ilpi_jv *rng = ilpi_jv_get(root, "rng_functionalized");
+	const ilpi_jv *rsb = ilpi_jv_get(root, "rng_state_bytes");
 
-	if (!cJSON_IsObject(root))
+	if (!ilpi_jv_is_object(root))
 		return fail(r, "graph", "(top level)", "expected a JSON object");
-	for (const cJSON *a = root->child; a != NULL; a = a->next)
-		for (const cJSON *b = root->child; b != a; b = b->next)
-			if (strcmp(a->string, b->string) == 0)
-				return fail(r, "graph", a->string, "repeated field");
-	if (ilpi_json_header(root, "ilpart-joint-graph", r->path, "graph", r->err) != 0)
+	for (const ilpi_jv *a = root->u.child; a != NULL; a = a->next)
+		for (const ilpi_jv *b = root->u.child; b != a; b = b->next)
+			if (strcmp(a->key, b->key) == 0)
+				return fail(r, "graph", a->key, "repeated field");
+	if (ilpi_jv_header(root, "ilpart-joint-graph", r->path, "graph", r->err) != 0)
 		return -1;
-	if (desc != NULL && !cJSON_IsNull(desc)) {
-		if (!cJSON_IsString(desc))
+	if (desc != NULL && !ilpi_jv_is_null(desc)) {
+		if (!ilpi_jv_is_string(desc))
 			return fail(r, "graph", "description", "expected a string");
-		r->g->description = strdup(desc->valuestring);
+		r->g->description = strdup(desc->u.str);
 		if (r->g->description == NULL)
 			return fail(r, "graph", "description", "out of memory");
 	}
@@ -689,12 +688,12 @@ read_top(reader *r, const cJSON *root)
 	if (rsb != NULL && get_int(r, "graph", rsb, "rng_state_bytes", MAX_BYTES,
 	    &r->g->rng_state_bytes) != 0)
 		return -1;
-	if (read_nodes(r, cJSON_GetObjectItemCaseSensitive(root, "nodes")) != 0 ||
+	if (read_nodes(r, ilpi_jv_get(root, "nodes")) != 0 ||
 	    check_total_bytes(r) != 0)
 		return -1;
-	if (read_outputs(r, cJSON_GetObjectItemCaseSensitive(root, "outputs")) != 0)
+	if (read_outputs(r, ilpi_jv_get(root, "outputs")) != 0)
 		return -1;
-	return read_refs(r, cJSON_GetObjectItemCaseSensitive(root, "reference"));
+	return read_refs(r, ilpi_jv_get(root, "reference"));
 }
 
 /* own: buf itself when the parser may keep the strings in it (ilp_graph_read_file's

@@ -63,38 +63,12 @@ static const char *const joint =
 
 /* ---- reader ---------------------------------------------------------------- */
 
-/* ---- the fast JSON path builds cJSON's own tree ------------------------------------ */
+/* ---- the fast JSON path builds the values cJSON reads ------------------------------ */
 
 static void
-same_tree(const cJSON *a, const cJSON *b, const char *what)
+same_tree(const ilpi_jv *a, const cJSON *b, const char *what)
 {
-	for (; a != NULL || b != NULL; a = a->next, b = b->next) {
-		ck_assert_msg(a != NULL && b != NULL, "%s: lists of different lengths", what);
-		ck_assert_msg(a->type == b->type, "%s: type %d, cJSON %d", what, a->type, b->type);
-		ck_assert_msg(a->valueint == b->valueint, "%s: valueint", what);
-		ck_assert_msg(memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) == 0,
-		    "%s: %.17g, cJSON %.17g", what, a->valuedouble, b->valuedouble);
-		ck_assert_msg((a->string == NULL) == (b->string == NULL) &&
-		    (a->string == NULL || strcmp(a->string, b->string) == 0), "%s: key", what);
-		ck_assert_msg((a->valuestring == NULL) == (b->valuestring == NULL) &&
-		    (a->valuestring == NULL || strcmp(a->valuestring, b->valuestring) == 0),
-		    "%s: string", what);
-		ck_assert_msg((a->child == NULL) == (b->child == NULL), "%s: child", what);
-		if (a->child != NULL) {
-			const cJSON *la = a->child, *lb = b->child;
-
-			while (la->next != NULL)
-				la = la->next;
-			while (lb->next != NULL)
-				lb = lb->next;
-			/* the first child's prev is the last child, in both */
-			ck_assert_msg((a->child->prev == la) == (b->child->prev == lb),
-			    "%s: first child's prev", what);
-			same_tree(a->child, b->child, what);
-		}
-		if (a->prev != NULL && a->prev->next == a)
-			ck_assert_msg(b->prev != NULL && b->prev->next == b, "%s: prev", what);
-	}
+	ck_assert_msg(ilpi_jv_same_as_cjson(a, b), "%s: the trees differ", what);
 }
 
 /* Parses s[0..len) both ways: the same verdict, tree or message. 1 when the fast
@@ -105,7 +79,7 @@ fast_vs_cjson(const char *s, size_t len, const char *what)
 	ilpi_json_doc d;
 	ilp_error e1 = { 0 }, e2 = { 0 };
 	cJSON *ref = ilpi_json_parse(s, len, "x", &e1);
-	int rc = ilpi_json_doc_parse(&d, s, len, "x", &e2), fast = d.chunks != NULL;
+	int rc = ilpi_json_doc_parse(&d, s, len, "x", &e2), fast = rc == 0 && d.cj == NULL;
 
 	ck_assert_msg((rc == 0) == (ref != NULL), "%s: fast %d, cJSON %s", what, rc,
 	    ref != NULL ? "parses" : e1.msg);
@@ -125,8 +99,8 @@ fast_vs_cjson(const char *s, size_t len, const char *what)
 		memcpy(own, s, len);
 		own[len] = '\0';
 		rc3 = ilpi_json_doc_parse_in_place(&d, own, len, "x", &e3);
-		ck_assert_msg(rc3 == rc && (d.chunks != NULL) == fast, "%s: in place %d", what,
-		    rc3);
+		ck_assert_msg(rc3 == rc && (rc3 == 0 && d.cj == NULL) == fast, "%s: in place %d",
+		    what, rc3);
 		if (ref != NULL)
 			same_tree(d.root, ref, what);
 		else
@@ -184,6 +158,28 @@ START_TEST(test_json_fast_path)
 		for (int k = 0; k < n; k++)
 			deep[k] = '[', deep[2 * n - 1 - k] = ']';
 		fast_vs_cjson(deep, 2 * (size_t)n, "deep");
+	}
+	/* the comparison tells different trees apart */
+	{
+		static const char *const pairs[][2] = { { "[1,2]", "[1,3]" }, { "[1]", "[1,2]" },
+			{ "{\"a\":1}", "{\"b\":1}" }, { "{\"a\":1}", "[1]" }, { "\"x\"", "\"y\"" },
+			{ "[null]", "[false]" }, { "[0]", "[-0]" }, { "[[]]", "[{}]" } };
+
+		for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+			ilpi_json_doc d;
+			ilp_error e = { 0 };
+			cJSON *a = ilpi_json_parse(pairs[i][0], strlen(pairs[i][0]), "x", &e);
+			cJSON *b = ilpi_json_parse(pairs[i][1], strlen(pairs[i][1]), "x", &e);
+
+			ck_assert_int_eq(ilpi_json_doc_parse(&d, pairs[i][0], strlen(pairs[i][0]),
+			    "x", &e), 0);
+			ck_assert_msg(ilpi_jv_same_as_cjson(d.root, a), "%s", pairs[i][0]);
+			ck_assert_msg(!ilpi_jv_same_as_cjson(d.root, b), "%s vs %s", pairs[i][0],
+			    pairs[i][1]);
+			ilpi_json_doc_free(&d);
+			cJSON_Delete(a);
+			cJSON_Delete(b);
+		}
 	}
 	/* random decimals: every mantissa length and power of ten the exact path takes,
 	 * and beyond it (strtod) */
