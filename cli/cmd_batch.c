@@ -358,7 +358,12 @@ start(batch *b, job *j, const char *key)
 	path_in(b, path, sizeof path, "entries/");
 	snprintf(path + strlen(path), sizeof path - strlen(path), "%s.json", key);
 	if (cli_entry_read(path, key, &j->e, msg, sizeof msg) != 0) {
-		progress(b, NULL, key, "bad entry: %s", msg);
+		/* Named like every other error line: the file, then the field. A read
+		 * error's message names the file already. */
+		if (strncmp(msg, path, strlen(path)) == 0)
+			progress(b, NULL, key, "bad entry: %s", msg);
+		else
+			progress(b, NULL, key, "bad entry: entries/%s.json: %s", key, msg);
 		b->failed++;
 		if (b->worst < CLI_INPUT)
 			b->worst = CLI_INPUT;

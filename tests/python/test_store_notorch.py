@@ -180,9 +180,9 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(store.Store(self.root).entry_key_of(b), a)
         r = ilpart("batch", self.root, "--no-times")
         self.assertEqual(r.returncode, 2, r.stdout)
-        self.assertIn("%s: bad entry: file name does not match the entry: its args, "
-                      "fingerprint and ilpart version have the key %s..." % (b[:12], a[:12]),
-                      r.stdout)
+        self.assertIn("%s: bad entry: entries/%s.json: file name does not match the entry: "
+                      "its args, fingerprint and ilpart version have the key %s..."
+                      % (b[:12], b, a[:12]), r.stdout)
         self.assertEqual(self.ls("partitions"), [a + ".json"])
         # A store where B's answer is A's (solved from the misnamed entry): request B is
         # a miss with a warning, never A's partition.
