@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "graph/fileio.h"
@@ -189,6 +190,7 @@ cmd_solve(int argc, char **argv)
 	ilp_error err = { 0 };
 	ilp_graph *g = NULL;
 	ilp_partition *p = NULL;
+	struct stat st;
 	int rc;
 
 	ilp_solve_options_init(&o);
@@ -198,8 +200,14 @@ cmd_solve(int argc, char **argv)
 		return CLI_INPUT;
 	if ((rc = cli_read_graph(graph, &po, &g)) != CLI_OK)
 		return rc;
-	if (ilp_solve(g, &o, &p, &err) != 0 || cli_write_partition(output, g, p, &err) != 0 ||
-	    (split != NULL && write_split(split, g, p, &err) != 0)) {
+	if (ilp_solve(g, &o, &p, &err) != 0 || cli_write_partition(output, g, p, &err) != 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (split != NULL && write_split(split, g, p, &err) != 0) {
+		/* No output of a failed command: the partition goes too. */
+		if (strcmp(output, "-") != 0 && stat(output, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(output);
 		rc = cli_fail(&err);
 		goto out;
 	}
