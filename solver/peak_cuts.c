@@ -1247,12 +1247,24 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 	fwterm t = { NULL, 0, 0, 0 };
 	rowb rb = { 0, 0 };
 	double cst;
-	int rc = -1;
+	int rc = -1, cond = 0;
 
-	if (g->node[o].cls != ILPI_FORWARD)
-		return 0; /* an unclaimed op's step exists only in some partitions */
 	if (fw_family(pc) != 0)
 		return -1;
+	/* An unclaimed op's step exists where it runs, f(o): every term says so too.
+	 * Where it does not run, the storages live in every partition (a forward op's
+	 * value read by a forward op after o, or a held output) are live at the next
+	 * forward op's step, or with none after o at the last one's (a held output is
+	 * allocated by then), so the constant still bounds the peak; there must be one. */
+	if (g->node[o].cls != ILPI_FORWARD) {
+		size_t k = 0;
+
+		while (k < g->n && !(g->node[k].cls == ILPI_FORWARD && g->node[k].kind == ILPI_OP))
+			k++;
+		if (pc->ffam[o] == 0 || k >= g->n)
+			return 0;
+		cond = pc->ffam[o];
+	}
 	st = malloc(nk * sizeof *st);
 	en = malloc(nk * sizeof *en);
 	head = malloc(nk * sizeof *head);
@@ -1320,6 +1332,14 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 		}
 		if (t.n == n0)
 			continue; /* live in every partition */
+		if (cond != 0) {
+			int has = 0;
+
+			for (size_t j = n0; j < t.n; j++)
+				has |= t.tcol[j] == cond;
+			if (!has && fw_lit(&t, cond) != 0)
+				goto out;
+		}
 		cst -= (double)b;
 		tbeg[nz] = n0;
 		tlen[nz] = t.n - n0;

@@ -52,8 +52,9 @@ int32_t ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k);
 void ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *points);
 
 /* Test hook (solver/solve.c): builds the peak model of g under o (the peak objective),
- * adds general rows at every backward step of every partition of parts[] that is an
- * answer of the model, and evaluates every row at each of those answers: *excess is
+ * adds general and exact rows at every step (exact rows at forward steps too) of every
+ * partition of parts[] that is an answer of the model, and evaluates every row at each
+ * of those answers: *excess is
  * the largest row value minus that answer's simulated peak (rows are lower bounds:
  * at most 0), *points the rows added. */
 int ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o,

@@ -957,11 +957,6 @@ cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 			}
 		}
 	}
-	ilpi_memtrace_free(&tr);
-	ilpi_memsim_free(&ms);
-	if (have || p != NULL)
-		ilpi_split_free(&sp);
-	ilp_partition_free(p);
 	if (have && ms.peak.phase == ILP_PHASE_FORWARD && ms.peak.peak_bytes == sim) {
 		size_t at = 0;
 
@@ -982,6 +977,11 @@ cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 			}
 		}
 	}
+	ilpi_memtrace_free(&tr);
+	ilpi_memsim_free(&ms);
+	if (have || p != NULL)
+		ilpi_split_free(&sp);
+	ilp_partition_free(p);
 	if (rc < 0 || (c->cuts != NULL && check_cuts(c, s, r, sim) != 0))
 		return -1;
 	if (!exact)
@@ -1696,7 +1696,7 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 	return -1;
 }
 
-/* ilpi_peak_audit's model: general rows at every backward step of every partition
+/* ilpi_peak_audit's model: general and exact rows at every step of every partition
  * that is an item answer here, each evaluated at every such answer. */
 static int
 peak_audit(solve_ctx *c, ilp_error *err)
@@ -1730,10 +1730,15 @@ peak_audit(solve_ctx *c, ilp_error *err)
 				p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
 				    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 			if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0 &&
-			    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0)
+			    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0) {
 				for (size_t at = 0; at < ms.n_bw; at++)
-					if (ilpi_peak_cuts_add_general(c->cuts, &ms, &tr, at) < 0)
+					if (ilpi_peak_cuts_add_general(c->cuts, &ms, &tr, at) < 0 ||
+					    ilpi_peak_cuts_add(c->cuts, &ms, &tr, at) < 0)
 						rc = -2;
+				for (size_t at = 0; at < ms.n_fw; at++)
+					if (ilpi_peak_cuts_add_fw(c->cuts, &ms, &tr, at) < 0)
+						rc = -2;
+			}
 			ilpi_memtrace_free(&tr);
 			ilpi_memsim_free(&ms);
 			ilpi_split_free(&sp);
