@@ -1085,8 +1085,10 @@ record_point(ilpi_peak_cuts *pc)
 			return -1;
 		pc->cap_zl = cap;
 	}
-	memcpy(pc->zl_row + pc->n_zl, pc->zrow, pc->nz * sizeof *pc->zrow);
-	memcpy(pc->zl_col + pc->n_zl, pc->zcol, pc->nz * sizeof *pc->zcol);
+	if (pc->nz > 0) { /* else zl_row may still be NULL: no NULL + 0 */
+		memcpy(pc->zl_row + pc->n_zl, pc->zrow, pc->nz * sizeof *pc->zrow);
+		memcpy(pc->zl_col + pc->n_zl, pc->zcol, pc->nz * sizeof *pc->zcol);
+	}
 	pc->pt_prow[pc->points] = pc->prow;
 	pc->pt_z0[pc->points] = (int)pc->n_zl;
 	pc->pt_nz[pc->points] = (int)pc->nz;
@@ -1467,7 +1469,9 @@ ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k)
 double
 ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k)
 {
-	const int *zr = pc->zl_row + pc->pt_z0[k], *zc = pc->zl_col + pc->pt_z0[k];
+	/* zl_row/zl_col stay NULL while no point has a literal: no NULL + 0 */
+	const int *zr = pc->pt_nz[k] > 0 ? pc->zl_row + pc->pt_z0[k] : NULL;
+	const int *zc = pc->pt_nz[k] > 0 ? pc->zl_col + pc->pt_z0[k] : NULL;
 	double coef, p;
 
 	for (int j = 0; j < pc->pt_nz[k]; j++)
