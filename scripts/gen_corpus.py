@@ -13,6 +13,10 @@ bench/corpus/transformer-<N>l.json for the benchmarks; they are traced on the "m
 (no memory, no compute) and are not committed (generate them on demand). --only NAME,...
 limits the small set; --no-reference skips PyTorch's partition (faster for huge graphs).
 Output is deterministic for a given torch version: the same command gives the same bytes.
+The files leave out the exporter's "param" flags (docs/format.md) unless --params is given:
+the corpus predates them, and its goldens, parity tests and documented budgets are those of
+graphs whose parameters are charged like any value; --params writes them as the exporter
+marks them.
 """
 
 import argparse
@@ -93,7 +97,15 @@ def small_set():
 BUDGETS = (0.1, 0.3, 0.5)
 
 
-def export_small(out, only, reference):
+def without_params(g, keep):
+    """g without the "param" flags of its primals, unless keep."""
+    if not keep:
+        for n in g["nodes"]:
+            n.pop("param", None)
+    return g
+
+
+def export_small(out, only, reference, params=False):
     os.makedirs(out, exist_ok=True)
     for name, (desc, build) in small_set().items():
         if only and name not in only:
@@ -111,12 +123,12 @@ def export_small(out, only, reference):
         if len(graphs) != 1:
             raise SystemExit("%s: %d graphs (graph break)" % (name, len(graphs)))
         path = os.path.join(out, name + ".json")
-        ilpart.write_json(path, graphs[0])
+        ilpart.write_json(path, without_params(graphs[0], params))
         print("%-18s %6d nodes %9d bytes  %.1fs" % (name, len(graphs[0]["nodes"]),
                                                     os.path.getsize(path), time.time() - t))
 
 
-def export_large(out, layers, reference, d=768, heads=12, seq=1024, batch=8):
+def export_large(out, layers, reference, d=768, heads=12, seq=1024, batch=8, params=False):
     os.makedirs(out, exist_ok=True)
     for n in layers:
         t = time.time()
@@ -133,7 +145,7 @@ def export_large(out, layers, reference, d=768, heads=12, seq=1024, batch=8):
                               % (n, d, heads, seq, batch, torch_version()))
         name = "transformer-%dl" % n + ("" if d == 768 else "-d%d" % d)
         path = os.path.join(out, name + ".json")
-        ilpart.write_json(path, g)
+        ilpart.write_json(path, without_params(g, params))
         print("%s %6d nodes %9d bytes  %.1fs" % (name, len(g["nodes"]),
                                                os.path.getsize(path), time.time() - t))
 
@@ -154,6 +166,8 @@ def main():
     ap.add_argument("--heads", type=int, default=12, help="--large: attention heads")
     ap.add_argument("--no-reference", action="store_true",
                     help="do not run PyTorch's min-cut partition for the reference")
+    ap.add_argument("--params", action="store_true",
+                    help="keep the \"param\" flags of parameter and buffer primals")
     args = ap.parse_args()
     import logging
     logging.getLogger("torch._higher_order_ops.wrap").setLevel(logging.ERROR)
@@ -161,11 +175,12 @@ def main():
     if args.large:
         layers = [int(v) for v in args.large.split(",") if v]
         export_large(args.out or os.path.join(top, "bench", "corpus"), layers,
-                     not args.no_reference, d=args.width, heads=args.heads)
+                     not args.no_reference, d=args.width, heads=args.heads,
+                     params=args.params)
     else:
         only = set(args.only.split(",")) if args.only else None
         export_small(args.out or os.path.join(top, "tests", "data", "corpus"), only,
-                     not args.no_reference)
+                     not args.no_reference, params=args.params)
 
 
 if __name__ == "__main__":
