@@ -1573,8 +1573,7 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		if ((mip.status != GLP_OPT && mip.status != GLP_FEAS) || mip.timed_out ||
 		    (double)best <= ceil(c->peak_bound - 1e-6) || ilpi_now() - c->t0 > limit)
 			break;
-		if (general_rows(c, c->ts, c->tr, sim, 1, 1) != 0 ||
-		    cut_answer(c, c->ts, c->tr, sim) != 0) {
+		if (cut_answer(c, c->ts, c->tr, sim) != 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 			return -1;
 		}
