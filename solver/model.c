@@ -337,6 +337,9 @@ typedef struct cb_state {
 	int *cut_ind;             /* scratch for budget_cuts, n_cols + 1 each */
 	double *cut_a, *cut_x, *cut_v;
 	double t_start, t_last;   /* glp_time() ms */
+	double deadline;          /* glp_time() ms at which to stop, 0: none */
+	int out_of_time;          /* the callback stopped the search at the deadline */
+	double lp_ms;             /* the first LP relaxation's wall clock, ms */
 } cb_state;
 
 static void
@@ -446,6 +449,13 @@ callback(glp_tree *tree, void *info)
 {
 	cb_state *st = info;
 
+	/* GLPK checks tm_lim only between nodes: cut generation and the LP after it on
+	 * a large model run past it. The clock is checked at every call instead. */
+	if (st->deadline > 0 && glp_time() >= st->deadline) {
+		st->out_of_time = 1;
+		glp_ios_terminate(tree);
+		return;
+	}
 	switch (glp_ios_reason(tree)) {
 	case GLP_IHEUR:
 		/* The start solution, offered once at the root. */
@@ -609,6 +619,18 @@ init_iocp(glp_iocp *iocp, const ilpi_mip *mip, cb_state *st, double left)
 	iocp->cb_func = callback;
 	iocp->cb_info = st;
 	iocp->tm_lim = ms_limit(left);
+	/* GLPK's node preprocessing, cut generators and Driebeck-Tomlin branching run
+	 * without a callback or a clock check: on a model whose LP took more than a
+	 * third of the time left (the 48-layer transformer's 114k-row loop model: LP
+	 * about 33 s, then 5-10 s of preprocessing and cuts at the root and 20-40 s
+	 * choosing each branch) they overrun the limit, so there they are left out or
+	 * replaced by the cheap most-fractional rule. */
+	if (left > 0 && 3 * st->lp_ms > 1000 * left) {
+		iocp->br_tech = GLP_BR_MFV;
+		iocp->pp_tech = GLP_PP_NONE;
+		iocp->mir_cuts = GLP_OFF;
+		iocp->cov_cuts = GLP_OFF;
+	}
 }
 
 static double
@@ -638,6 +660,8 @@ branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fi
 	st->node_limit = 500;
 	ret = glp_intopt(m->lp, &iocp);
 	st->node_limit = 0;
+	if (st->out_of_time)
+		return GLP_ETMLIM;
 	if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP)
 		return ret;
 	if (ret == 0 || ret == GLP_ETMLIM)
@@ -662,7 +686,8 @@ branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fi
 	if ((lp = solve_lp(m, mip, seconds_left(mip, t0), err)) != 0)
 		return lp < 0 ? -1 : lp == 1 ? GLP_ENOPFS : GLP_ETMLIM;
 	init_iocp(&iocp, mip, st, seconds_left(mip, t0));
-	return glp_intopt(m->lp, &iocp);
+	ret = glp_intopt(m->lp, &iocp);
+	return st->out_of_time ? GLP_ETMLIM : ret;
 }
 
 int
@@ -679,6 +704,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	st.mip = mip;
 	st.bound = -DBL_MAX;
 	st.t_start = st.t_last = t0;
+	st.deadline = mip->time_limit > 0 ? t0 + 1000 * mip->time_limit : 0;
 	mip->status = GLP_UNDEF;
 	mip->timed_out = 0;
 	mip->gap_out = -1;
@@ -696,8 +722,11 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	memset(fixed, 0, (size_t)m->n_cols + 1);
 	/* Byte coefficients reach 1e7 next to 0/1 links: scaling matters. */
 	glp_scale_prob(m->lp, GLP_SF_AUTO);
-	switch (solve_lp(m, mip, mip->time_limit, err)) {
+	/* Scaling a large model takes seconds: the LP gets what is left after it. */
+	st.lp_ms = glp_time();
+	switch (solve_lp(m, mip, seconds_left(mip, t0), err)) {
 	case 0:
+		st.lp_ms = glp_time() - st.lp_ms;
 		lp_obj = glp_get_obj_val(m->lp);
 		break;
 	case 1:
