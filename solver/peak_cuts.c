@@ -549,6 +549,34 @@ key_literals(ilpi_peak_cuts *pc, point *pt, rowb *rb, int32_t v, int32_t u)
 	return 0;
 }
 
+/* Each storage key's span over the steps of one side: st[key] the first step a value
+ * with that key is produced, en[key] the last step one is needed (ABSENT when no value
+ * has the key). With head and next, also the values of each key as a list. */
+static void
+storage_spans(size_t n, const int32_t *key, const int32_t *prod, const int32_t *die,
+    size_t nk, int32_t *st, int32_t *en, int32_t *head, int32_t *next)
+{
+	for (size_t k = 0; k < nk; k++) {
+		st[k] = en[k] = ABSENT;
+		if (head != NULL)
+			head[k] = -1;
+	}
+	for (size_t v = 0; v < n; v++) {
+		int32_t kv = key[v];
+
+		if (prod[v] == ABSENT)
+			continue;
+		if (st[kv] == ABSENT || prod[v] < st[kv])
+			st[kv] = prod[v];
+		if (en[kv] == ABSENT || die[v] > en[kv])
+			en[kv] = die[v];
+		if (head != NULL) {
+			next[v] = head[kv];
+			head[kv] = (int32_t)v;
+		}
+	}
+}
+
 static int64_t
 key_bytes(const ilp_graph *g, int32_t key)
 {
@@ -654,22 +682,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 		pc->pos[k] = -1;
 	for (size_t k = 0; k < ms->n_bw; k++)
 		pc->pos[ms->bw_order[k]] = (int)k;
-	for (size_t k = 0; k < nk; k++) {
-		st[k] = en[k] = ABSENT;
-		head[k] = -1;
-	}
-	for (size_t v = 0; v < g->n; v++) {
-		int32_t key = tr->key[v];
-
-		if (tr->prod[v] == ABSENT)
-			continue;
-		if (st[key] == ABSENT || tr->prod[v] < st[key])
-			st[key] = tr->prod[v];
-		if (en[key] == ABSENT || tr->die[v] > en[key])
-			en[key] = tr->die[v];
-		next[v] = head[key];
-		head[key] = (int32_t)v;
-	}
+	storage_spans(g->n, tr->key, tr->prod, tr->die, nk, st, en, head, next);
 	/* The forward's outputs the caller holds: bytes whatever is saved. */
 	cst = (double)(ms->bw_live[at]);
 	for (size_t key = 0; key < nk; key++) {
@@ -907,20 +920,9 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		pc->pos[ms->bw_order[k]] = (int)k;
 	/* The constant: what the answer has live there minus its storages that some
 	 * partition may not have (the rest is the backward's own and held storage). */
-	for (size_t k = 0; k < nk; k++) {
-		st[k] = en[k] = ABSENT;
+	for (size_t k = 0; k < nk; k++)
 		cs.slot[k] = -1;
-	}
-	for (size_t v = 0; v < g->n; v++) {
-		int32_t key = tr->key[v];
-
-		if (tr->prod[v] == ABSENT)
-			continue;
-		if (st[key] == ABSENT || tr->prod[v] < st[key])
-			st[key] = tr->prod[v];
-		if (en[key] == ABSENT || tr->die[v] > en[key])
-			en[key] = tr->die[v];
-	}
+	storage_spans(g->n, tr->key, tr->prod, tr->die, nk, st, en, NULL, NULL);
 	cst = (double)ms->bw_live[at];
 	for (size_t key = 0; key < nk; key++) {
 		int64_t b = key_bytes(g, (int32_t)key);
@@ -1282,22 +1284,7 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 		pos[k] = -1;
 	for (size_t k = 0; k < ms->n_fw; k++)
 		pos[ms->fw_order[k]] = (int32_t)k;
-	for (size_t k = 0; k < nk; k++) {
-		st[k] = en[k] = ABSENT;
-		head[k] = -1;
-	}
-	for (size_t v = 0; v < g->n; v++) {
-		int32_t key = tr->fkey[v];
-
-		if (tr->fprod[v] == ABSENT)
-			continue;
-		if (st[key] == ABSENT || tr->fprod[v] < st[key])
-			st[key] = tr->fprod[v];
-		if (en[key] == ABSENT || tr->fdie[v] > en[key])
-			en[key] = tr->fdie[v];
-		next[v] = head[key];
-		head[key] = (int32_t)v;
-	}
+	storage_spans(g->n, tr->fkey, tr->fprod, tr->fdie, nk, st, en, head, next);
 	cst = (double)ms->fw_live[at];
 	for (size_t key = 0; key < nk; key++) {
 		int64_t b = key_bytes(g, (int32_t)key);

@@ -2242,6 +2242,35 @@ glpk_failure(const solve_ctx *c, ilp_error *err)
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: %s", c->g->path, msg);
 }
 
+/* A fresh context for one solve of g under o, byte budget `budget` (-1: none). */
+static void
+ctx_init(solve_ctx *c, const ilp_graph *g, const ilp_solve_options *o, int64_t budget)
+{
+	memset(c, 0, sizeof *c);
+	c->g = g;
+	c->o = o;
+	c->t0 = ilpi_now();
+	c->status = "optimal";
+	c->budget = budget;
+	c->least_bytes = -1;
+	c->peak_bound = -1;
+	c->peak_sim = -1;
+	c->peak_best = -1;
+	c->pt_bytes = -1;
+}
+
+/* run_model inside GLPK's guarded environment, its messages to o's log. */
+static int
+run_glpk(solve_ctx *c, int *freed, ilp_error *err)
+{
+	ilpi_glpk_log lg;
+
+	lg.log = c->o->log;
+	lg.log_ctx = c->o->log_ctx;
+	lg.verbose = c->o->verbose;
+	return ilpi_glpk_run(run_model, c, &lg, freed, err);
+}
+
 /* One solve. forced >= 0: the byte budget of a fraction, already decided (no second
  * fraction_bytes). *pt gets PyTorch's partition's bytes and time at the fraction when
  * it bounds the budget (fraction_bytes), *budget the budget used. */
@@ -2251,20 +2280,9 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
     ilp_partition **pt, ilp_error *err)
 {
 	solve_ctx c;
-	ilpi_glpk_log lg;
 	int freed = 0, rc = -1;
 
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.o = o;
-	c.t0 = ilpi_now();
-	c.status = "optimal";
-	c.budget = o->budget_bytes;
-	c.least_bytes = -1;
-	c.peak_bound = -1;
-	c.peak_sim = -1;
-	c.peak_best = -1;
-	c.pt_bytes = -1;
+	ctx_init(&c, g, o, o->budget_bytes);
 	if (forced >= 0) {
 		c.budget = forced;
 		c.pt = *pt; /* the first pass's: a start within `forced` */
@@ -2279,10 +2297,7 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
 		goto out;
 	if (o->objective == ILP_OBJ_PEAK && peak_seeds(&c, err) != 0)
 		goto out;
-	lg.log = o->log;
-	lg.log_ctx = o->log_ctx;
-	lg.verbose = o->verbose;
-	if (ilpi_glpk_run(run_model, &c, &lg, &freed, err) != 0) {
+	if (run_glpk(&c, &freed, err) != 0) {
 		glpk_failure(&c, err);
 		goto out;
 	}
@@ -2301,20 +2316,9 @@ ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *c
     size_t n, double *excess, int *points, ilp_error *err)
 {
 	solve_ctx c;
-	ilpi_glpk_log lg;
 	int freed = 0, rc = -1;
 
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.o = o;
-	c.t0 = ilpi_now();
-	c.status = "optimal";
-	c.budget = -1;
-	c.least_bytes = -1;
-	c.peak_bound = -1;
-	c.peak_sim = -1;
-	c.peak_best = -1;
-	c.pt_bytes = -1;
+	ctx_init(&c, g, o, -1);
 	c.audit = parts;
 	c.n_audit = n;
 	if (o->objective != ILP_OBJ_PEAK) {
@@ -2323,10 +2327,7 @@ ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *c
 	}
 	if (check_options(g, o, err) != 0 || prepare(&c, err) != 0)
 		goto out;
-	lg.log = o->log;
-	lg.log_ctx = o->log_ctx;
-	lg.verbose = o->verbose;
-	if (ilpi_glpk_run(run_model, &c, &lg, &freed, err) != 0)
+	if (run_glpk(&c, &freed, err) != 0)
 		goto out;
 	*excess = c.audit_excess;
 	*points = c.audit_points;
