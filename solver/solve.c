@@ -912,6 +912,27 @@ check_cuts(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 	return 0;
 }
 
+/* The item answer (s, r) as the simulator runs it, for the peak rows: 1 when there are
+ * rows (c->cuts), its simulated peak is `sim` and its node partition (*p), split (*sp)
+ * and trace (*ms, *tr) were made, else 0. The four are zeroed first; the caller frees
+ * them either way. */
+static int
+trace_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim,
+    ilp_partition **p, ilpi_split *sp, ilpi_memsim *ms, ilpi_memtrace *tr)
+{
+	*p = NULL;
+	memset(sp, 0, sizeof *sp);
+	memset(ms, 0, sizeof *ms);
+	memset(tr, 0, sizeof *tr);
+	if (c->cuts == NULL || simulate(c, s, r) != sim || (*p = ilp_partition_new(c->g)) == NULL)
+		return 0;
+	for (size_t v = 0; v < c->g->n; v++)
+		(*p)->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+	return ilpi_lower_unchecked(c->g, *p, sp, NULL) == 0 &&
+	    ilpi_memsim_trace(c->g, sp, ms, tr, NULL) == 0;
+}
+
 /* Cuts off the item answer (s, r), whose simulated peak is `sim` bytes: by the exact
  * row at its backward peak step (solver/peak_cuts.c) when that row reaches the
  * simulated bytes there, else by a no-good cut. -1 only when out of memory. */
@@ -924,18 +945,7 @@ cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 	ilpi_memtrace tr;
 	int rc = 0, exact = 0, fam_ok = 1, have = 0;
 
-	memset(&sp, 0, sizeof sp);
-	memset(&ms, 0, sizeof ms);
-	memset(&tr, 0, sizeof tr);
-	if (c->cuts != NULL && simulate(c, s, r) == sim &&
-	    (p = ilp_partition_new(c->g)) != NULL) {
-		for (size_t v = 0; v < c->g->n; v++)
-			p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
-			    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
-		if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0 &&
-		    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0)
-			have = 1;
-	}
+	have = trace_answer(c, s, r, sim, &p, &sp, &ms, &tr);
 	if (have && ms.peak.phase == ILP_PHASE_BACKWARD && ms.peak.peak_bytes == sim) {
 		size_t at = 0;
 
@@ -1008,17 +1018,7 @@ general_rows(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, doub
 		return 0;
 	if (c->general_at == NULL && (c->general_at = calloc(c->g->n + 1, 1)) == NULL)
 		return -1;
-	memset(&sp, 0, sizeof sp);
-	memset(&ms, 0, sizeof ms);
-	memset(&tr, 0, sizeof tr);
-	if (simulate(c, s, r) == sim && (p = ilp_partition_new(c->g)) != NULL) {
-		for (size_t v = 0; v < c->g->n; v++)
-			p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
-			    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
-		if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0 &&
-		    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0)
-			have = 1;
-	}
+	have = trace_answer(c, s, r, sim, &p, &sp, &ms, &tr);
 	if (have && (cand = malloc((ms.n_bw + 1) * sizeof *cand)) == NULL)
 		rc = -1;
 	for (size_t k = 0; have && cand != NULL && k < ms.n_bw; k++) {
