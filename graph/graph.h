@@ -149,6 +149,14 @@ int ilpi_graph_set_outputs(ilp_graph *g, const int32_t *fw, size_t n_fw, const i
 /* Resolve storages, build users, classify, check cross-node rules. */
 int ilpi_graph_finish(ilp_graph *g, ilp_error *err);
 
+/* ilp_graph_read_buffer of a writable buffer (graph/json_read.c), which the reader may
+ * change and which must outlive nothing it returns: what ilp_graph_read_file does with
+ * the file's bytes. stream: the nodes are read as the text is parsed, the whole tree
+ * only when that fails (the same graph or message either way; the fuzzer compares the
+ * two); 0: the tree only. */
+int ilpi_graph_read_own(char *buf, size_t len, const char *name, int stream,
+    ilp_graph **out, ilp_error *err);
+
 static inline ilpi_node *ilpi_graph_node(ilp_graph *g, long i) { return &g->node[i]; }
 /* A graph without edges has no in/use arrays: NULL + 0 is undefined behaviour. */
 static inline const int32_t *ilpi_inputs(const ilp_graph *g, const ilpi_node *n)

@@ -157,16 +157,26 @@ typedef struct fast {
 	size_t hint;            /* items in the first chunk */
 	char dp;                /* the locale's decimal point */
 	int depth;
+	/* streaming (ilpi_json_doc_stream): the root's member `key`, an array, goes to
+	 * each() element by element; `items` is where values are made (d, or `scratch`
+	 * while an element is read), `streamed` counts the arrays handed over */
+	ilpi_json_doc *items;
+	ilpi_json_doc scratch;
+	const char *key;
+	int (*each)(void *ctx, const ilpi_jv *v);
+	void *ctx;
+	int streamed;
 } fast;
 
+/* A zeroed value in d's arena (a first chunk of `hint` values), NULL when out of memory. */
 static ilpi_jv *
-fast_item(fast *f)
+doc_item(ilpi_json_doc *d, size_t hint)
 {
-	struct ilpi_json_chunk *c = f->d->chunks;
+	struct ilpi_json_chunk *c = d->chunks;
 	ilpi_jv *it;
 
 	if (c == NULL || c->used == c->cap) {
-		size_t cap = c == NULL ? f->hint : 2 * c->cap;
+		size_t cap = c == NULL ? hint : 2 * c->cap;
 		struct ilpi_json_chunk *n = malloc(sizeof *n + cap * sizeof n->item[0]);
 
 		if (n == NULL)
@@ -174,11 +184,17 @@ fast_item(fast *f)
 		n->next = c;
 		n->used = 0;
 		n->cap = cap;
-		f->d->chunks = c = n;
+		d->chunks = c = n;
 	}
 	it = &c->item[c->used++];
 	memset(it, 0, sizeof *it);
 	return it;
+}
+
+static ilpi_jv *
+fast_item(fast *f)
+{
+	return doc_item(f->items, f->items == f->d ? f->hint : 256);
 }
 
 static void
@@ -317,6 +333,59 @@ fast_number(fast *f, ilpi_jv *it)
 static int fast_value(fast *f, ilpi_jv *it);
 static ilpi_jv *from_cjson(fast *f, const cJSON *c);
 
+/* The streamed array at f->p (at its bracket): each element is read into the scratch
+ * arena (emptied before each one), handed to f->each and dropped. `it` becomes an
+ * array of no elements. -1 when the text is not plain JSON or each() refused. */
+static int
+fast_stream(fast *f, ilpi_jv *it)
+{
+	if (++f->depth > FAST_DEPTH)
+		return -1;
+	f->p++;
+	fast_ws(f);
+	if (f->p < f->end && *f->p == ']') {
+		f->p++;
+	} else {
+		for (;;) {
+			struct ilpi_json_chunk *c = f->scratch.chunks;
+			ilpi_jv *e;
+			int rc;
+
+			/* keep the newest (largest) chunk, empty */
+			if (c != NULL) {
+				while (c->next != NULL) {
+					struct ilpi_json_chunk *old = c->next;
+
+					c->next = old->next;
+					free(old);
+				}
+				c->used = 0;
+			}
+			f->items = &f->scratch;
+			e = fast_item(f);
+			rc = e != NULL ? fast_value(f, e) : -1;
+			f->items = f->d;
+			if (rc != 0 || f->each(f->ctx, e) != 0)
+				return -1;
+			fast_ws(f);
+			if (f->p == f->end)
+				return -1;
+			if (*f->p == ']') {
+				f->p++;
+				break;
+			}
+			if (*f->p != ',')
+				return -1;
+			f->p++;
+			fast_ws(f);
+		}
+	}
+	f->depth--;
+	f->streamed++;
+	it->type = ILPI_JV_ARRAY;
+	return 0;
+}
+
 /* An array or an object at f->p: its values in order. */
 static int
 fast_list(fast *f, ilpi_jv *it, int object)
@@ -352,8 +421,13 @@ fast_list(fast *f, ilpi_jv *it, int object)
 				f->p++;
 				fast_ws(f);
 			}
-			if (fast_value(f, n) != 0)
+			if (object && f->depth == 1 && f->key != NULL && f->p < f->end &&
+			    *f->p == '[' && strcmp(n->key, f->key) == 0) {
+				if (fast_stream(f, n) != 0)
+					return -1;
+			} else if (fast_value(f, n) != 0) {
 				return -1;
+			}
 			fast_ws(f);
 			if (f->p == f->end)
 				return -1;
@@ -517,6 +591,7 @@ doc_parse(ilpi_json_doc *d, const char *buf, char *own, size_t len, const char *
 	f.p = buf;
 	f.end = buf + len;
 	f.d = d;
+	f.items = d;
 	f.own = own;
 	f.base = buf;
 	f.len = len;
@@ -535,16 +610,14 @@ doc_parse(ilpi_json_doc *d, const char *buf, char *own, size_t len, const char *
 			if (f.p == f.end)
 				return 0;
 		}
-		/* the text had no NUL: each one now in it was a closing quote */
 		if (own != NULL)
-			for (char *z = memchr(own, '\0', len); z != NULL;
-			    z = memchr(z + 1, '\0', len - (size_t)(z + 1 - own)))
-				*z = '"';
+			ilpi_json_undo_in_place(own, len);
 	}
 	ilpi_json_doc_free(d);
 	if ((d->cj = ilpi_json_parse(buf, len, path, err)) == NULL)
 		return -1;
 	f.d = d;
+	f.items = d;
 	f.hint = 256;
 	if ((d->root = from_cjson(&f, d->cj)) == NULL) {
 		ilpi_json_doc_free(d);
@@ -552,6 +625,55 @@ doc_parse(ilpi_json_doc *d, const char *buf, char *own, size_t len, const char *
 		return -1;
 	}
 	return 0;
+}
+
+/* The text had no NUL: each one now in it was a closing quote. */
+void
+ilpi_json_undo_in_place(char *buf, size_t len)
+{
+	for (char *z = memchr(buf, '\0', len); z != NULL;
+	    z = memchr(z + 1, '\0', len - (size_t)(z + 1 - buf)))
+		*z = '"';
+}
+
+int
+ilpi_json_doc_stream(ilpi_json_doc *d, char *buf, size_t len, const char *key,
+    int (*each)(void *ctx, const ilpi_jv *v), void *ctx)
+{
+	const struct lconv *lc = localeconv();
+	fast f;
+	int rc = 1;
+
+	memset(d, 0, sizeof *d);
+	memset(&f, 0, sizeof f);
+	if (len == 0 || memchr(buf, '\0', len) != NULL)
+		return 1;
+	f.p = buf;
+	f.end = buf + len;
+	f.d = d;
+	f.items = d;
+	f.own = buf;
+	f.base = buf;
+	f.len = len;
+	f.hint = 1024; /* the streamed elements are most of a graph file */
+	f.dp = lc != NULL && lc->decimal_point != NULL && lc->decimal_point[0] != '\0' ?
+	    lc->decimal_point[0] : '.';
+	f.key = key;
+	f.each = each;
+	f.ctx = ctx;
+	fast_ws(&f);
+	if ((d->root = fast_item(&f)) != NULL && f.p < f.end && *f.p == '{' &&
+	    fast_value(&f, d->root) == 0) {
+		fast_ws(&f);
+		if (f.p == f.end && f.streamed == 1)
+			rc = 0;
+	}
+	ilpi_json_doc_free(&f.scratch);
+	if (rc != 0) {
+		ilpi_json_doc_free(d);
+		ilpi_json_undo_in_place(buf, len);
+	}
+	return rc;
 }
 
 int

@@ -461,6 +461,39 @@ read_links(reader *r, const ilpi_jv *inputs, const ilpi_jv *view, long idx, lazy
 	return 0;
 }
 
+/* A node's first pass: its fields, except the inputs and view_of that name other
+ * nodes (field[] and ids[] hold them for the second pass). idx is its index. */
+static int
+read_node(reader *r, const ilpi_jv *obj, const char *who, const ilpi_jv **field,
+    uint8_t *ids)
+{
+	const ilpi_jv *name, *target;
+	ilpi_kind kind;
+	long idx;
+
+	if (!ilpi_jv_is_object(obj))
+		return fail(r, who, "nodes", "expected an object");
+	if (check_node_keys(r, obj, who, field, ids) != 0)
+		return -1;
+	name = field[K_NAME];
+	if (name == NULL)
+		return fail(r, who, "name", "missing");
+	if (!ilpi_jv_is_string(name) || name->u.str[0] == '\0')
+		return fail(r, who, "name", "expected a non-empty string");
+	if (read_kind(r, who, field[K_KIND], &kind) != 0)
+		return -1;
+	target = field[K_TARGET];
+	if (kind == ILPI_OP && target == NULL)
+		return fail(r, who, "target", "missing (op nodes name their operation)");
+	if (target != NULL && (!ilpi_jv_is_string(target) || target->u.str[0] == '\0'))
+		return fail(r, who, "target", "expected a non-empty string");
+	idx = ilpi_graph_add(r->g, name->u.str, kind,
+	    kind == ILPI_OP ? target->u.str : NULL, r->err);
+	if (idx < 0)
+		return -1;
+	return read_node_fields(r, obj, idx, who, ids);
+}
+
 static int
 read_nodes(reader *r, const ilpi_jv *nodes)
 {
@@ -468,7 +501,6 @@ read_nodes(reader *r, const ilpi_jv *nodes)
 	uint8_t ids[K_COUNT];
 	char who[160];
 	size_t i = 0, count;
-	long idx;
 	int rc = -1;
 
 	if (!ilpi_jv_is_array(nodes))
@@ -483,41 +515,8 @@ read_nodes(reader *r, const ilpi_jv *nodes)
 	/* a hint: without the room, adding the nodes grows the arrays as before */
 	(void)ilpi_graph_reserve(r->g, count);
 	ilpi_jv_each(obj, nodes) {
-		const ilpi_jv *name, *target;
-		ilpi_kind kind;
-
 		node_label(obj, i, who, sizeof who);
-		if (!ilpi_jv_is_object(obj)) {
-			fail(r, who, "nodes", "expected an object");
-			goto out;
-		}
-		if (check_node_keys(r, obj, who, field, ids) != 0)
-			goto out;
-		name = field[K_NAME];
-		if (name == NULL) {
-			fail(r, who, "name", "missing");
-			goto out;
-		}
-		if (!ilpi_jv_is_string(name) || name->u.str[0] == '\0') {
-			fail(r, who, "name", "expected a non-empty string");
-			goto out;
-		}
-		if (read_kind(r, who, field[K_KIND], &kind) != 0)
-			goto out;
-		target = field[K_TARGET];
-		if (kind == ILPI_OP && target == NULL) {
-			fail(r, who, "target", "missing (op nodes name their operation)");
-			goto out;
-		}
-		if (target != NULL && (!ilpi_jv_is_string(target) || target->u.str[0] == '\0')) {
-			fail(r, who, "target", "expected a non-empty string");
-			goto out;
-		}
-		idx = ilpi_graph_add(r->g, name->u.str, kind,
-		    kind == ILPI_OP ? target->u.str : NULL, r->err);
-		if (idx < 0)
-			goto out;
-		if (read_node_fields(r, obj, idx, who, ids) != 0)
+		if (read_node(r, obj, who, field, ids) != 0)
 			goto out;
 		links[2 * i] = field[K_INPUTS];
 		links[2 * i + 1] = field[K_VIEW_OF];
@@ -538,6 +537,34 @@ read_nodes(reader *r, const ilpi_jv *nodes)
 out:
 	free(links);
 	return rc;
+}
+
+/* The streamed reader's nodes (read_graph_stream): each node read whole as the text
+ * is parsed, its inputs and view_of too, which in a graph that reads name earlier
+ * nodes (ilpi_graph_finish rejects any other). */
+typedef struct streamer {
+	reader *r;
+	size_t n;               /* nodes read */
+} streamer;
+
+static int
+stream_node(void *ctx, const ilpi_jv *obj)
+{
+	streamer *s = ctx;
+	const ilpi_jv *field[K_COUNT];
+	uint8_t ids[K_COUNT];
+	lazy_label lw;
+
+	/* no labels: a failure here is read again by the tree reader, which names it */
+	if (read_node(s->r, obj, "", field, ids) != 0)
+		return -1;
+	lw.obj = NULL;
+	lw.idx = s->n;
+	lw.done = 0;
+	if (read_links(s->r, field[K_INPUTS], field[K_VIEW_OF], (long)s->n, &lw) != 0)
+		return -1;
+	s->n++;
+	return 0;
 }
 
 static int
@@ -660,8 +687,9 @@ check_total_bytes(reader *r)
 	return 0;
 }
 
+/* s: the nodes were streamed (read whole already; the root's "nodes" is empty). */
 static int
-read_top(reader *r, const ilpi_jv *root)
+read_top(reader *r, const ilpi_jv *root, const streamer *s)
 {
 	const ilpi_jv *desc = ilpi_jv_get(root, "description");
 	const ilpi_jv *rng = ilpi_jv_get(root, "rng_functionalized");
@@ -688,7 +716,7 @@ read_top(reader *r, const ilpi_jv *root)
 	if (rsb != NULL && get_int(r, "graph", rsb, "rng_state_bytes", MAX_BYTES,
 	    &r->g->rng_state_bytes) != 0)
 		return -1;
-	if (read_nodes(r, ilpi_jv_get(root, "nodes")) != 0 ||
+	if ((s == NULL && read_nodes(r, ilpi_jv_get(root, "nodes")) != 0) ||
 	    check_total_bytes(r) != 0)
 		return -1;
 	if (read_outputs(r, ilpi_jv_get(root, "outputs")) != 0)
@@ -696,17 +724,54 @@ read_top(reader *r, const ilpi_jv *root)
 	return read_refs(r, ilpi_jv_get(root, "reference"));
 }
 
-/* own: buf itself when the parser may keep the strings in it (ilp_graph_read_file's
- * buffer), else NULL. */
+/* The fast reader of a text in a writable buffer: the nodes are read as the text is
+ * parsed (ilpi_json_doc_stream), without a tree of the whole text. 0 with *out, or 1
+ * when it did not read the graph: then nothing is set, err is clear and buf is as it
+ * was, and the tree reader reads it (and names what is wrong). */
 static int
-read_graph(const char *buf, char *own, size_t len, const char *name, ilp_graph **out,
-    ilp_error *err)
+read_graph_stream(char *buf, size_t len, const char *path, ilp_graph **out, ilp_error *err)
+{
+	reader r = { NULL, err, path, NULL, NULL, 0 };
+	ilpi_json_doc doc;
+	streamer s = { &r, 0 };
+	int rc = 1;
+
+	r.g = ilpi_graph_new(r.path);
+	if (r.g == NULL)
+		return 1;
+	/* a hint (a graph file takes 60-250 bytes per node): too little room grows */
+	(void)ilpi_graph_reserve(r.g, len / 160 + 16);
+	if (ilpi_json_doc_stream(&doc, buf, len, "nodes", stream_node, &s) == 0) {
+		if (read_top(&r, doc.root, &s) == 0)
+			rc = 0;
+		ilpi_json_doc_free(&doc);
+		if (rc == 0 && ilpi_graph_finish(r.g, err) != 0)
+			rc = 1;
+		if (rc != 0)
+			ilpi_json_undo_in_place(buf, len);
+	}
+	if (rc != 0) {
+		ilp_graph_free(r.g);
+		ilpi_err_clear(err);
+		return 1;
+	}
+	*out = r.g;
+	return 0;
+}
+
+/* own: buf itself when the parser may keep the strings in it (ilp_graph_read_file's
+ * buffer), else NULL; stream: try read_graph_stream first (own only). */
+static int
+read_graph(const char *buf, char *own, size_t len, const char *name, int stream,
+    ilp_graph **out, ilp_error *err)
 {
 	reader r = { NULL, err, name != NULL ? name : "<graph>", NULL, NULL, 0 };
 	ilpi_json_doc doc;
 
 	*out = NULL;
 	ilpi_err_clear(err);
+	if (own != NULL && stream && read_graph_stream(own, len, r.path, out, err) == 0)
+		return 0;
 	if ((own != NULL ? ilpi_json_doc_parse_in_place(&doc, own, len, r.path, err) :
 	    ilpi_json_doc_parse(&doc, buf, len, r.path, err)) != 0)
 		return -1;
@@ -717,7 +782,7 @@ read_graph(const char *buf, char *own, size_t len, const char *name, ilp_graph *
 		return -1;
 	}
 	/* the tree is done with before the graph is finished: its memory is reused */
-	if (read_top(&r, doc.root) != 0) {
+	if (read_top(&r, doc.root, NULL) != 0) {
 		ilpi_json_doc_free(&doc);
 		ilp_graph_free(r.g);
 		return -1;
@@ -735,7 +800,14 @@ int
 ilp_graph_read_buffer(const char *buf, size_t len, const char *name, ilp_graph **out,
     ilp_error *err)
 {
-	return read_graph(buf, NULL, len, name, out, err);
+	return read_graph(buf, NULL, len, name, 0, out, err);
+}
+
+int
+ilpi_graph_read_own(char *buf, size_t len, const char *name, int stream, ilp_graph **out,
+    ilp_error *err)
+{
+	return read_graph(buf, buf, len, name, stream, out, err);
 }
 
 /* The file's buffer is this function's own: its strings are not copied again. */
@@ -750,7 +822,7 @@ ilp_graph_read_file(const char *path, ilp_graph **out, ilp_error *err)
 	ilpi_err_clear(err);
 	if (ilpi_read_file(path, &buf, &len, err) != 0)
 		return -1;
-	rc = read_graph(buf, buf, len, path, out, err);
+	rc = read_graph(buf, buf, len, path, 1, out, err);
 	free(buf);
 	return rc;
 }

@@ -2,12 +2,14 @@
  * buffer); a graph that reads is written as canonical JSON, read back, and written
  * again, and the two writes must be byte-identical. First, differentially, the arena
  * parser (ilpi_json_doc_parse) against cJSON's (ilpi_json_parse): both accept or both
- * reject the text, and an accepted text prints the same from both trees. */
+ * reject the text, and an accepted text prints the same from both trees; and the file
+ * reader's streamed nodes against its tree (same graph or same message). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/graph.h"
 #include "graph/json_parse.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -62,6 +64,38 @@ write_graph(const ilp_graph *g, const char *what)
 	return json;
 }
 
+/* The file reader's two ways, differentially: nodes read as the text is parsed
+ * (falling back to the tree on anything it does not read) and the tree alone give the
+ * same graph (its canonical JSON and fingerprint) or the same message. */
+static void
+same_graph(const uint8_t *data, size_t size)
+{
+	char *a = fz_exact(data, size), *b = fz_exact(data, size);
+	ilp_graph *ga = NULL, *gb = NULL;
+	ilp_error ea, eb;
+	int ra = ilpi_graph_read_own(a, size, "in", 1, &ga, &ea);
+	int rb = ilpi_graph_read_own(b, size, "in", 0, &gb, &eb);
+
+	FZ_ASSERT(ra == rb, "streamed read %d, tree read %d", ra, rb);
+	if (ra != 0) {
+		FZ_ASSERT(ea.kind == eb.kind && strcmp(ea.msg, eb.msg) == 0,
+		    "messages differ: streamed '%s' / tree '%s'", ea.msg, eb.msg);
+	} else {
+		char *ja = write_graph(ga, "streamed"), *jb = write_graph(gb, "tree");
+
+		FZ_ASSERT(strcmp(ja, jb) == 0, "streamed and tree graphs differ:\n%s\n---\n%s",
+		    ja, jb);
+		FZ_ASSERT(strcmp(ilp_graph_fingerprint(ga), ilp_graph_fingerprint(gb)) == 0,
+		    "fingerprints differ");
+		free(ja);
+		free(jb);
+	}
+	ilp_graph_free(ga);
+	ilp_graph_free(gb);
+	free(a);
+	free(b);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -73,6 +107,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	same_parse(data, size);
+	same_graph(data, size);
 	buf = fz_exact(data, size);
 	rc = ilp_graph_read_buffer(buf, size, "in", &g, &err);
 	free(buf);
