@@ -134,7 +134,7 @@ ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *targe
     ilp_error *err)
 {
 	ilpi_node *n;
-	size_t j, len = strlen(name);
+	size_t j, len = strlen(name), hash = ilpi_hash(name, len);
 
 	if (g->n >= INT32_MAX - 1) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: too many nodes", g->path);
@@ -144,7 +144,7 @@ ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *targe
 	 * the new node takes */
 	if ((g->n + 1) * 2 > g->n_slot && index_grow(g) != 0)
 		goto nomem;
-	j = ilpi_hash(name, len) & (g->n_slot - 1);
+	j = hash & (g->n_slot - 1);
 	for (; g->slot[j] != ILPI_NONE; j = (j + 1) & (g->n_slot - 1))
 		if (strcmp(g->node[g->slot[j]].name, name) == 0) {
 			ilpi_err(err, ILP_ERR_INPUT, "%s: node '%s': field 'name': duplicate name "
@@ -155,7 +155,7 @@ ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *targe
 		goto nomem;
 	n = &g->node[g->n];
 	memset(n, 0, sizeof *n);
-	n->name = ilpi_intern(&g->pool, name);
+	n->name = ilpi_intern_hashed(&g->pool, name, len, hash);
 	n->target = target != NULL ? ilpi_intern(&g->pool, target) : NULL;
 	if (n->name == NULL || (target != NULL && n->target == NULL))
 		goto nomem;

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,16 +35,27 @@ ilpi_intern_free(ilpi_pool *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Eight bytes a step (a multiply and a shift each), then a final mix: the names of a
+ * graph are hashed several times each while it is read. Only tables use the value. */
 size_t
 ilpi_hash(const char *s, size_t len)
 {
-	size_t h = 1469598103934665603ull;
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = k ^ (len * 0xff51afd7ed558ccdull), w;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 31;
 	}
-	return h;
+	w = 0;
+	for (size_t i = 0; i < len; i++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	h *= k;
+	h ^= h >> 29;
+	return (size_t)h;
 }
 
 static char *
@@ -98,12 +110,18 @@ grow(ilpi_pool *t)
 const char *
 ilpi_intern_n(ilpi_pool *t, const char *s, size_t len)
 {
+	return ilpi_intern_hashed(t, s, len, ilpi_hash(s, len));
+}
+
+const char *
+ilpi_intern_hashed(ilpi_pool *t, const char *s, size_t len, size_t hash)
+{
 	size_t j;
 	char *p;
 
 	if ((t->count + 1) * 2 > t->n_slot && grow(t) != 0)
 		return NULL;
-	j = ilpi_hash(s, len) & (t->n_slot - 1);
+	j = hash & (t->n_slot - 1);
 	for (; t->slot[j] != NULL; j = (j + 1) & (t->n_slot - 1)) {
 		const char *e = t->slot[j];
 

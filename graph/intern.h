@@ -20,7 +20,9 @@ void ilpi_intern_free(ilpi_pool *t);
 /* Interned copy of `s` (len bytes, need not be NUL-terminated); NULL when out of memory. */
 const char *ilpi_intern_n(ilpi_pool *t, const char *s, size_t len);
 const char *ilpi_intern(ilpi_pool *t, const char *s);
-/* FNV-1a, shared by the graph's name index. */
+/* ilpi_intern_n of a string whose ilpi_hash the caller has already. */
+const char *ilpi_intern_hashed(ilpi_pool *t, const char *s, size_t len, size_t hash);
+/* The strings' hash, shared by the graph's name index. */
 size_t ilpi_hash(const char *s, size_t len);
 
 #endif /* ILPART_GRAPH_INTERN_H */
