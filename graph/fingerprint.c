@@ -65,37 +65,41 @@ h_word(h128 *h, uint64_t w)
 	h->b = fmix64(h->b + (w ^ 0xa4093822299f31d0ULL)) ^ (h->a >> 29);
 }
 
-static void
+static inline __attribute__((always_inline)) void
 h_col(h128 *h, h128 c)
 {
 	h_word(h, c.a);
 	h_word(h, c.b);
 }
 
-static void
-h_str(h128 *h, const char *s)
+/* The words h_word absorbs for a string: its length (UINT64_MAX for none), then its
+ * bytes eight at a time, little-endian. Returns how many. */
+static size_t
+str_words(const char *s, uint64_t *w)
 {
-	size_t len = s != NULL ? strlen(s) : 0;
+	size_t len = s != NULL ? strlen(s) : 0, k = 0;
 
-	h_word(h, s != NULL ? len : UINT64_MAX);
+	w[k++] = s != NULL ? len : UINT64_MAX;
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t w = 0;
+		uint64_t x = 0;
 
 		for (size_t j = 0; j < 8 && i + j < len; j++)
-			w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
-		h_word(h, w);
+			x |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+		w[k++] = x;
 	}
+	return k;
 }
 
-static void
-h_num(h128 *h, double d)
+/* The word of a number: its bits, -0.0 as 0. */
+static uint64_t
+num_word(double d)
 {
 	uint64_t w;
 
 	if (d == 0)
 		d = 0; /* -0.0 */
 	memcpy(&w, &d, sizeof w);
-	h_word(h, w);
+	return w;
 }
 
 static int
@@ -152,6 +156,35 @@ sort_h128(h128 *a, size_t n, h128 *tmp)
 		a[k++] = tmp[i++];
 }
 
+/* Four hash states absorbing a word sequence each, as h_word would one word at a time:
+ * h[l] takes w[l][0..len[l]). One chain of h_word is a dozen dependent multiplies and
+ * shifts per word; four chains advanced together keep the multiplier busy. */
+enum { LANES = 4 };
+
+static void
+h_lanes(h128 *h, uint64_t *const *w, const size_t *len)
+{
+	size_t common = len[0];
+	h128 x0 = h[0], x1 = h[1], x2 = h[2], x3 = h[3];
+
+	for (int l = 1; l < LANES; l++)
+		if (len[l] < common)
+			common = len[l];
+	for (size_t t = 0; t < common; t++) {
+		h_word(&x0, w[0][t]);
+		h_word(&x1, w[1][t]);
+		h_word(&x2, w[2][t]);
+		h_word(&x3, w[3][t]);
+	}
+	h[0] = x0;
+	h[1] = x1;
+	h[2] = x2;
+	h[3] = x3;
+	for (int l = 0; l < LANES; l++)
+		for (size_t t = common; t < len[l]; t++)
+			h_word(&h[l], w[l][t]);
+}
+
 /* ---- the colouring ------------------------------------------------------------ */
 
 enum { K_VIEW = 0xffffffffu };  /* argument position of a view user */
@@ -165,6 +198,8 @@ typedef struct fp {
 	uint32_t *rbeg;         /* reverse edges of node i: [rbeg[i], rbeg[i + 1]) */
 	int32_t *ru;            /* user index, or U_FW / U_BW */
 	uint32_t *rk;           /* argument position, K_VIEW, or output position */
+	uint64_t *words;        /* LANES word sequences of `wmax` words each */
+	size_t wmax;
 } fp;
 
 static void
@@ -179,6 +214,7 @@ fp_free(fp *f)
 	free(f->rbeg);
 	free(f->ru);
 	free(f->rk);
+	free(f->words);
 }
 
 static int
@@ -260,30 +296,40 @@ build_reverse(fp *f)
 	return 0;
 }
 
-static h128
-label(const fp *f, size_t i)
+/* The words of a node's label (after h_init(1)): what the node is. Returns how many
+ * (at most label_max). */
+static size_t
+label_words(const fp *f, size_t i, uint64_t *w)
 {
 	const ilpi_node *n = &f->g->node[i];
-	h128 h;
+	size_t k = 0;
 
-	h_init(&h, 1);
-	h_word(&h, n->kind);
-	h_str(&h, n->target);
-	h_str(&h, n->dtype);
-	h_word(&h, (uint64_t)(int64_t)n->ndim);
+	w[k++] = n->kind;
+	k += str_words(n->target, w + k);
+	k += str_words(n->dtype, w + k);
+	w[k++] = (uint64_t)(int64_t)n->ndim;
 	for (int d = 0; d < n->ndim; d++)
-		h_word(&h, (uint64_t)f->g->shape[n->shape_begin + (uint32_t)d]);
-	h_word(&h, (uint64_t)n->bytes);
-	h_word(&h, n->flags & (ILPI_F_TUPLE | ILPI_F_RANDOM | ILPI_F_EFFECTFUL |
-	    ILPI_F_COLLECTIVE | ILPI_F_MUTATED | ILPI_F_PARAM));
-	h_word(&h, (uint64_t)(int64_t)n->index);
-	h_num(&h, n->flops);
-	h_num(&h, n->bytes_read);
-	h_num(&h, n->bytes_written);
-	h_num(&h, n->time_us);
-	h_word(&h, n->tag);
-	h_word(&h, (uint64_t)(int64_t)f->region[i]);
-	return h;
+		w[k++] = (uint64_t)f->g->shape[n->shape_begin + (uint32_t)d];
+	w[k++] = (uint64_t)n->bytes;
+	w[k++] = n->flags & (ILPI_F_TUPLE | ILPI_F_RANDOM | ILPI_F_EFFECTFUL |
+	    ILPI_F_COLLECTIVE | ILPI_F_MUTATED | ILPI_F_PARAM);
+	w[k++] = (uint64_t)(int64_t)n->index;
+	w[k++] = num_word(n->flops);
+	w[k++] = num_word(n->bytes_read);
+	w[k++] = num_word(n->bytes_written);
+	w[k++] = num_word(n->time_us);
+	w[k++] = n->tag;
+	w[k++] = (uint64_t)(int64_t)f->region[i];
+	return k;
+}
+
+static size_t
+label_max(const ilpi_node *n)
+{
+	size_t t = n->target != NULL ? strlen(n->target) : 0;
+	size_t d = n->dtype != NULL ? strlen(n->dtype) : 0;
+
+	return 12 + (n->ndim > 0 ? (size_t)n->ndim : 0) + 1 + (t + 7) / 8 + 1 + (d + 7) / 8;
 }
 
 /* Absorbs the colours of i's inputs in argument order, then its view base. */
@@ -350,7 +396,78 @@ distinct(fp *f, const h128 *c)
 	return d;
 }
 
-/* Rounds of refinement until the number of colour classes stops growing. */
+/* The words a refinement round absorbs for node i (after h_init(4)): its colour, then
+ * absorb_inputs' and absorb_users' words over colours c. Returns how many (at most
+ * 6 + 2 inputs + 2 reverse edges). */
+static size_t
+refine_words(fp *f, const h128 *c, size_t i, uint64_t *w)
+{
+	const ilpi_node *n = &f->g->node[i];
+	size_t k = 0, m = 0;
+
+	w[k++] = c[i].a;
+	w[k++] = c[i].b;
+	w[k++] = n->in_count;
+	for (uint32_t j = 0; j < n->in_count; j++) {
+		h128 x = c[f->g->in[n->in_begin + j]];
+
+		w[k++] = x.a;
+		w[k++] = x.b;
+	}
+	if (n->view_of != ILPI_NONE) {
+		w[k++] = c[n->view_of].a;
+		w[k++] = c[n->view_of].b;
+	} else {
+		w[k++] = 0x5eed;
+	}
+	for (uint32_t e = f->rbeg[i]; e < f->rbeg[i + 1]; e++) {
+		h128 x;
+
+		h_init(&x, 2);
+		if (f->ru[e] >= 0)
+			h_col(&x, c[f->ru[e]]);
+		else
+			h_word(&x, (uint64_t)(int64_t)f->ru[e]);
+		h_word(&x, f->rk[e]);
+		f->scratch[m++] = x;
+	}
+	sort_h128(f->scratch, m, f->tmp);
+	w[k++] = m;
+	for (size_t j = 0; j < m; j++) {
+		w[k++] = f->scratch[j].a;
+		w[k++] = f->scratch[j].b;
+	}
+	return k;
+}
+
+/* h[l] = the hash of gen's words for node i + l, from h_init(domain), for LANES nodes
+ * (or one when i + LANES > n). Returns how many nodes it did. */
+#define LANE_STEP(f, i, domain, out, GEN) do { \
+	h128 h_[LANES]; \
+	uint64_t *w_[LANES]; \
+	size_t len_[LANES]; \
+	if ((i) + LANES <= (f)->n) { \
+		for (int l_ = 0; l_ < LANES; l_++) { \
+			h_init(&h_[l_], (domain)); \
+			w_[l_] = (f)->words + (size_t)l_ * (f)->wmax; \
+			len_[l_] = GEN((i) + (size_t)l_, w_[l_]); \
+		} \
+		h_lanes(h_, w_, len_); \
+		for (int l_ = 0; l_ < LANES; l_++) \
+			(out)[(i) + (size_t)l_] = h_[l_]; \
+		(i) += LANES; \
+	} else { \
+		size_t n_ = GEN((i), (f)->words); \
+		h_init(&h_[0], (domain)); \
+		for (size_t t_ = 0; t_ < n_; t_++) \
+			h_word(&h_[0], (f)->words[t_]); \
+		(out)[(i)] = h_[0]; \
+		(i)++; \
+	} \
+} while (0)
+
+/* Rounds of refinement until the number of colour classes stops growing. Every node's
+ * new colour depends on the last round's colours only: LANES nodes are hashed at once. */
 static void
 refine(fp *f)
 {
@@ -360,15 +477,10 @@ refine(fp *f)
 		size_t now;
 		h128 *t;
 
-		for (size_t i = 0; i < f->n; i++) {
-			h128 h;
-
-			h_init(&h, 4);
-			h_col(&h, f->col[i]);
-			absorb_inputs(f, &h, f->col, i);
-			absorb_users(f, &h, f->col, i);
-			f->next[i] = h;
-		}
+#define GEN_REFINE(i, w) refine_words(f, f->col, (i), (w))
+		for (size_t i = 0; i < f->n;)
+			LANE_STEP(f, i, 4, f->next, GEN_REFINE);
+#undef GEN_REFINE
 		now = distinct(f, f->next);
 		t = f->col, f->col = f->next, f->next = t;
 		if (now <= classes)
@@ -395,12 +507,29 @@ colour(fp *f, const ilp_graph *g)
 	for (size_t i = 0; i < f->n; i++)
 		if (f->rbeg[i + 1] - f->rbeg[i] > maxdeg)
 			maxdeg = f->rbeg[i + 1] - f->rbeg[i];
-	if ((f->scratch = malloc(maxdeg * sizeof *f->scratch)) == NULL ||
-	    (f->tmp = malloc(((maxdeg > f->n ? maxdeg : f->n) + 1) * sizeof *f->tmp)) == NULL)
-		return -1;
-	/* down, in topological order: inputs come first */
 	for (size_t i = 0; i < f->n; i++) {
-		h128 h = label(f, i);
+		const ilpi_node *n = &g->node[i];
+		size_t lw = label_max(n);
+		size_t rw = 6 + 2 * (size_t)n->in_count + 2 * (size_t)(f->rbeg[i + 1] - f->rbeg[i]);
+
+		if (lw > f->wmax)
+			f->wmax = lw;
+		if (rw > f->wmax)
+			f->wmax = rw;
+	}
+	if ((f->scratch = malloc(maxdeg * sizeof *f->scratch)) == NULL ||
+	    (f->tmp = malloc(((maxdeg > f->n ? maxdeg : f->n) + 1) * sizeof *f->tmp)) == NULL ||
+	    (f->words = malloc(LANES * f->wmax * sizeof *f->words)) == NULL)
+		return -1;
+	/* down, in topological order: inputs come first. The labels depend on nothing
+	 * else, so they are hashed LANES at a time first; each node's chain then goes on
+	 * with its inputs' down colours, node by node. */
+#define GEN_LABEL(i, w) label_words(f, (i), (w))
+	for (size_t i = 0; i < f->n;)
+		LANE_STEP(f, i, 1, f->next, GEN_LABEL);
+#undef GEN_LABEL
+	for (size_t i = 0; i < f->n; i++) {
+		h128 h = f->next[i];
 
 		absorb_inputs(f, &h, f->next, i);
 		f->next[i] = h;
