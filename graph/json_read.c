@@ -39,6 +39,16 @@ put(char *buf, size_t len, size_t *at, const char *s)
 	buf[*at] = '\0';
 }
 
+/* strcmp(a, b) == 0 for the short words of a node (keys, kinds): a call to the library's
+ * strcmp costs more than the few bytes compared. */
+static inline int
+same_word(const char *a, const char *b)
+{
+	while (*a != '\0' && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 /* "node 'x'" or "node #12" when the node has no usable name yet. */
 static const char *
 node_label(const ilpi_jv *obj, size_t idx, char *buf, size_t len)
@@ -135,12 +145,12 @@ read_kind(reader *r, const char *who, const ilpi_jv *v, ilpi_kind *kind)
 		return fail(r, who, "kind", "missing");
 	if (!ilpi_jv_is_string(v))
 		return fail(r, who, "kind", "expected a string");
-	if (strcmp(v->u.str, "primal") == 0)
-		*kind = ILPI_PRIMAL;
-	else if (strcmp(v->u.str, "tangent") == 0)
-		*kind = ILPI_TANGENT;
-	else if (strcmp(v->u.str, "op") == 0)
+	if (same_word(v->u.str, "op"))
 		*kind = ILPI_OP;
+	else if (same_word(v->u.str, "primal"))
+		*kind = ILPI_PRIMAL;
+	else if (same_word(v->u.str, "tangent"))
+		*kind = ILPI_TANGENT;
 	else {
 		char msg[160];
 
@@ -192,7 +202,7 @@ key_index(const char *s)
 	for (int j = 0; j < 4 && first[s[0] - 'a'][j] >= 0; j++) {
 		int k = first[s[0] - 'a'][j];
 
-		if (strcmp(node_keys[k] + 1, s + 1) == 0)
+		if (same_word(node_keys[k] + 1, s + 1))
 			return k;
 	}
 	return K_COUNT;
@@ -254,7 +264,7 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 				continue;
 			if (!ilpi_jv_is_string(f))
 				return fail(r, who, k, "expected a string");
-			if (r->dtype_raw != NULL && strcmp(r->dtype_raw, f->u.str) == 0) {
+			if (r->dtype_raw != NULL && same_word(r->dtype_raw, f->u.str)) {
 				n->dtype = r->dtype;
 				dsize = r->dtype_size;
 				continue;
@@ -363,7 +373,7 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 	} else {
 		return fail(r, who, "bytes", "missing (give shape and dtype, bytes, or tuple)");
 	}
-	if (n->target != NULL && strcmp(n->target, "getitem") == 0) {
+	if (n->target != NULL && same_word(n->target, "getitem")) {
 		n->flags |= ILPI_F_GETITEM;
 		if (n->index == ILPI_NONE)
 			return fail(r, who, "index", "missing (getitem needs the tuple index)");
