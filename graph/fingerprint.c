@@ -156,6 +156,39 @@ sort_h128(h128 *a, size_t n, h128 *tmp)
 		a[k++] = tmp[i++];
 }
 
+/* sort_h128 for many colours (a graph's, a node's many users'): colours are hashes,
+ * so their top bits spread them evenly; a counting pass by the top bits (about one
+ * colour per bucket), then each bucket sorted by sort_h128 (so no input costs more than
+ * it did), give the same array (equal colours are equal values). tmp holds n entries. */
+static void
+sort_colours(h128 *a, size_t n, h128 *tmp)
+{
+	unsigned bits = 4, shift;
+	size_t *cnt, start = 0;
+
+	while (bits < 20 && ((size_t)1 << bits) < n)
+		bits++;
+	if (n <= 64 || (cnt = calloc(((size_t)1 << bits) + 1, sizeof *cnt)) == NULL) {
+		sort_h128(a, n, tmp);
+		return;
+	}
+	shift = 64 - bits;
+	for (size_t i = 0; i < n; i++)
+		cnt[(a[i].a >> shift) + 1]++;
+	for (size_t b = 0; b < (size_t)1 << bits; b++)
+		cnt[b + 1] += cnt[b];
+	for (size_t i = 0; i < n; i++)
+		tmp[cnt[a[i].a >> shift]++] = a[i];
+	/* cnt[b] is now the end of bucket b; a is the scratch of the buckets' sorts */
+	for (size_t b = 0; b < (size_t)1 << bits; b++) {
+		if (cnt[b] - start > 1)
+			sort_h128(tmp + start, cnt[b] - start, a);
+		start = cnt[b];
+	}
+	free(cnt);
+	memcpy(a, tmp, n * sizeof *a);
+}
+
 /* Four hash states absorbing a word sequence each, as h_word would one word at a time:
  * h[l] takes w[l][0..len[l]). One chain of h_word is a dozen dependent multiplies and
  * shifts per word; four chains advanced together keep the multiplier busy. */
@@ -364,7 +397,7 @@ absorb_users(fp *f, h128 *h, const h128 *c, size_t i)
 		h_word(&x, f->rk[e]);
 		f->scratch[m++] = x;
 	}
-	sort_h128(f->scratch, m, f->tmp);
+	sort_colours(f->scratch, m, f->tmp);
 	h_word(h, m);
 	for (size_t k = 0; k < m; k++)
 		h_col(h, f->scratch[k]);
@@ -431,7 +464,7 @@ refine_words(fp *f, const h128 *c, size_t i, uint64_t *w)
 		h_word(&x, f->rk[e]);
 		f->scratch[m++] = x;
 	}
-	sort_h128(f->scratch, m, f->tmp);
+	sort_colours(f->scratch, m, f->tmp);
 	w[k++] = m;
 	for (size_t j = 0; j < m; j++) {
 		w[k++] = f->scratch[j].a;
@@ -579,7 +612,7 @@ ilpi_graph_compute_fingerprint(ilp_graph *g)
 	if (g->rng_state_bytes >= 0) /* absent in older files: their fingerprints stay */
 		PUT(0x7265706c61790000ULL ^ (uint64_t)g->rng_state_bytes);
 	memcpy(f.sorted, f.col, f.n * sizeof *f.col);
-	sort_h128(f.sorted, f.n, f.tmp);
+	sort_colours(f.sorted, f.n, f.tmp);
 	for (size_t i = 0; i < f.n; i++)
 		PUTC(f.sorted[i]);
 	for (size_t j = 0; j < g->n_fw_out; j++)
