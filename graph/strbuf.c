@@ -78,18 +78,25 @@ void
 ilpi_buf_json_str(ilpi_buf *b, const char *s)
 {
 	ilpi_buf_add(b, "\"", 1);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (;;) {
+		const char *run = s;
+		unsigned char c;
 
+		/* a run of bytes that need no escape goes in at once */
+		while (*s != '\0' && *s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
+			s++;
+		if (s > run)
+			ilpi_buf_add(b, run, (size_t)(s - run));
+		if ((c = (unsigned char)*s) == '\0')
+			break;
 		if (c == '"' || c == '\\') {
 			char esc[2] = { '\\', (char)c };
 
 			ilpi_buf_add(b, esc, 2);
-		} else if (c < 0x20) {
-			ilpi_buf_printf(b, "\\u%04x", c);
 		} else {
-			ilpi_buf_add(b, s, 1);
+			ilpi_buf_printf(b, "\\u%04x", c);
 		}
+		s++;
 	}
 	ilpi_buf_add(b, "\"", 1);
 }
