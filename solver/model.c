@@ -943,17 +943,15 @@ lp_reserve(lp_line *l, int wrap, size_t tl)
 static int
 lp_term(lp_line *l, int wrap, const char *const *parts, int n)
 {
-	size_t tl = 0;
+	size_t tl = 0, pl[4]; /* n <= 4 at every call */
 
 	for (int k = 0; k < n; k++)
-		tl += strlen(parts[k]);
+		tl += pl[k] = strlen(parts[k]);
 	if (lp_reserve(l, wrap, tl) != 0)
 		return -1;
 	for (int k = 0; k < n; k++) {
-		size_t pl = strlen(parts[k]);
-
-		memcpy(l->line + l->len, parts[k], pl);
-		l->len += pl;
+		memcpy(l->line + l->len, parts[k], pl[k]);
+		l->len += pl[k];
 	}
 	return 0;
 }
