@@ -66,11 +66,12 @@ void ilpi_json_undo_in_place(char *buf, size_t len);
  * path only, except that the root object's member `key`, when it is an array, is not
  * kept: each of its elements is parsed into a small scratch arena, emptied for the
  * next, and handed to each(ctx, element), which takes what it needs (the element's
- * strings stay valid with buf, its values do not) and returns 0. The member stays in d->root as an array of no
- * elements. 0: read so, exactly one such array was streamed; d->root is the rest of
- * the document. 1: not read so (the text is not plain JSON, not an object, has no or
- * two such arrays, or each() returned nonzero): no error is set, d is empty and buf is
- * as it was, for ilpi_json_doc_parse_in_place to read from the start. */
+ * strings stay valid with buf, its values do not) and returns 0. The member stays in
+ * d->root as an array of no elements. 0: read so, exactly one such array was
+ * streamed; d->root is the rest of the document. 1: not read so (the text is not plain
+ * JSON, not an object, has no or two such arrays, or each() returned nonzero): no
+ * error is set, d is empty and buf is as it was, for ilpi_json_doc_parse_in_place to
+ * read from the start. */
 int ilpi_json_doc_stream(ilpi_json_doc *d, char *buf, size_t len, const char *key,
     int (*each)(void *ctx, const ilpi_jv *v), void *ctx);
 /* 1 when a and the cJSON tree b hold the same values (types, numbers bit for bit,

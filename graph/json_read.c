@@ -471,8 +471,8 @@ read_links(reader *r, const ilpi_jv *inputs, const ilpi_jv *view, long idx, lazy
 	return 0;
 }
 
-/* A node's first pass: its fields, except the inputs and view_of that name other
- * nodes (field[] and ids[] hold them for the second pass). idx is its index. */
+/* A node's first pass: the node added to the graph with its fields, except the inputs
+ * and view_of that name other nodes (field[] and ids[] hold them for the second pass). */
 static int
 read_node(reader *r, const ilpi_jv *obj, const char *who, const ilpi_jv **field,
     uint8_t *ids)
