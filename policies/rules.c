@@ -78,11 +78,18 @@ ilpi_rules_explain(const ilp_graph *g, const ilpi_rules *r, size_t i, unsigned b
 
 	if (why == ILPI_WHY_TAG)
 		snprintf(buf, len, "%s", ilpi_tag_name(ilpi_sac_tag(g, i)));
-	else if (why == ILPI_WHY_GETITEM && n->in_count > 0)
-		snprintf(buf, len, "%s, from its tuple '%s'",
-		    bit == ILPI_R_NO_SAVE ? ilpi_tag_name((ilpi_tag)r->tag[i]) : "not recomputable",
+	else if (why == ILPI_WHY_GETITEM && n->in_count > 0 && bit == ILPI_R_NO_SAVE)
+		snprintf(buf, len, "%s, from its tuple '%s'", ilpi_tag_name((ilpi_tag)r->tag[i]),
 		    g->node[g->in[n->in_begin]].name);
-	else
+	else if (why == ILPI_WHY_GETITEM && n->in_count > 0) {
+		/* the tuple's own reason: a tag, or a rule (it reads a mutated input, ...) */
+		int32_t t = g->in[n->in_begin];
+		ilpi_reason tw = (ilpi_reason)r->why_no_recompute[t];
+
+		snprintf(buf, len, "not recomputable, from its tuple '%s': %s", g->node[t].name,
+		    tw == ILPI_WHY_TAG ? ilpi_tag_name(ilpi_sac_tag(g, (size_t)t)) :
+		    tw == ILPI_WHY_GETITEM ? "not recomputable" : ilpi_reason_text(tw));
+	} else
 		snprintf(buf, len, "%s", ilpi_reason_text(why));
 	return buf;
 }

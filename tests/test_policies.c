@@ -1144,7 +1144,7 @@ START_TEST(explain_texts)
 	ck_assert_str_eq(ilpi_rules_explain(g, &r, t_node(g, "_scaled_mm"), ILPI_R_NO_SAVE, buf,
 	    sizeof buf), "tuple: no storage to save");
 	ck_assert_str_eq(ilpi_rules_explain(g, &r, t_node(g, "getitem"), ILPI_R_NO_RECOMPUTE, buf,
-	    sizeof buf), "not recomputable, from its tuple '_scaled_mm'");
+	    sizeof buf), "not recomputable, from its tuple '_scaled_mm': MUST_SAVE");
 	for (int w = ILPI_WHY_TAG; w <= ILPI_WHY_BAN_MATERIALIZED; w++)
 		ck_assert_str_ne(ilpi_reason_text((ilpi_reason)w), "");
 	ilpi_rules_free(&r);
