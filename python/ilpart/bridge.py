@@ -308,6 +308,31 @@ def backend(partition: Optional[Callable[..., Any]] = None, codegen: str = "indu
     return aot_autograd(fw_compiler=nop_compiler, bw_compiler=nop_compiler, partition_fn=pf)
 
 
+def _counting(be):
+    """`be` as a torch.compile backend that counts the FX graphs dynamo hands it
+    (`.graphs`): capture tells a model dynamo compiled nothing of from one whose graphs
+    need no backward."""
+    def counted(gm, example_inputs):
+        counted.graphs += 1
+        return be(gm, example_inputs)
+    counted.graphs = 0
+    return counted
+
+
+def no_joint_graph_error(who: str, fx_graphs: int) -> IlpartError:
+    """The error when compiling made no joint graph: dynamo compiled no graph at all (the
+    code ran eagerly), or only graphs that need no backward."""
+    if fx_graphs == 0:
+        return IlpartError(
+            "%s: no joint graph was made: dynamo compiled no graph of this code, it ran "
+            "eagerly (dynamo skips some modules, e.g. nn.LSTM/GRU/RNN unless "
+            "torch._dynamo.config.allow_rnn is set, and code it cannot trace; "
+            "TORCH_LOGS=graph_breaks says why)" % who)
+    return IlpartError(
+        "%s: no joint graph was made: dynamo compiled %d graph(s), none of which needs a "
+        "backward (does any input or parameter require grad?)" % (who, fx_graphs))
+
+
 class _Captured(Exception):
     """Raised by capture(execute=False) to stop compilation once the graph is exported."""
 
@@ -353,9 +378,10 @@ def capture(model_or_fn: Any, *example_inputs: Any, path: Optional[PathLike] = N
     import torch._dynamo
 
     graphs = []
-    be = backend(partition=_capturing_partition(graphs, reference, execute, tuple(budgets)),
-                 codegen="eager")
     for _attempt in range(2):
+        be = _counting(backend(partition=_capturing_partition(graphs, reference, execute,
+                                                              tuple(budgets)),
+                               codegen="eager"))
         compiled = torch.compile(model_or_fn, backend=be)
         try:
             compiled(*example_inputs, **example_kwargs)
@@ -369,8 +395,7 @@ def capture(model_or_fn: Any, *example_inputs: Any, path: Optional[PathLike] = N
     if not execute:
         torch._dynamo.reset()
     if not graphs:
-        raise IlpartError("capture: no joint graph was made (does any input or parameter "
-                          "require grad?)")
+        raise no_joint_graph_error("capture", be.graphs)
     write_graphs(graphs, path, description)
     _warn_empty_backward(graphs, path, _on_meta(model_or_fn, example_inputs, example_kwargs))
     return graphs

@@ -112,10 +112,9 @@ def calibrate(model_or_fn: Any, *example_inputs: Any, path: Optional[str] = None
     import torch._dynamo
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
-    from .bridge import backend
+    from .bridge import _counting, backend, no_joint_graph_error
     from .export import export_graph, prepare_joint
     from .graphfile import write_graphs
-    from .runner import IlpartError
 
     graphs: List[Dict[str, Any]] = []
 
@@ -130,11 +129,10 @@ def calibrate(model_or_fn: Any, *example_inputs: Any, path: Optional[str] = None
                                                    num_fwd_outputs=num_fwd_outputs, **kwargs)
 
     torch._dynamo.reset()
-    torch.compile(model_or_fn, backend=backend(partition=pf, codegen="eager"))(
-        *example_inputs, **example_kwargs)
+    be = _counting(backend(partition=pf, codegen="eager"))
+    torch.compile(model_or_fn, backend=be)(*example_inputs, **example_kwargs)
     torch._dynamo.reset()
     if not graphs:
-        raise IlpartError("calibrate: no joint graph was made (does any input or parameter "
-                          "require grad?)")
+        raise no_joint_graph_error("calibrate", be.graphs)
     write_graphs(graphs, path, description)
     return graphs

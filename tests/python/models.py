@@ -327,3 +327,17 @@ class Llama(nn.Module):
             else:
                 x = blk(x, cos, sin)
         return self.norm(x)
+
+
+class LSTMHead(nn.Module):
+    """nn.LSTM (2 layers) + a linear head on the last step. Dynamo runs nn.LSTM eagerly
+    unless torch._dynamo.config.allow_rnn: no joint graph at all by default."""
+
+    def __init__(self, d=24, hidden=20, classes=5):
+        super().__init__()
+        self.lstm = nn.LSTM(d, hidden, num_layers=2, batch_first=True)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.head(y[:, -1])

@@ -401,8 +401,22 @@ class ExportTest(unittest.TestCase):
     def test_capture_without_grad_fails(self):
         m = models.MLP().requires_grad_(False)
         torch._dynamo.reset()
-        with self.assertRaises(ilpart.IlpartError):
+        with self.assertRaisesRegex(ilpart.IlpartError, r"dynamo compiled 1 graph\(s\), none "
+                                    r"of which needs a backward \(does any input or parameter "
+                                    r"require grad\?\)"):
             ilpart.capture(m, torch.randn(4, 32))
+
+    def test_capture_of_code_dynamo_skips(self):
+        """nn.LSTM runs eagerly under dynamo (allow_rnn off): no graph at all, which the
+        error says, rather than asking whether anything requires grad (it does)."""
+        torch.manual_seed(0)
+        m = models.LSTMHead()
+        x = torch.randn(3, 4, 24, requires_grad=True)
+        torch._dynamo.reset()
+        with self.assertRaisesRegex(ilpart.IlpartError, "dynamo compiled no graph.*allow_rnn"):
+            ilpart.capture(m, x)
+        with self.assertRaisesRegex(ilpart.IlpartError, "calibrate: .*dynamo compiled no graph"):
+            ilpart.calibrate(m, x, repeat=1)
 
 
 if __name__ == "__main__":
