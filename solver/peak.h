@@ -20,4 +20,9 @@ typedef struct ilpi_peak_rows {
 int ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr,
     ilp_error *err);
 
+/* Seconds a peak-objective or peak-budget solve takes at most when the caller gives no
+ * time limit (solver/solve.c; docs/solver.md "Peak memory": 60). Every stage, seed
+ * solve and descent of the search keeps to it. Only tests change it. */
+extern double ilpi_peak_default_limit;
+
 #endif /* ILPART_SOLVER_PEAK_H */

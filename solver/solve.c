@@ -89,6 +89,18 @@ typedef struct solve_ctx {
 	uint8_t *starts_buf;      /* peak objective: the descents' starts and scratch */
 } solve_ctx;
 
+double ilpi_peak_default_limit = 60;
+
+/* The peak objective's and a peak budget's time limit: the caller's, else
+ * ilpi_peak_default_limit. Their search ends by a proof or by the clock (docs/solver.md
+ * "Peak memory"); every MIP solve and seed solve in it keeps to this, not only the loop
+ * between solves (before, a stage had no limit of its own without --time-limit). */
+static double
+peak_limit(const ilp_solve_options *o)
+{
+	return o->time_limit > 0 ? o->time_limit : ilpi_peak_default_limit;
+}
+
 enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
 
 static void
@@ -288,8 +300,9 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	memset(mip, 0, sizeof *mip);
 	if (c->peak.col != 0)
 		ws = wr = NULL; /* a start knows nothing of the peak column */
-	if (o->time_limit > 0) {
-		mip->time_limit = o->time_limit - (t1 - c->t0);
+	if (o->time_limit > 0 || c->peak.col != 0) {
+		mip->time_limit = (c->peak.col != 0 ? peak_limit(o) : o->time_limit) -
+		    (t1 - c->t0);
 		if (mip->time_limit < 0.001)
 			mip->time_limit = 0.001;
 	}
@@ -1122,6 +1135,7 @@ peak_seeds(solve_ctx *c, ilp_error *err)
 		return -1;
 	}
 	so.objective = ILP_OBJ_MEMORY;
+	so.time_limit = peak_limit(c->o);
 	so.peak_budget = -1;
 	so.write_lp = so.write_mps = NULL;
 	so.verbose = 0;
@@ -1132,7 +1146,7 @@ peak_seeds(solve_ctx *c, ilp_error *err)
 	 * each with a tenth of the time. */
 	for (int k = 0; k < 3; k++) {
 		static const double frac[3] = { 0.1, 0.3, 0.5 };
-		double limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
+		double limit = peak_limit(c->o);
 
 		so.objective = ILP_OBJ_RUNTIME;
 		so.budget_bytes = -1;
@@ -1476,7 +1490,7 @@ obj_peak(solve_ctx *c, ilp_error *err)
 
 	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
 	memset(&mip, 0, sizeof mip);
-	limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
+	limit = peak_limit(c->o);
 	c->peak_bound = 0;
 	if (ilpi_peak_cuts_new(c->g, &c->m, c->peak.col, &c->cuts) != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
@@ -1619,7 +1633,10 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	c->peak_sim = best;
 	if (mip.status == GLP_UNDEF || mip.timed_out || c->peak_bound < (double)best ||
 	    ilpi_now() - c->t0 > limit) {
-		if (mip.status == GLP_UNDEF || mip.timed_out)
+		/* unproven when the clock stopped it, also before or between the stages
+		 * (a search that never ran one reported "feasible") */
+		if (mip.status == GLP_UNDEF || mip.timed_out || (c->peak_bound < (double)best &&
+		    ilpi_now() - c->t0 > limit))
 			c->status = "time-limit";
 		return 0;
 	}
@@ -1669,7 +1686,7 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 {
 	double unit = c->m.byte_unit, ub = (double)c->o->peak_budget / unit;
 	double lb = glp_get_col_lb(c->m.lp, c->peak.col);
-	double limit = c->o->time_limit > 0 ? c->o->time_limit : 60;
+	double limit = peak_limit(c->o);
 
 	if (ub < lb) {
 		ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget conflict: %lld bytes "
