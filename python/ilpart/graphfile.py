@@ -95,11 +95,18 @@ def node_bytes(n: Dict[str, Any]) -> int:
     return numel * _ITEMSIZE[n["dtype"]]
 
 
+# Ops that have no SAC tag of their own inside a region, by design: getitem (its tuple's
+# tag holds) and what torch.utils.checkpoint's SAC_IGNORED_OPS passes through untagged
+# (aten.detach, prim.device: AC adds different numbers of them in forward and recompute).
+_SAC_NEVER_TAGS = ("getitem", "aten.detach.default", "prim.device.default")
+
+
 def untagged_in_regions(graph: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
     """Forward ops without a SAC tag that sit inside a checkpoint region: they carry the
     region's ac_graph_id, or they take an input from a tagged op of a region and feed a
     tagged op of the same region (typically ops a graph pass inserted after dynamo tagged
-    the region). ilpart treats them as untagged, i.e. free to save or recompute.
+    the region). ilpart treats them as untagged, i.e. free to save or recompute. Ops
+    torch's SAC never tags (detach, getitem) are not reported.
     Returns [(name, target, region)] in graph order."""
     nodes = graph["nodes"]
     by_name = {n["name"]: n for n in nodes}
@@ -118,7 +125,7 @@ def untagged_in_regions(graph: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
     out = []
     for n in nodes:
         if n["kind"] != "op" or n["name"] in backward or n.get("recompute") \
-                or n.get("target") == "getitem":
+                or n.get("target") in _SAC_NEVER_TAGS:
             continue
         rid = n.get("ac_graph_id")
         if rid is None:
