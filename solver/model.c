@@ -444,6 +444,33 @@ restart_pays(glp_tree *tree)
 	return !(gap < 1e-4);
 }
 
+/* The caller's branching rule (ilpi_mip.weight): deterministic, no clock. */
+static void
+branch_weighted(glp_tree *tree, const ilpi_mip *mip)
+{
+	glp_prob *lp = glp_ios_get_prob(tree);
+	int n = glp_get_num_cols(lp), best = 0;
+	double best_sc = 0;
+
+	if (n > mip->n_weight)
+		n = mip->n_weight;
+	for (int j = 1; j <= n; j++) {
+		double x, f, sc;
+
+		if (!glp_ios_can_branch(tree, j))
+			continue;
+		x = glp_get_col_prim(lp, j);
+		f = x - floor(x);
+		sc = mip->weight[j] * (f > 0.5 ? 1 - f : f);
+		if (best == 0 || sc > best_sc) {
+			best = j;
+			best_sc = sc;
+		}
+	}
+	if (best != 0)
+		glp_ios_branch_upon(tree, best, GLP_NO_BRNCH);
+}
+
 static void
 callback(glp_tree *tree, void *info)
 {
@@ -481,6 +508,10 @@ callback(glp_tree *tree, void *info)
 	case GLP_ICUTGEN:
 		if (st->cut_ind != NULL)
 			budget_cuts(tree, st);
+		break;
+	case GLP_IBRANCH:
+		if (st->mip->weight != NULL)
+			branch_weighted(tree, st->mip);
 		break;
 	default:
 		break;

@@ -52,6 +52,10 @@ typedef struct ilpi_mip {
 	double gap;               /* relative gap to stop at */
 	int verbose;
 	const uint8_t *warm_s, *warm_r; /* a feasible item solution to start from, or NULL */
+	/* Branching: on the branchable column j (1..n_weight) with the largest
+	 * weight[j] * distance to the nearest integer (ties: the first); NULL: GLPK's rule */
+	const double *weight;
+	int n_weight;
 	/* results */
 	int status;               /* GLP_OPT, GLP_FEAS, GLP_NOFEAS or GLP_UNDEF */
 	int timed_out;
