@@ -804,12 +804,11 @@ held_storage(const ilp_graph *g, size_t key)
 }
 
 /* One conjunction of a general row: storage `z` (its index among the row's storages)
- * is live when its literals hold; lits e and b may be absent (0). */
+ * is live when both literals hold; lit b may be absent (col_b1 == 0). */
 typedef struct conj {
 	size_t z;
 	int a;                /* column of the first literal (s or c(X, theta)) */
-	int e;                /* column of a further literal (c(X, inf)), or 0 */
-	int b1, b0;           /* last literal c(u, inf) - c(u, theta'): b1 - b0, or none */
+	int b1, b0;           /* second literal c(u, inf) - c(u, theta'): b1 - b0, or none */
 } conj;
 
 /* "u runs at or after the point", at most: c(u, inf) - c(u, kappa) (exact for u
@@ -841,7 +840,7 @@ typedef struct conjs {
 
 static int
 reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
-    int32_t v, int a, int e, size_t key, int64_t b)
+    int32_t v, int a, size_t key, int64_t b)
 {
 	const ilp_graph *g = pc->g;
 	int32_t stack[64];
@@ -855,7 +854,7 @@ reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
 
 		for (uint32_t j = 0; j < n->use_count; j++) {
 			int32_t u = use[j];
-			conj c = { 0, a, e, 0, 0 };
+			conj c = { 0, a, 0, 0 };
 
 			if (g->node[u].view_of == x && pc->col_s[u] == 0 && sp < 64)
 				stack[sp++] = u;
@@ -896,7 +895,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 	conjs cs = { NULL, NULL, 0, NULL, 0, 0 };
 	conj *cj;
 	int *ncj = NULL, *single = NULL;
-	const int *fk, *inf;
+	const int *fk;
 	rowb rb = { 0, 0 };
 	double cst;
 	int rc = -1;
@@ -907,7 +906,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 	 * before the point" is c(X, kappa - 1) <= c(X, kappa); the rows drop such X's
 	 * own storage and take c(X, kappa) for "X runs strictly before the point" in a
 	 * reader's literal (so "the reader runs at or after it" is at most the truth). */
-	if ((fk = family_of(pc, kappa)) == NULL || (inf = family_of(pc, INF_THETA)) == NULL)
+	if ((fk = family_of(pc, kappa)) == NULL || family_of(pc, INF_THETA) == NULL)
 		return -1;
 	st = malloc(nk * sizeof *st);
 	en = malloc(nk * sizeof *en);
@@ -949,8 +948,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		b = key_bytes(g, key);
 		if (b == 0 || held_storage(g, (size_t)key))
 			continue;
-		if (reader_conjs(pc, &cs, kappa, o, at, rep, pc->col_s[rep], 0, (size_t)key,
-		    b) != 0)
+		if (reader_conjs(pc, &cs, kappa, o, at, rep, pc->col_s[rep], (size_t)key, b) != 0)
 			goto out;
 	}
 	for (size_t v = 0; v < g->n; v++) {
@@ -963,19 +961,10 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		    n->view_of != ILPI_NONE || b == 0)
 			continue;
 		a = (int32_t)v <= o ? fk[v] : 0;
-		if (a != 0 && reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a, 0, key, b) != 0)
+		if (a == 0)
+			continue; /* never runs at or before the point */
+		if (reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a, key, b) != 0)
 			goto out;
-		/* A getitem of a recomputed tuple is allocated when its tuple runs, even when
-		 * it runs itself in a later batch (graph/memsim.c): its storage exists at the
-		 * point when the tuple runs at or before it and the getitem runs at all. */
-		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1) {
-			int32_t t = ilpi_inputs(g, n)[0];
-
-			if ((g->node[t].flags & ILPI_F_TUPLE) && !is_bw(pc, t) && t <= o &&
-			    fk[t] != 0 && inf[v] != 0 && reader_conjs(pc, &cs, kappa, o, at,
-			    (int32_t)v, fk[t], inf[v], key, b) != 0)
-				goto out;
-		}
 	}
 	/* A storage with one one-literal conjunction enters the row by that literal;
 	 * the others get z in [0, 1], z >= each conjunction. */
@@ -988,7 +977,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 	 * literal (a storage's first literal is one column, but a saved storage shared by
 	 * items has one per item: keep the others); repeats go too. */
 	for (size_t k = 0; k < cs.n_cj; k++)
-		if (cj[k].b1 == 0 && cj[k].e == 0)
+		if (cj[k].b1 == 0)
 			single[cj[k].z] = single[cj[k].z] == 0 || single[cj[k].z] == cj[k].a ?
 			    cj[k].a : -1;
 	{
@@ -997,10 +986,10 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		for (size_t k = 0; k < cs.n_cj; k++) {
 			int dup = 0;
 
-			if (single[cj[k].z] == cj[k].a && (cj[k].b1 != 0 || cj[k].e != 0))
+			if (single[cj[k].z] == cj[k].a && cj[k].b1 != 0)
 				continue;
 			for (size_t j = 0; j < w && !dup; j++)
-				dup = cj[j].z == cj[k].z && cj[j].a == cj[k].a && cj[j].e == cj[k].e &&
+				dup = cj[j].z == cj[k].z && cj[j].a == cj[k].a &&
 				    cj[j].b1 == cj[k].b1 && cj[j].b0 == cj[k].b0;
 			if (!dup)
 				cj[w++] = cj[k];
@@ -1033,12 +1022,11 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 			continue;
 		rb_add(pc, &rb, zc, 1);
 		rb_add(pc, &rb, cj[k].a, -1);
-		rb_add(pc, &rb, cj[k].e, -1);
 		if (cj[k].b1 != 0) {
 			rb_add(pc, &rb, cj[k].b1, -1);
 			rb_add(pc, &rb, cj[k].b0, 1);
 		}
-		rb_emit(pc, &rb, GLP_LO, -(double)((cj[k].b1 != 0) + (cj[k].e != 0)));
+		rb_emit(pc, &rb, GLP_LO, cj[k].b1 != 0 ? -1 : 0);
 		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
 		pc->zcol[pc->nz++] = zc;
 	}
