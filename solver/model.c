@@ -340,6 +340,7 @@ typedef struct cb_state {
 	double deadline;          /* glp_time() ms at which to stop, 0: none */
 	int out_of_time;          /* the callback stopped the search at the deadline */
 	double lp_ms;             /* the first LP relaxation's wall clock, ms */
+	int weighted;             /* branch by mip->weight (branch_weighted) */
 } cb_state;
 
 static void
@@ -510,7 +511,7 @@ callback(glp_tree *tree, void *info)
 			budget_cuts(tree, st);
 		break;
 	case GLP_IBRANCH:
-		if (st->mip->weight != NULL)
+		if (st->weighted)
 			branch_weighted(tree, st->mip);
 		break;
 	default:
@@ -759,6 +760,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	case 0:
 		st.lp_ms = glp_time() - st.lp_ms;
 		lp_obj = glp_get_obj_val(m->lp);
+		st.weighted = mip->weight != NULL && lp_obj >= mip->weight_from;
 		break;
 	case 1:
 		mip->status = GLP_NOFEAS;

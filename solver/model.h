@@ -53,9 +53,11 @@ typedef struct ilpi_mip {
 	int verbose;
 	const uint8_t *warm_s, *warm_r; /* a feasible item solution to start from, or NULL */
 	/* Branching: on the branchable column j (1..n_weight) with the largest
-	 * weight[j] * distance to the nearest integer (ties: the first); NULL: GLPK's rule */
+	 * weight[j] * distance to the nearest integer (ties: the first), when the root LP
+	 * relaxation's objective is at least weight_from; else (or NULL) GLPK's rule */
 	const double *weight;
 	int n_weight;
+	double weight_from;
 	/* results */
 	int status;               /* GLP_OPT, GLP_FEAS, GLP_NOFEAS or GLP_UNDEF */
 	int timed_out;
