@@ -761,6 +761,9 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		st.lp_ms = glp_time() - st.lp_ms;
 		lp_obj = glp_get_obj_val(m->lp);
 		st.weighted = mip->weight != NULL && lp_obj >= mip->weight_from;
+		if (st.weighted)
+			ilpi_glpk_note("branching by weight: LP relaxation %.10g, from %.10g",
+			    lp_obj, mip->weight_from);
 		break;
 	case 1:
 		mip->status = GLP_NOFEAS;
