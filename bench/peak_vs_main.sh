@@ -47,15 +47,15 @@ def run(binary, g, b):
         prod = json.load(open(out.name))["producer"]
     return peak, prod.get("status", "-"), prod.get("gap"), cpu
 
-print("%-16s %-7s | %12s %-10s %6s %6s | %12s %-10s %6s %6s | %6s %6s" % (
+print("%-16s %-7s | %12s %-10s %8s %6s | %12s %-10s %8s %6s | %6s %6s" % (
     "graph", "bans", "base_peak", "status", "gap", "cpu_s", "new_peak", "status", "gap",
     "cpu_s", "peak_x", "cpu_x"))
 for g in graphs:
     for b in bans.split():
         rb = run(base, g, b)
         rn = run(new, g, b)
-        fmt = lambda r: "%12d %-10s %6s %6.1f" % (r[0], r[1], "-" if r[2] is None
-                                                  else "%.3f" % r[2], r[3])
+        fmt = lambda r: "%12d %-10s %8s %6.1f" % (r[0], r[1], "-" if r[2] is None
+                                                  else "%.5f" % r[2], r[3])
         print("%-16s %-7s | %s | %s | %6.3f %6.2f" % (
             os.path.basename(g)[:-5][:16], b, fmt(rb), fmt(rn), rn[0] / rb[0],
             rn[3] / rb[3] if rb[3] > 0 else float("nan")), flush=True)
