@@ -595,12 +595,23 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
     if any(r.get("random") for r in nodes):
         doc["rng_state_bytes"] = _rng_state_bytes(graph)
     if reference:
-        doc["reference"] = [{
-            "name": reference_name(),
-            "saved": reference_saved(joint_module, num_fwd_outputs, joint_inputs, budget=1.0),
-        }] + [{
-            "name": reference_name(f),
-            "saved": reference_saved(joint_module, num_fwd_outputs, joint_inputs, budget=f),
-        } for f in budgets]
+        refs = []
+        for f in (None,) + tuple(budgets):
+            try:
+                saved = reference_saved(joint_module, num_fwd_outputs, joint_inputs,
+                                        budget=1.0 if f is None else f)
+            except Exception as e:  # noqa: BLE001 - PyTorch's partitioner failing on it
+                # A reference is for comparison only: the graph is exported without it.
+                from .runner import IlpartWarning
+                warnings.warn("PyTorch's own partition of this joint graph%s failed, so it is "
+                              "not recorded as reference %s: %s: %s" % (
+                                  "" if f is None else " at activation_memory_budget %r" % f,
+                                  reference_name(f), type(e).__name__,
+                                  str(e).strip().splitlines()[0][:200] if str(e).strip() else ""),
+                              IlpartWarning, stacklevel=2)
+                continue
+            refs.append({"name": reference_name(f), "saved": saved})
+        if refs:
+            doc["reference"] = refs
     doc["meta"] = {"torch": torch.__version__, "num_fwd_outputs": int(num_fwd_outputs)}
     return doc

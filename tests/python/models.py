@@ -341,3 +341,17 @@ class LSTMHead(nn.Module):
     def forward(self, x):
         y, _ = self.lstm(x)
         return self.head(y[:, -1])
+
+
+class NonZeroSelect(nn.Module):
+    """Data-dependent shapes: nonzero and masked_select (unbacked SymInts and _assert_scalar
+    nodes in the joint graph with torch._dynamo.config.capture_dynamic_output_shape_ops)."""
+
+    def __init__(self, d=24):
+        super().__init__()
+        self.lin = nn.Linear(d, d)
+
+    def forward(self, x):
+        y = self.lin(x)
+        idx = (y > 0).nonzero()
+        return y[idx[:, 0], idx[:, 1]].sum() + torch.masked_select(y, y < 0).pow(2).sum()

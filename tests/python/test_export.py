@@ -406,6 +406,30 @@ class ExportTest(unittest.TestCase):
                                     r"require grad\?\)"):
             ilpart.capture(m, torch.randn(4, 32))
 
+    def test_reference_that_pytorch_cannot_make_is_left_out(self):
+        """Unbacked SymInts (nonzero): PyTorch 2.6's budget path raises on the graph's
+        _assert_scalar nodes ("didn't have `val` metadata"). capture(budgets=...) exports
+        the graph without those references, with a warning, instead of failing; ilpart
+        solves it, also at a budget."""
+        import warnings
+        torch.manual_seed(0)
+        m = models.NonZeroSelect()
+        x = torch.randn(5, 24, requires_grad=True)
+        torch._dynamo.reset()
+        with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True), \
+                warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            (g,) = ilpart.capture(m, x, budgets=[0.3])
+        torch._dynamo.reset()
+        names = [r["name"] for r in g.get("reference", ())]
+        msgs = [str(w.message) for w in got if issubclass(w.category, ilpart.IlpartWarning)]
+        self.assertNotIn(ilpart.reference_name(0.3), names)
+        self.assertTrue(any("at activation_memory_budget 0.3 failed" in m for m in msgs), msgs)
+        for budget in (None, 0.3):
+            part = ilpart.solve(g, memory_budget=budget,
+                                objective="runtime" if budget else "memory")
+            self.assertEqual(part["producer"]["status"], "optimal")
+
     def test_capture_of_code_dynamo_skips(self):
         """nn.LSTM runs eagerly under dynamo (allow_rnn off): no graph at all, which the
         error says, rather than asking whether anything requires grad (it does)."""
