@@ -34,6 +34,40 @@ log_line(void *ctx, const char *line)
 	fprintf(stderr, "ilpart solve: %s\n", line);
 }
 
+/* An output file as it was before the command ran: a failed command removes what it
+ * wrote there (a new file, or a new inode: every file is written by rename), never a
+ * file it did not write. */
+typedef struct out_file {
+	const char *path;
+	int existed;
+	dev_t dev;
+	ino_t ino;
+} out_file;
+
+static void
+out_mark(out_file *f, const char *path)
+{
+	struct stat st;
+
+	f->path = path != NULL && strcmp(path, "-") != 0 ? path : NULL;
+	f->existed = f->path != NULL && stat(f->path, &st) == 0;
+	f->dev = f->existed ? st.st_dev : 0;
+	f->ino = f->existed ? st.st_ino : 0;
+}
+
+static void
+out_undo(const out_file *f)
+{
+	struct stat st;
+
+	if (f->path == NULL || stat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	if (!f->existed || st.st_dev != f->dev || st.st_ino != f->ino)
+		unlink(f->path);
+}
+
+/* DIR/split.json and DIR/split.txt; on failure, no file of them is left, nor DIR
+ * when it was made here. */
 static int
 write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_error *err)
 {
@@ -41,27 +75,42 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 		const char *file;
 		ilp_split_format fmt;
 	} outs[] = { { "split.json", ILP_SPLIT_JSON }, { "split.txt", ILP_SPLIT_TEXT } };
-	char path[4096];
+	enum { N_OUTS = sizeof outs / sizeof outs[0] };
+	char path[N_OUTS][4096];
+	out_file was[N_OUTS];
 	ilpi_split s;
-	int rc = 0;
+	int rc = 0, made;
 
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+	for (size_t i = 0; i < N_OUTS; i++) {
+		snprintf(path[i], sizeof path[i], "%s/%s", dir, outs[i].file);
+		out_mark(&was[i], path[i]);
+	}
+	made = mkdir(dir, 0777) == 0;
+	if (!made && errno != EEXIST) {
 		snprintf(err->msg, sizeof err->msg, "%s: %s", dir, strerror(errno));
 		err->kind = ILP_ERR_SYSTEM;
 		return -1;
 	}
-	if (ilpi_lower(g, p, &s, err) != 0)
+	if (ilpi_lower(g, p, &s, err) != 0) {
+		if (made)
+			rmdir(dir);
 		return -1;
-	for (size_t i = 0; rc == 0 && i < sizeof outs / sizeof outs[0]; i++) {
+	}
+	for (size_t i = 0; rc == 0 && i < N_OUTS; i++) {
 		char *text = NULL;
 
-		snprintf(path, sizeof path, "%s/%s", dir, outs[i].file);
 		rc = ilpi_split_render_lowered(g, p, &s, outs[i].fmt, &text, err);
 		if (rc == 0)
-			rc = ilp_write_file_atomic(path, text, strlen(text), err);
+			rc = ilp_write_file_atomic(path[i], text, strlen(text), err);
 		free(text);
 	}
 	ilpi_split_free(&s);
+	if (rc != 0) {
+		for (size_t i = 0; i < N_OUTS; i++)
+			out_undo(&was[i]);
+		if (made)
+			rmdir(dir);
+	}
 	return rc;
 }
 
@@ -190,7 +239,7 @@ cmd_solve(int argc, char **argv)
 	ilp_error err = { 0 };
 	ilp_graph *g = NULL;
 	ilp_partition *p = NULL;
-	struct stat st;
+	out_file was_out, was_lp, was_mps;
 	int rc;
 
 	ilp_solve_options_init(&o);
@@ -200,14 +249,16 @@ cmd_solve(int argc, char **argv)
 		return CLI_INPUT;
 	if ((rc = cli_read_graph(graph, &po, &g)) != CLI_OK)
 		return rc;
-	if (ilp_solve(g, &o, &p, &err) != 0 || cli_write_partition(output, g, p, &err) != 0) {
-		rc = cli_fail(&err);
-		goto out;
-	}
-	if (split != NULL && write_split(split, g, p, &err) != 0) {
-		/* No output of a failed command: the partition goes too. */
-		if (strcmp(output, "-") != 0 && stat(output, &st) == 0 && S_ISREG(st.st_mode))
-			unlink(output);
+	out_mark(&was_out, output);
+	out_mark(&was_lp, o.write_lp);
+	out_mark(&was_mps, o.write_mps);
+	if (ilp_solve(g, &o, &p, &err) != 0 || cli_write_partition(output, g, p, &err) != 0 ||
+	    (split != NULL && write_split(split, g, p, &err) != 0)) {
+		/* No output of a failed command: the model files written before the solve
+		 * failed, and the partition when the split could not be written, go too. */
+		out_undo(&was_out);
+		out_undo(&was_lp);
+		out_undo(&was_mps);
 		rc = cli_fail(&err);
 		goto out;
 	}

@@ -10,6 +10,9 @@
 
 #include "cli/cli.h"
 #include "graph/graph.h"
+#ifdef ILPART_FAULT_INJECTION
+#include "solver/glpk_env.h"
+#endif
 
 #define SAC_OPTS "[--policy FILE] [--prefer hard|pytorch|soft] [--bans pytorch|none]"
 
@@ -210,6 +213,12 @@ main(int argc, char **argv)
 	 * large block, no trimming of the heap), so it is not faulted in again. */
 	mallopt(M_MMAP_THRESHOLD, 256 << 20);
 	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#ifdef ILPART_FAULT_INJECTION
+	/* tests/ilpart_fault only (never the installed command): ILPART_FAULT_GLPK=N
+	 * raises a GLPK error at the Nth fault point (solver/glpk_env.h). */
+	if (getenv("ILPART_FAULT_GLPK") != NULL)
+		ilpi_glpk_fault((unsigned)strtoul(getenv("ILPART_FAULT_GLPK"), NULL, 10));
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_INPUT;

@@ -24,6 +24,27 @@ typedef struct frame {
 
 static _Thread_local frame *top;
 
+/* ilpi_glpk_fault: fault points left to pass before the one that raises (0: none). */
+static _Thread_local unsigned fault_countdown;
+
+unsigned
+ilpi_glpk_fault(unsigned nth)
+{
+	unsigned left = fault_countdown;
+
+	fault_countdown = nth;
+	return left;
+}
+
+void
+ilpi_glpk_fault_point(void)
+{
+	if (top == NULL || fault_countdown == 0 || --fault_countdown != 0)
+		return;
+	/* As GLPK raises its own errors: the message, then glp_error's hook. */
+	glp_error("fault injected for a test (ilpi_glpk_fault)\n");
+}
+
 static void
 emit_line(frame *f)
 {
@@ -109,6 +130,7 @@ ilpi_glpk_run(int (*fn)(void *ctx, ilp_error *err), void *ctx, const ilpi_glpk_l
 	}
 	top = f;
 	install(f);
+	ilpi_glpk_fault_point();
 	rc = fn(ctx, err);
 	if (f->len > 0)
 		emit_line(f);

@@ -477,6 +477,7 @@ callback(glp_tree *tree, void *info)
 {
 	cb_state *st = info;
 
+	ilpi_glpk_fault_point();
 	/* GLPK checks tm_lim only between nodes: cut generation and the LP after it on
 	 * a large model run past it. The clock is checked at every call instead. */
 	if (st->deadline > 0 && glp_time() >= st->deadline) {

@@ -68,7 +68,8 @@ typedef struct solve_ctx {
 	ilpi_peak_rows peak;      /* peak.col == 0 when not used */
 	double peak_bound;        /* bytes: proven lower bound of the least peak, < 0 none */
 	int64_t peak_sim;         /* simulated peak of the answer, < 0 not simulated */
-	const double *keep_obj;   /* objective stage() must keep, or NULL */
+	double *keep_obj;         /* objective stage() must keep, or NULL (owned: a GLPK
+	                           * error longjmps past stage_keep's free) */
 	int64_t peak_best;        /* best simulated peak so far, < 0 none */
 	ilp_partition **seed;     /* peak objective: known partitions to start from */
 	size_t n_seed;
@@ -398,6 +399,7 @@ stage_keep(solve_ctx *c, const char *what, uint8_t *s, uint8_t *r, ilpi_mip *mip
 	for (int j = 1; j <= nc; j++)
 		keep[j] = glp_get_obj_coef(c->m.lp, j);
 	/* stage() sets the model's own columns from terms: put ours back afterwards. */
+	free(c->keep_obj);
 	c->keep_obj = keep;
 	rc = stage(c, what, &none, NULL, NULL, s, r, mip, 0, err);
 	c->keep_obj = NULL;
@@ -2132,6 +2134,7 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->starts_buf);
 	free(c->general_at);
 	free(c->peak_w);
+	free(c->keep_obj);
 	ilp_partition_free(c->pt);
 }
 
@@ -2353,6 +2356,7 @@ run_glpk(solve_ctx *c, int *freed, ilp_error *err)
 	lg.log = c->o->log;
 	lg.log_ctx = c->o->log_ctx;
 	lg.verbose = c->o->verbose;
+	c->stage_now = "model"; /* until the first stage: building the model */
 	return ilpi_glpk_run(run_model, c, &lg, freed, err);
 }
 
@@ -2412,8 +2416,10 @@ ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *c
 	}
 	if (check_options(g, o, err) != 0 || prepare(&c, err) != 0)
 		goto out;
-	if (run_glpk(&c, &freed, err) != 0)
+	if (run_glpk(&c, &freed, err) != 0) {
+		glpk_failure(&c, err);
 		goto out;
+	}
 	*excess = c.audit_excess;
 	*points = c.audit_points;
 	rc = 0;

@@ -8,6 +8,8 @@
 #   expected.out     the exact standard output
 #   expected.status  the exit status, a number
 #   inputs           whatever the command names (graph.json, partition.json, ...)
+# $ILPART_FAULT is the command built with fault injection (tests/ilpart_fault,
+# ILPART_FAULT_GLPK=N: a GLPK error at the Nth fault point, solver/glpk_env.h).
 # A case passes when both its output and its status match exactly.
 #
 # Environment: ILPART (default ./ilpart), srcdir (source root, default .).
@@ -16,7 +18,9 @@ set -u
 ILPART=${ILPART:-./ilpart}
 srcdir=${srcdir:-.}
 case $ILPART in /*) ;; *) ILPART=$(pwd)/$ILPART ;; esac
-export ILPART
+ILPART_FAULT=${ILPART_FAULT:-$(dirname "$ILPART")/tests/ilpart_fault}
+case $ILPART_FAULT in /*) ;; *) ILPART_FAULT=$(pwd)/$ILPART_FAULT ;; esac
+export ILPART ILPART_FAULT
 
 if [ ! -x "$ILPART" ]; then
 	echo "golden: $ILPART is not executable" >&2

@@ -1566,6 +1566,75 @@ START_TEST(glpk_failure_names_file_and_stage)
 }
 END_TEST
 
+/* A GLPK internal error at every fault point of a solve (ilpi_glpk_fault: the start of
+ * each GLPK run, each branch-and-bound callback), in every objective: ILP_ERR_SOLVER
+ * with one line naming the file and the stage, nothing leaked (LeakSanitizer), and the
+ * same partition as before from the next solve. */
+START_TEST(glpk_fault_at_every_point)
+{
+	static const struct {
+		const char *file;
+		ilp_objective obj;
+		double fraction;
+		int64_t budget, peak_budget;
+	} cases[] = {
+		{ "tests/data/corpus/mlp.json", ILP_OBJ_MEMORY, -1, -1, -1 },
+		{ "tests/data/corpus/mlp.json", ILP_OBJ_RUNTIME, 0.3, -1, -1 },
+		{ "tests/data/corpus/mlp.json", ILP_OBJ_PEAK, -1, -1, -1 },
+		{ "tests/data/corpus/mlp.json", ILP_OBJ_RUNTIME, -1, -1, 36000 },
+		{ "tests/data/corpus/mlp.json", ILP_OBJ_WEIGHTED, -1, -1, -1 },
+		{ "tests/data/corpus/checkpoint-2l.json", ILP_OBJ_MEMORY, -1, -1, -1 },
+		{ "tests/data/corpus/checkpoint-2l.json", ILP_OBJ_RUNTIME, -1, 112000, -1 },
+		{ "tests/data/corpus/checkpoint-2l.json", ILP_OBJ_WEIGHTED, -1, -1, -1 },
+	};
+	ilp_graph *g = t_graph_file(t_srcpath(cases[_i].file));
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	char *want = NULL, *got = NULL, prefix[512];
+	unsigned n, raised_ok = 0, raised_err = 0;
+
+	ilp_solve_options_init(&o);
+	o.monolithic = 1;
+	o.objective = cases[_i].obj;
+	o.alpha = 1e-3;
+	o.budget_fraction = cases[_i].fraction;
+	o.budget_bytes = cases[_i].budget;
+	o.peak_budget = cases[_i].peak_budget;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilp_partition_to_json(g, p, &want, &err), 0);
+	ilp_partition_free(p);
+	p = NULL;
+	snprintf(prefix, sizeof prefix, "%s: stage '", g->path);
+	for (n = 1; n < 4000; n += 1 + n / 5) { /* 1-6, then 20 % apart */
+		ilpi_glpk_fault(n);
+		if (ilp_solve(g, &o, &p, &err) == 0) {
+			if (ilpi_glpk_fault(0) > 0)
+				break; /* fewer than n fault points */
+			/* a GLPK error in an optional step (a peak seed's solve) is survived */
+			ilp_partition_free(p);
+			p = NULL;
+			raised_ok++;
+			continue;
+		}
+		ck_assert_msg(err.kind == ILP_ERR_SOLVER, "point %u: %s", n, err.msg);
+		ck_assert_msg(strncmp(err.msg, prefix, strlen(prefix)) == 0 &&
+		    strstr(err.msg, "': GLPK internal error: fault injected") != NULL &&
+		    strchr(err.msg, '\n') == NULL, "point %u: %s", n, err.msg);
+		raised_err++;
+	}
+	ilpi_glpk_fault(0);
+	ck_assert_msg(n < 4000 && raised_err > 0, "%u fault points, %u errors", n, raised_err);
+	ck_assert_msg(raised_ok == 0 || o.objective == ILP_OBJ_PEAK, "%u survived", raised_ok);
+	ck_assert_int_eq(ilp_partition_to_json(g, p, &got, &err), 0);
+	ck_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* ---- fixed graphs ------------------------------------------------------------------------ */
 
 /* x = mm(a, b); y = relu(x); out = sum(y); backward reads x and y. */
@@ -2718,6 +2787,10 @@ suite_solver(void)
 	tcase_add_test(tc, bad_options_rejected);
 	tcase_add_test(tc, device_profiles);
 	tcase_add_test(tc, roofline_costs);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("faults");
+	tcase_add_loop_test(tc, glpk_fault_at_every_point, 0, 8);
+	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("regress");
 	tcase_add_loop_test(tc, reproducers_end_in_verdict, 0,
