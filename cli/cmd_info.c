@@ -18,7 +18,7 @@ cmd_info(int argc, char **argv)
 	int64_t boundary_bytes = 0;
 	size_t boundary = 0;
 	const char *path = NULL;
-	int blocks = 0, n_graph = 0;
+	int blocks = 0, n_graph = 0, rc;
 	cli_policy_opts pol;
 
 	cli_policy_opts_init(&pol);
@@ -36,8 +36,9 @@ cmd_info(int argc, char **argv)
 	}
 	if (path == NULL)
 		return cli_usage("info", "expected one GRAPH argument");
-	if (ilp_graph_read_file(path, &g, &err) != 0)
-		return cli_fail(&err);
+	/* the policy too: its errors and warnings, and its tags in the blocks' rules */
+	if ((rc = cli_read_graph(path, &pol, &g)) != CLI_OK)
+		return rc;
 	for (size_t i = 0; i < g->n; i++)
 		if (g->node[i].flags & ILPI_F_BOUNDARY) {
 			boundary++;

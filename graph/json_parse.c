@@ -93,6 +93,80 @@ parse_error(const char *buf, size_t len, const char *path, ilp_error *err)
 		    col, quote_len(buf + off, len - off), buf + off);
 }
 
+/* The length of the UTF-8 sequence at s (at most left bytes), or 0 when it is not one:
+ * no overlong form, no surrogate, nothing above U+10FFFF. */
+static size_t
+utf8_len(const unsigned char *s, size_t left)
+{
+	unsigned c = s[0];
+	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (c < 0xc2 || c > 0xf4 || left < n)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t k = 2; k < n; k++)
+		if (s[k] < 0x80 || s[k] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* What the JSON parsers accept but a file of ilpart's must not hold (docs/format.md:
+ * UTF-8 text): bytes that are not UTF-8, and the escape \u0000, which would end the
+ * string there (a name "a\u0000b" would be read as "a"). Every parser checks the text
+ * here first, so all give the same answer. */
+static int
+text_check(const char *buf, size_t len, const char *path, ilp_error *err)
+{
+	const unsigned char *u = (const unsigned char *)buf;
+	size_t i = 0, line, col;
+
+	while (i < len) {
+		uint64_t w;
+
+		if (i + 8 <= len) {
+			memcpy(&w, u + i, 8);
+			if ((w & UINT64_C(0x8080808080808080)) == 0) {
+				i += 8;
+				continue;
+			}
+		}
+		if (u[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (utf8_len(u + i, len - i) == 0) {
+			position(buf, i, &line, &col);
+			ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid text: byte 0x%02x is not "
+			    "UTF-8", path, line, col, u[i]);
+			return -1;
+		}
+		i += utf8_len(u + i, len - i);
+	}
+	/* A backslash is only valid in a string, where it escapes the next character. */
+	for (const char *b = memchr(buf, '\\', len); b != NULL && b + 1 < buf + len;
+	    b = memchr(b + 2, '\\', len - (size_t)(b + 2 - buf))) {
+		if (b[1] == 'u' && buf + len - b >= 6 && memcmp(b + 2, "0000", 4) == 0) {
+			position(buf, (size_t)(b - buf), &line, &col);
+			ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid text: a string holds "
+			    "\\u0000 (a NUL character)", path, line, col);
+			return -1;
+		}
+		if (b + 2 >= buf + len)
+			break;
+	}
+	return 0;
+}
+
 cJSON *
 ilpi_json_parse(const char *buf, size_t len, const char *path, ilp_error *err)
 {
@@ -110,6 +184,8 @@ ilpi_json_parse(const char *buf, size_t len, const char *path, ilp_error *err)
 		ilpi_err(err, ILP_ERR_INPUT, "%s: invalid JSON: contains a NUL byte", path);
 		return NULL;
 	}
+	if (text_check(buf, len, path, err) != 0)
+		return NULL;
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	if (root == NULL) {
 		parse_error(buf, len, path, err);
@@ -601,6 +677,8 @@ doc_parse(ilpi_json_doc *d, const char *buf, char *own, size_t len, const char *
 	    lc->decimal_point[0] : '.';
 	/* each string's copy and its NUL fit in the bytes its quoted text takes; in place,
 	 * that room is only taken by the first string with an escape */
+	if (len > 0 && memchr(buf, '\0', len) == NULL && text_check(buf, len, path, err) != 0)
+		return -1;
 	if (len > 0 && memchr(buf, '\0', len) == NULL &&
 	    (own != NULL || (d->strings = malloc(len + 1)) != NULL)) {
 		f.s = d->strings;
