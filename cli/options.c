@@ -18,8 +18,14 @@
 int
 cli_parse_number(const char *s, double *out, const char **end)
 {
+	const char *d = s + (*s == '-' || *s == '+');
 	char *e;
 
+	/* decimal only: strtod would also take leading blanks, hexadecimal ("0x10" read
+	 * as 16) and nan(...) */
+	if (!((*d >= '0' && *d <= '9') || *d == '.') ||
+	    (d[0] == '0' && (d[1] == 'x' || d[1] == 'X')))
+		return -1;
 	errno = 0;
 	*out = strtod(s, &e);
 	if (e == s || errno != 0 || !isfinite(*out))
