@@ -5,6 +5,7 @@ same SEED: primals (some mutated), tangents, up to 60 ops from a table of ATen t
 backward ops, null gradients, primals returned as gradients, references, extreme but
 valid sizes and costs (0 bytes, 2^62-near bytes, 1e30 flops, 5e-324), and in 5 % of
 graphs one invalid field (the graph must then be refused with exit 2).
+RANDOM_GRAPH_MAX_OPS=N in the environment draws up to N ops instead (N > 60).
 scripts/random_verdicts.py runs every subcommand on them (docs/testing.md)."""
 import json, random, sys
 
@@ -61,7 +62,9 @@ for k in range(np_):
     if R.random() < 0.15: n["mutated"] = True
     nodes.append(n); vals.append((n["name"], False)); prim.append(n["name"])
 tangents_at = sorted(R.sample(range(0, 30), nt))
-nops = R.randint(1, 25 if mode > 0.1 else 60)
+# RANDOM_GRAPH_MAX_OPS (environment): larger graphs, up to that many ops
+big = int(__import__("os").environ.get("RANDOM_GRAPH_MAX_OPS", "0"))
+nops = R.randint(1, 25 if mode > 0.1 else 60) if big <= 60 else R.randint(1, big)
 regions = R.randint(0, 3)
 fw_vals, tangent_vals = [], []
 ti = 0

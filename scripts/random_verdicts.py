@@ -50,6 +50,11 @@ def cmds(G, R):
         ("pareto-budgets", ["pareto", G, "--budgets", ",".join(R.sample(["0.0", "0.5", "1.0", "0", "1", "100", "0.25", "4611686018427387903"], 3)), "-o", f"{W}/c.csv", "--json"]),
         ("pareto-peak-each", ["pareto", G, "--axis", "peak", "--points", "4", "--solve-each", "-o", f"{W}/c.csv", "--json"]),
         ("pareto-norm", ["pareto", G, "--budgets", "0.1,0.5", "--fraction-cap", "normalised", "-o", f"{W}/c.csv"]),
+        ("solve-outputs", ["solve", G, "-o", P, "--split", f"{W}/split", "--write-lp", f"{W}/m.lp",
+                           "--write-mps", f"{W}/m.mps"] + R.choice([[], ["--memory-budget", mb], ["--objective", "peak"],
+                                                                  ["--peak-budget", pb]])),
+        ("mincut-explain", ["mincut", G, "--explain"] + R.choice([[], ["--memory-budget", "0.3"]])),
+        ("info-blocks", ["info", G, "--blocks"]),
     ]
     out = []
     for name, c in R.sample(L, min(NCMD, len(L))):
@@ -59,10 +64,13 @@ def cmds(G, R):
         out.append((name, c + extra))
     return out
 
+OUTS = ("p.json", "c.csv", "m.lp", "m.mps", "split")
+
 def run(c, t=300, clean=True):
-    for f in (("p.json", "c.csv") if clean else ()):
+    for f in (OUTS if clean else ()):
+        shutil.rmtree(f"{W}/{f}", ignore_errors=True)
         try: os.unlink(f"{W}/{f}")
-        except FileNotFoundError: pass
+        except (FileNotFoundError, IsADirectoryError): pass
     try:
         r = subprocess.run([BIN] + c, capture_output=True, text=True, timeout=t, env=env)
         return r.returncode, r.stdout, r.stderr
@@ -98,13 +106,17 @@ for seed in range(lo, hi):
         if rc == 4 and not tlim and "peak" not in err: issue(seed, G, name, c, "exit 4", err)
         if err.count("\n") > 0 and rc != 0 and len([l for l in err.splitlines() if not l.startswith("ilpart: warning")]) > 1 and rc == 2:
             issue(seed, G, name, c, "multi-line error", err)
-        outs = [f for f in ("p.json", "c.csv") if os.path.exists(f"{W}/{f}")]
+        outs = [f for f in OUTS if os.path.exists(f"{W}/{f}")]
         if rc != 0 and outs: issue(seed, G, name, c, f"exit {rc} but wrote {outs}", err)
-        if rc == 0 and c[0] in ("solve", "mincut"):
+        if rc == 0 and c[0] in ("solve", "mincut") and "-o" in c:
             if not os.path.exists(f"{W}/p.json"): issue(seed, G, name, c, "exit 0 no partition", err); continue
             part = open(f"{W}/p.json").read()
             crc, cout, cerr = run(["check", G, f"{W}/p.json"], clean=False)  # removes p.json! re-create
             if crc != 0: issue(seed, G, name, c, f"check rejects (exit {crc})", cerr + "\n" + part[:300])
+            src, sout, serr = run(["split", G, f"{W}/p.json", "--format", R.choice(["text", "json", "dot"])], clean=False)
+            if src != 0: issue(seed, G, name, c, f"split refuses (exit {src})", serr)
+            if "--split" in c and not all(os.path.exists(f"{W}/split/{f}") for f in ("split.json", "split.txt")):
+                issue(seed, G, name, c, "exit 0 without the split files", err)
             # budget honoured?
             if not tlim:
                 rc2, out2, err2 = run(c)
