@@ -1337,7 +1337,7 @@ peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 {
 	ilpi_blocks *b = NULL;
 	ilp_error e = { 0 };
-	size_t np, tried = 0, n = c->red.n_items;
+	size_t np, tried = 0, looked = 0, n = c->red.n_items;
 	int64_t sim, first = *best;
 	double mass, t1 = ilpi_now();
 	uint8_t *seen = NULL;
@@ -1365,6 +1365,7 @@ peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 			if (seen[i])
 				continue;
 			seen[i] = 1;
+			looked++;
 			ilpi_blocks_lower(b, i, c->ts, c->tr);
 			if (!valid_items(c, c->ts, c->tr))
 				continue;
@@ -1374,7 +1375,9 @@ peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 			(void)peak_offer(c, c->ts, c->tr, sim, best);
 		}
 	note(c, "peak front: %zu points, %zu simulated, best %lld bytes (seeds %lld), "
-	    "%.2fs", np, tried, (long long)*best, (long long)first, ilpi_now() - t1);
+	    "%.2fs%s", np, tried, (long long)*best, (long long)first, ilpi_now() - t1,
+	    looked < np ? " (cut short by its share of the time limit: the answer "
+	    "may differ between runs)" : "");
 	free(seen);
 	ilpi_blocks_free(b);
 }
@@ -1461,8 +1464,9 @@ peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 	}
 	spent = 20 * n + 2000 - budget;
 	note(c, "peak descent: %d perturbations, %zu moves, %zu simulated, best %lld bytes "
-	    "(from %lld), %.2fs", rounds, moves, spent, (long long)*best, (long long)first,
-	    ilpi_now() - t1);
+	    "(from %lld), %.2fs%s", rounds, moves, spent, (long long)*best, (long long)first,
+	    ilpi_now() - t1, budget > 0 && n_var > 0 ? " (cut short by its share of the time "
+	    "limit: the answer may differ between runs)" : "");
 out:
 	free(cs);
 	free(var);

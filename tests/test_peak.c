@@ -602,6 +602,31 @@ START_TEST(peak_never_above_other_rows)
 }
 END_TEST
 
+/* A peak solve stopped by its time limit says so: status "time-limit" whenever the
+ * answer is not proven, also when the loop's own clock check stopped it before GLPK
+ * did (the status was then "feasible", by the timing of the run). */
+START_TEST(peak_time_limit_status)
+{
+	ilp_graph *g = t_graph_file(t_srcpath("tests/data/corpus/gpt-4l.json"));
+	ilp_solve_options o;
+	ilp_error err = { 0 };
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_PEAK;
+	for (int k = 0; k < 4; k++) {
+		ilp_partition *p = NULL;
+
+		o.time_limit = k == 0 ? 1e-3 : k * 0.02;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+		ck_assert_msg(strcmp(p->status, "optimal") == 0 ?
+		    p->gap == 0 : strcmp(p->status, "time-limit") == 0 && p->gap > 0,
+		    "limit %g: status %s, gap %g", o.time_limit, p->status, p->gap);
+		ilp_partition_free(p);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_peak(void)
 {
@@ -611,6 +636,7 @@ suite_peak(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, peak_objective_matches_enumeration);
 	tcase_add_test(tc, peak_budget_holds_in_simulation);
+	tcase_add_test(tc, peak_time_limit_status);
 	tcase_add_test(tc, peak_never_above_other_rows);
 	tcase_add_test(tc, peak_stacks_front_vs_monolithic_vs_enumeration);
 	suite_add_tcase(s, tc);
