@@ -1700,6 +1700,7 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	} else if ((double)best <= ceil(c->peak_bound - 1e-6) || mip.status == GLP_NOFEAS) {
 		c->peak_bound = (double)best;
 		c->status = "optimal"; /* the loop's solves stop at a gap: the proof is here */
+		c->gap = 0;            /* not the last loop solve's gap (2 %) */
 	}
 	memcpy(c->s, c->ws, n);
 	memcpy(c->r, c->wr, n);
@@ -1711,6 +1712,9 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		if (mip.status == GLP_UNDEF || mip.timed_out || (c->peak_bound < (double)best &&
 		    ilpi_now() - c->t0 > limit))
 			c->status = "time-limit";
+		else if (strcmp(c->status, "optimal") == 0)
+			note(c, "least-recompute: not run, the time limit is spent (of the answers "
+			    "at the proven peak, the one returned may differ between runs)");
 		return 0;
 	}
 	/* Stage 2: least recompute cost among answers whose bound allows the best peak;
