@@ -125,10 +125,10 @@ utf8_len(const unsigned char *s, size_t left)
  * string there (a name "a\u0000b" would be read as "a"). Every parser checks the text
  * here first, so all give the same answer. */
 static int
-text_check(const char *buf, size_t len, const char *path, ilp_error *err)
+text_problem(const char *buf, size_t len, size_t *at)
 {
 	const unsigned char *u = (const unsigned char *)buf;
-	size_t i = 0, line, col;
+	size_t i = 0;
 
 	while (i < len) {
 		uint64_t w;
@@ -145,10 +145,8 @@ text_check(const char *buf, size_t len, const char *path, ilp_error *err)
 			continue;
 		}
 		if (utf8_len(u + i, len - i) == 0) {
-			position(buf, i, &line, &col);
-			ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid text: byte 0x%02x is not "
-			    "UTF-8", path, line, col, u[i]);
-			return -1;
+			*at = i;
+			return 1;
 		}
 		i += utf8_len(u + i, len - i);
 	}
@@ -156,15 +154,31 @@ text_check(const char *buf, size_t len, const char *path, ilp_error *err)
 	for (const char *b = memchr(buf, '\\', len); b != NULL && b + 1 < buf + len;
 	    b = memchr(b + 2, '\\', len - (size_t)(b + 2 - buf))) {
 		if (b[1] == 'u' && buf + len - b >= 6 && memcmp(b + 2, "0000", 4) == 0) {
-			position(buf, (size_t)(b - buf), &line, &col);
-			ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid text: a string holds "
-			    "\\u0000 (a NUL character)", path, line, col);
-			return -1;
+			*at = (size_t)(b - buf);
+			return 2;
 		}
 		if (b + 2 >= buf + len)
 			break;
 	}
 	return 0;
+}
+
+static int
+text_check(const char *buf, size_t len, const char *path, ilp_error *err)
+{
+	size_t at = 0, line, col;
+	int what = text_problem(buf, len, &at);
+
+	if (what == 0)
+		return 0;
+	position(buf, at, &line, &col);
+	if (what == 1)
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid text: byte 0x%02x is not UTF-8",
+		    path, line, col, (unsigned char)buf[at]);
+	else
+		ilpi_err(err, ILP_ERR_INPUT, "%s:%zu:%zu: invalid text: a string holds \\u0000 "
+		    "(a NUL character)", path, line, col);
+	return -1;
 }
 
 cJSON *
@@ -720,11 +734,13 @@ ilpi_json_doc_stream(ilpi_json_doc *d, char *buf, size_t len, const char *key,
 {
 	const struct lconv *lc = localeconv();
 	fast f;
+	size_t at;
 	int rc = 1;
 
 	memset(d, 0, sizeof *d);
 	memset(&f, 0, sizeof f);
-	if (len == 0 || memchr(buf, '\0', len) != NULL)
+	/* text_check's refusals: the tree reader gives them */
+	if (len == 0 || memchr(buf, '\0', len) != NULL || text_problem(buf, len, &at) != 0)
 		return 1;
 	f.p = buf;
 	f.end = buf + len;
