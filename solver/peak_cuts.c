@@ -28,6 +28,7 @@
 
 #include <glpk.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,8 @@ struct ilpi_peak_cuts {
 	size_t cap_pt;
 	double *colval;
 	size_t cap_val;
+	double floor;             /* bytes every partition has live at some general
+	                           * row's step (the largest such constant) */
 };
 
 static int record_point(ilpi_peak_cuts *pc);
@@ -245,6 +248,12 @@ ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cu
 fail:
 	ilpi_peak_cuts_free(pc);
 	return -1;
+}
+
+double
+ilpi_peak_cuts_floor(const ilpi_peak_cuts *pc)
+{
+	return pc->floor;
 }
 
 void
@@ -935,6 +944,10 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 			continue;
 		cst -= (double)b;
 	}
+	/* What is left is live there in every partition: the backward's own storage
+	 * (its ops run, and read, in the same order whatever is recomputed) and the
+	 * held storage. */
+	pc->floor = fmax(pc->floor, cst);
 	/* Conjunctions, storage by storage: saved storage (key: its root) read at or
 	 * after the point through a saved item's rep; fresh storage (key: g->n + X) of a
 	 * recomputed X that runs at or before the point, read at or after it. */

@@ -48,6 +48,10 @@ int ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r);
 double ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k);
 /* Point k's op (graph index) for a backward step, -1 - op for a forward step. */
 int32_t ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k);
+/* The largest bytes some general row's step has live in every partition (the
+ * backward's own and held storage there): a lower bound of every partition's peak,
+ * 0 before the first general row. */
+double ilpi_peak_cuts_floor(const ilpi_peak_cuts *pc);
 /* Rows and columns added so far. */
 void ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *points);
 
@@ -55,8 +59,8 @@ void ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *p
  * adds general and exact rows at every step (exact rows at forward steps too) of every
  * partition of parts[] that is an answer of the model, and evaluates every row at each
  * of those answers: *excess is
- * the largest row value minus that answer's simulated peak (rows are lower bounds:
- * at most 0), *points the rows added. */
+ * the largest row value, or ilpi_peak_cuts_floor, minus that answer's simulated peak
+ * (rows and floor are lower bounds: at most 0), *points the rows added. */
 int ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o,
     ilp_partition *const *parts, size_t n, double *excess, int *points, ilp_error *err);
 
