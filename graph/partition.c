@@ -457,6 +457,18 @@ is_hex64(const char *s)
 	return i == 64 && s[64] == '\0';
 }
 
+/* graph.nodes, when given (nodes >= 0), is the graph's node count: a hand-edited or
+ * foreign partition is refused as one made for another graph (it was never read). */
+static int
+nodes_match(reader *r, int64_t nodes)
+{
+	if (nodes < 0 || (uint64_t)nodes == (uint64_t)r->g->n)
+		return 0;
+	ilpi_err(r->err, ILP_ERR_INPUT, "%s: field 'graph.nodes': partition made for a graph of "
+	    "%lld nodes (%s has %zu)", r->path, (long long)nodes, r->g->path, r->g->n);
+	return -1;
+}
+
 /* "graph": {"fingerprint": HEX, "nodes": N}. A partition made for another graph is
  * refused before any name is looked up: its names would mislead. */
 static int
@@ -464,14 +476,17 @@ read_graph(reader *r, const cJSON *root)
 {
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "graph");
 	const cJSON *fp;
+	int64_t nodes = -1;
 
 	if (o == NULL)
 		return 0;
 	if (!cJSON_IsObject(o))
 		return bad(r, "graph", "expected an object");
+	if (get_int64(r, o, "nodes", "graph.nodes", &nodes) < 0)
+		return -1;
 	fp = cJSON_GetObjectItemCaseSensitive(o, "fingerprint");
 	if (fp == NULL)
-		return 0;
+		return nodes_match(r, nodes);
 	if (!cJSON_IsString(fp) || !is_hex64(fp->valuestring))
 		return bad(r, "graph.fingerprint", "expected 64 lowercase hex digits");
 	if (strcmp(fp->valuestring, r->g->fingerprint) != 0) {
@@ -481,7 +496,7 @@ read_graph(reader *r, const cJSON *root)
 		return -1;
 	}
 	memcpy(r->p->graph_fp, fp->valuestring, sizeof r->p->graph_fp);
-	return 0;
+	return nodes_match(r, nodes);
 }
 
 /* "options": informational, kept so that remapping and rewriting preserve it. */
