@@ -380,9 +380,10 @@ absorb_inputs(const fp *f, h128 *h, const h128 *c, size_t i)
 		h_word(h, 0x5eed);
 }
 
-/* Absorbs the sorted multiset of (user colour, position) over i's reverse edges. */
-static void
-absorb_users(fp *f, h128 *h, const h128 *c, size_t i)
+/* The (user colour, position) pairs over i's reverse edges, hashed one by one into
+ * f->scratch and sorted: their count. */
+static size_t
+user_colours(fp *f, const h128 *c, size_t i)
 {
 	size_t m = 0;
 
@@ -398,6 +399,15 @@ absorb_users(fp *f, h128 *h, const h128 *c, size_t i)
 		f->scratch[m++] = x;
 	}
 	sort_colours(f->scratch, m, f->tmp);
+	return m;
+}
+
+/* Absorbs the sorted multiset of (user colour, position) over i's reverse edges. */
+static void
+absorb_users(fp *f, h128 *h, const h128 *c, size_t i)
+{
+	size_t m = user_colours(f, c, i);
+
 	h_word(h, m);
 	for (size_t k = 0; k < m; k++)
 		h_col(h, f->scratch[k]);
@@ -453,18 +463,7 @@ refine_words(fp *f, const h128 *c, size_t i, uint64_t *w)
 	} else {
 		w[k++] = 0x5eed;
 	}
-	for (uint32_t e = f->rbeg[i]; e < f->rbeg[i + 1]; e++) {
-		h128 x;
-
-		h_init(&x, 2);
-		if (f->ru[e] >= 0)
-			h_col(&x, c[f->ru[e]]);
-		else
-			h_word(&x, (uint64_t)(int64_t)f->ru[e]);
-		h_word(&x, f->rk[e]);
-		f->scratch[m++] = x;
-	}
-	sort_colours(f->scratch, m, f->tmp);
+	m = user_colours(f, c, i);
 	w[k++] = m;
 	for (size_t j = 0; j < m; j++) {
 		w[k++] = f->scratch[j].a;

@@ -423,6 +423,25 @@ fast_number(fast *f, ilpi_jv *it)
 static int fast_value(fast *f, ilpi_jv *it);
 static ilpi_jv *from_cjson(fast *f, const cJSON *c);
 
+/* After a value of a list closed by `close`: 1 at the close (consumed), 0 at a comma
+ * (consumed, and the blanks after it), -1 at anything else. */
+static int
+fast_next(fast *f, char close)
+{
+	fast_ws(f);
+	if (f->p == f->end)
+		return -1;
+	if (*f->p == close) {
+		f->p++;
+		return 1;
+	}
+	if (*f->p != ',')
+		return -1;
+	f->p++;
+	fast_ws(f);
+	return 0;
+}
+
 /* The streamed array at f->p (at its bracket): each element is read into the scratch
  * arena (emptied before each one), handed to f->each and dropped. `it` becomes an
  * array of no elements. -1 when the text is not plain JSON or each() refused. */
@@ -457,17 +476,11 @@ fast_stream(fast *f, ilpi_jv *it)
 			f->items = f->d;
 			if (rc != 0 || f->each(f->ctx, e) != 0)
 				return -1;
-			fast_ws(f);
-			if (f->p == f->end)
-				return -1;
-			if (*f->p == ']') {
-				f->p++;
+			if ((rc = fast_next(f, ']')) != 0) {
+				if (rc < 0)
+					return -1;
 				break;
 			}
-			if (*f->p != ',')
-				return -1;
-			f->p++;
-			fast_ws(f);
 		}
 	}
 	f->depth--;
@@ -483,6 +496,7 @@ fast_list(fast *f, ilpi_jv *it, int object)
 	ilpi_jv *head = NULL, *cur = NULL;
 	uint32_t count = 0;
 	char close = object ? '}' : ']';
+	int rc;
 
 	if (++f->depth > FAST_DEPTH)
 		return -1;
@@ -518,17 +532,11 @@ fast_list(fast *f, ilpi_jv *it, int object)
 			} else if (fast_value(f, n) != 0) {
 				return -1;
 			}
-			fast_ws(f);
-			if (f->p == f->end)
-				return -1;
-			if (*f->p == close) {
-				f->p++;
+			if ((rc = fast_next(f, close)) != 0) {
+				if (rc < 0)
+					return -1;
 				break;
 			}
-			if (*f->p != ',')
-				return -1;
-			f->p++;
-			fast_ws(f);
 		}
 	}
 	f->depth--;
