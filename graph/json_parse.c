@@ -677,26 +677,35 @@ ilpi_jv_same_as_cjson(const ilpi_jv *a, const cJSON *b)
 	}
 }
 
+/* A parser of buf[0..len) into the emptied document d (own: buf itself, writable,
+ * for strings in place; NULL: copies), its arena grown `hint` items at a time. */
+static void
+fast_init(fast *f, ilpi_json_doc *d, const char *buf, char *own, size_t len, size_t hint)
+{
+	const struct lconv *lc = localeconv();
+
+	memset(d, 0, sizeof *d);
+	memset(f, 0, sizeof *f);
+	f->p = buf;
+	f->end = buf + len;
+	f->d = d;
+	f->items = d;
+	f->own = own;
+	f->base = buf;
+	f->len = len;
+	f->hint = hint;
+	f->dp = lc != NULL && lc->decimal_point != NULL && lc->decimal_point[0] != '\0' ?
+	    lc->decimal_point[0] : '.';
+}
+
 static int
 doc_parse(ilpi_json_doc *d, const char *buf, char *own, size_t len, const char *path,
     ilp_error *err)
 {
-	const struct lconv *lc = localeconv();
 	fast f;
 
-	memset(d, 0, sizeof *d);
-	memset(&f, 0, sizeof f);
-	f.p = buf;
-	f.end = buf + len;
-	f.d = d;
-	f.items = d;
-	f.own = own;
-	f.base = buf;
-	f.len = len;
 	/* about one item per 6 bytes of a graph file; the arena grows when not */
-	f.hint = len / 6 + 16;
-	f.dp = lc != NULL && lc->decimal_point != NULL && lc->decimal_point[0] != '\0' ?
-	    lc->decimal_point[0] : '.';
+	fast_init(&f, d, buf, own, len, len / 6 + 16);
 	/* each string's copy and its NUL fit in the bytes its quoted text takes; in place,
 	 * that room is only taken by the first string with an escape */
 	if (len > 0 && memchr(buf, '\0', len) == NULL && text_check(buf, len, path, err) != 0)
@@ -740,26 +749,15 @@ int
 ilpi_json_doc_stream(ilpi_json_doc *d, char *buf, size_t len, const char *key,
     int (*each)(void *ctx, const ilpi_jv *v), void *ctx)
 {
-	const struct lconv *lc = localeconv();
 	fast f;
 	size_t at;
 	int rc = 1;
 
-	memset(d, 0, sizeof *d);
-	memset(&f, 0, sizeof f);
+	/* the streamed elements are most of a graph file */
+	fast_init(&f, d, buf, buf, len, 1024);
 	/* text_check's refusals: the tree reader gives them */
 	if (len == 0 || memchr(buf, '\0', len) != NULL || text_problem(buf, len, &at) != 0)
 		return 1;
-	f.p = buf;
-	f.end = buf + len;
-	f.d = d;
-	f.items = d;
-	f.own = buf;
-	f.base = buf;
-	f.len = len;
-	f.hint = 1024; /* the streamed elements are most of a graph file */
-	f.dp = lc != NULL && lc->decimal_point != NULL && lc->decimal_point[0] != '\0' ?
-	    lc->decimal_point[0] : '.';
 	f.key = key;
 	f.each = each;
 	f.ctx = ctx;

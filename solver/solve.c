@@ -86,7 +86,6 @@ typedef struct solve_ctx {
 	int audit_points;
 	int cuts_invalid;         /* a row above some simulated answer's peak: no proof */
 	int nofeas_ok;            /* the running stage may find its model infeasible */
-	int write_stage;          /* level_stage: write the model the caller asked for */
 	const char *stage_now;    /* the stage GLPK is solving, for its error messages */
 	uint8_t *hist;            /* simulated answers (s then r), for checking the rows */
 	int64_t *hist_sim;
@@ -523,7 +522,7 @@ obj_weighted(solve_ctx *c, ilp_error *err)
 	return stage(c, "weighted", &t, c->ws, c->wr, c->s, c->r, &mip, 1, err);
 }
 
-static int level_stage(solve_ctx *c, const char *what, const ilpi_terms *t,
+static int level_stage(solve_ctx *c, const char *what, const ilpi_terms *t, int write,
     ilpi_mip *mip, ilp_error *err);
 
 /* Lexicographic (recompute cost, then bytes): the runtime-optimal partition. */
@@ -533,7 +532,6 @@ runtime_optimal(solve_ctx *c, int with_pen, int write, double *bytes, ilp_error 
 	ilpi_terms tc = terms(c, 0, 1, with_pen), tb = terms(c, 1, 0, with_pen);
 	ilpi_mip mip;
 	size_t n = c->red.n_items;
-	int rc;
 
 	if (stage(c, "least-recompute", &tc, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
 		return -1;
@@ -541,10 +539,7 @@ runtime_optimal(solve_ctx *c, int with_pen, int write, double *bytes, ilp_error 
 	memcpy(c->r, c->tr, n);
 	if (!mip.timed_out) {
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, level(mip.obj, 0));
-		c->write_stage = write;
-		rc = level_stage(c, "runtime-optimal-memory", &tb, &mip, err);
-		c->write_stage = 0;
-		if (rc != 0)
+		if (level_stage(c, "runtime-optimal-memory", &tb, write, &mip, err) != 0)
 			return -1;
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, -1);
 	}
@@ -559,14 +554,14 @@ runtime_optimal(solve_ctx *c, int with_pen, int write, double *bytes, ilp_error 
  * the first answer is then kept (it is optimal for the first objective), as when the
  * stage finds nothing in time. */
 static int
-level_stage(solve_ctx *c, const char *what, const ilpi_terms *t, ilpi_mip *mip,
-    ilp_error *err)
+level_stage(solve_ctx *c, const char *what, const ilpi_terms *t, int write,
+    ilpi_mip *mip, ilp_error *err)
 {
 	size_t n = c->red.n_items;
 	int rc;
 
 	c->nofeas_ok = 1;
-	rc = stage(c, what, t, c->ts, c->tr, c->s, c->r, mip, c->write_stage, err);
+	rc = stage(c, what, t, c->ts, c->tr, c->s, c->r, mip, write, err);
 	c->nofeas_ok = 0;
 	if (rc != 0)
 		return -1;
@@ -594,7 +589,7 @@ least_bytes_within(solve_ctx *c, const ilpi_mip *first, ilp_error *err)
 	memcpy(c->ts, c->s, n);
 	memcpy(c->tr, c->r, n);
 	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, level(first->obj, 0));
-	if (level_stage(c, "budget-least-memory", &tb, &mip, err) != 0)
+	if (level_stage(c, "budget-least-memory", &tb, 0, &mip, err) != 0)
 		return -1;
 	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, -1);
 	return 0;
