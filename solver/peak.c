@@ -45,6 +45,7 @@ typedef struct peak_build {
 	int32_t *st, *en;     /* storage root -> live steps in the fixed profile */
 	int64_t *delta;       /* difference array of the fixed profile */
 	double *base;         /* fixed profile, bytes per step */
+	double *ext;          /* difference array of the extensions' -1 terms (extension) */
 	term *t;
 	size_t n_t, cap_t;
 	int32_t nf, nb;       /* forward and backward steps */
@@ -188,19 +189,6 @@ number_steps(peak_build *b, uint8_t *need, ilpi_side *bw, int32_t *order)
 	}
 }
 
-/* The column that says storage class k is saved: y_k, or its one saveable item's s. */
-static int
-class_col(const ilpi_model *m, size_t k)
-{
-	const ilpi_reduced *red = m->red;
-
-	if (m->col_y[k])
-		return m->col_y[k];
-	for (size_t it = 0; it < red->n_items; it++)
-		if (red->item[it].can_save && (size_t)red->item[it].stor == k)
-			return m->col_s[it];
-	return 0;
-}
 
 /* Saved item `it` (storage `bytes`) lives past step `hi` when a recomputed user runs
  * later: the user item whose earliest step is latest gives (s + r_u - 1) * bytes on
@@ -232,8 +220,8 @@ extension(peak_build *b, int32_t it, double bytes, int32_t hi)
 	if (add_term(b, b->m->col_s[it], bytes, hi + 1, best_t) != 0 ||
 	    add_term(b, b->m->col_r[best_u], bytes, hi + 1, best_t) != 0)
 		return -1;
-	for (int32_t t = hi + 1; t <= best_t; t++)
-		b->base[t] -= bytes;
+	b->ext[hi + 1] += bytes;
+	b->ext[best_t + 1] -= bytes;
 	return 0;
 }
 
@@ -245,14 +233,24 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 	const ilp_graph *g = b->g;
 	const ilpi_reduced *red = b->m->red;
 	int32_t *best = malloc((red->n_stor + 1) * sizeof *best);
+	int *col = malloc((red->n_stor + 1) * sizeof *col);
 
-	if (best == NULL)
+	if (best == NULL || col == NULL) {
+		free(best);
+		free(col);
 		return -1;
-	for (size_t k = 0; k < red->n_stor; k++)
+	}
+	/* The column that says storage class k is saved: y_k, or its one saveable item's
+	 * s (the first, as the model numbers them). */
+	for (size_t k = 0; k < red->n_stor; k++) {
 		best[k] = -1;
+		col[k] = b->m->col_y[k] ? b->m->col_y[k] : -1;
+	}
 	for (size_t it = 0; it < red->n_items; it++) {
 		const ilpi_item *item = &red->item[it];
 
+		if (item->can_save && col[item->stor] < 0)
+			col[item->stor] = b->m->col_s[it];
 		if (!item->can_save || b->m->col_s[it] == 0)
 			continue;
 		if (best[item->stor] < 0 ||
@@ -262,9 +260,8 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 	for (size_t k = 0; k < red->n_stor; k++) {
 		int32_t root = red->stor_root[k], lo, hi;
 		double bytes = (double)root_bytes(g, root);
-		int col = class_col(b->m, k);
 
-		if (bytes <= 0 || col == 0 || best[k] < 0)
+		if (bytes <= 0 || col[k] <= 0 || best[k] < 0)
 			continue;
 		/* Forward: alive after its last forward use (or, unclaimed, from where the
 		 * forward computes it) to the end of the forward. */
@@ -272,7 +269,7 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 			lo = b->en[root] + 1;
 		else
 			lo = pos_of[root];
-		if (add_term(b, col, bytes, lo, b->nf - 1) != 0)
+		if (add_term(b, col[k], bytes, lo, b->nf - 1) != 0)
 			goto fail;
 		if (out_root[root])
 			continue; /* the caller holds it through the backward anyway */
@@ -289,9 +286,11 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 			goto fail;
 	}
 	free(best);
+	free(col);
 	return 0;
 fail:
 	free(best);
+	free(col);
 	return -1;
 }
 
@@ -321,24 +320,173 @@ recompute_terms(peak_build *b)
 	return 0;
 }
 
-/* One row per segment between consecutive term ends, at its largest constant. */
+/* Past this many nonzeros the rows are written through running sums: a value saved
+ * early in a chain is live at every later step, so n values give O(n^2) nonzeros
+ * (a chain of 10,000 ops: 11.5 GB). The 96-layer transformer's rows are dense. Only
+ * tests change it. */
+size_t ilpi_peak_dense_nz = 4000000;
+
+typedef struct keyed {
+	int32_t key;            /* a term's first or last active step */
+	size_t k;               /* the term */
+} keyed;
+
+typedef struct sweep {
+	const peak_build *b;
+	keyed *by_lo, *by_hi;   /* the terms by first / last active step */
+	size_t i_lo, i_hi;      /* next term of each order to pass */
+	int32_t *slot;          /* term -> its place in act, -1: not active */
+	size_t *act;            /* the active terms */
+	size_t n_act;
+} sweep;
+
+static int
+cmp_keyed(const void *pa, const void *pb)
+{
+	const keyed *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->k > b->k) - (a->k < b->k);
+}
+
+static int
+cmp_size(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static int
+sweep_init(sweep *w, const peak_build *b)
+{
+	memset(w, 0, sizeof *w);
+	w->b = b;
+	w->by_lo = malloc((b->n_t + 1) * sizeof *w->by_lo);
+	w->by_hi = malloc((b->n_t + 1) * sizeof *w->by_hi);
+	w->slot = malloc((b->n_t + 1) * sizeof *w->slot);
+	w->act = malloc((b->n_t + 1) * sizeof *w->act);
+	if (w->by_lo == NULL || w->by_hi == NULL || w->slot == NULL || w->act == NULL)
+		return -1;
+	for (size_t k = 0; k < b->n_t; k++) {
+		w->by_lo[k] = (keyed){ b->t[k].lo, k };
+		w->by_hi[k] = (keyed){ b->t[k].hi, k };
+		w->slot[k] = -1;
+	}
+	qsort(w->by_lo, b->n_t, sizeof *w->by_lo, cmp_keyed);
+	qsort(w->by_hi, b->n_t, sizeof *w->by_hi, cmp_keyed);
+	return 0;
+}
+
+static void
+sweep_free(sweep *w)
+{
+	free(w->by_lo);
+	free(w->by_hi);
+	free(w->slot);
+	free(w->act);
+}
+
+/* Moves the sweep to step `at` (never backwards): the terms active there are act[].
+ * With `diff`, each term that became active is reported with +1 and each that stopped
+ * with -1 (a term that starts and ends between two visited steps is never active). */
+static void
+sweep_to(sweep *w, int32_t at, void (*diff)(void *, size_t, double), void *arg)
+{
+	const term *t = w->b->t;
+
+	for (; w->i_lo < w->b->n_t && w->by_lo[w->i_lo].key <= at; w->i_lo++) {
+		size_t k = w->by_lo[w->i_lo].k;
+
+		if (t[k].hi < at)
+			continue;
+		w->slot[k] = (int32_t)w->n_act;
+		w->act[w->n_act++] = k;
+		if (diff != NULL)
+			diff(arg, k, 1);
+	}
+	for (; w->i_hi < w->b->n_t && w->by_hi[w->i_hi].key < at; w->i_hi++) {
+		size_t k = w->by_hi[w->i_hi].k, last;
+
+		if (w->slot[k] < 0)
+			continue;
+		last = w->act[--w->n_act];
+		w->act[w->slot[k]] = last;
+		w->slot[last] = w->slot[k];
+		w->slot[k] = -1;
+		if (diff != NULL)
+			diff(arg, k, -1);
+	}
+}
+
+/* A row under construction: one entry per column, coefficients summed (one column may
+ * carry several terms: an item's members; glp_set_mat_row refuses repeats). */
+typedef struct rowacc {
+	int *ind;
+	double *val, *acc;
+	int len;
+	const peak_build *b;
+} rowacc;
+
+static void
+row_put(rowacc *r, int col, double v)
+{
+	if (r->acc[col] == 0)
+		r->ind[++r->len] = col;
+	r->acc[col] += v;
+}
+
+static void
+row_diff(void *arg, size_t k, double sign)
+{
+	rowacc *r = arg;
+
+	row_put(r, r->b->t[k].col, -sign * r->b->t[k].coef);
+}
+
+/* Takes the summed coefficients into val[], dropping columns that cancelled. */
+static int
+row_take(rowacc *r, int from)
+{
+	int len = from - 1;
+
+	for (int k = from; k <= r->len; k++) {
+		double v = r->acc[r->ind[k]];
+
+		r->acc[r->ind[k]] = 0;
+		if (v != 0) {
+			r->ind[++len] = r->ind[k];
+			r->val[len] = v;
+		}
+	}
+	r->len = len;
+	return len;
+}
+
+/* One row per segment between consecutive term ends, at its largest constant: P >=
+ * constant + the terms active there. Dense (every active term in the row) while the
+ * rows hold at most ilpi_peak_dense_nz nonzeros; past that, the same rows through running
+ * sums S_c = S_(c-1) + (terms that became active) - (terms that stopped), P - S_c >=
+ * constant: the same LP, O(terms) nonzeros. */
 static int
 add_rows(peak_build *b, ilpi_peak_rows *pr)
 {
 	int32_t total = b->nf + b->nb, *cut = malloc((2 * b->n_t + 4) * sizeof *cut);
+	int32_t *seg = malloc((2 * b->n_t + 4) * sizeof *seg);
 	int n_cols = glp_get_num_cols(b->m->lp);
-	int *ind = malloc(((size_t)n_cols + 2) * sizeof *ind);
-	double *val = malloc(((size_t)n_cols + 2) * sizeof *val), floor_p = 0;
-	double *acc = calloc((size_t)n_cols + 2, sizeof *acc);
-	size_t n_cut = 0;
+	size_t n_cut = 0, n_seg = 0, nz = 0, *ks = malloc((b->n_t + 1) * sizeof *ks);
+	rowacc r = { NULL, NULL, NULL, 0, b };
+	double floor_p = 0;
+	int prev = 0, rc = -1;
+	sweep w;
 
-	if (cut == NULL || ind == NULL || val == NULL || acc == NULL) {
-		free(cut);
-		free(ind);
-		free(val);
-		free(acc);
-		return -1;
-	}
+	r.ind = malloc(((size_t)n_cols + b->n_t + 2) * sizeof *r.ind);
+	r.val = malloc(((size_t)n_cols + b->n_t + 2) * sizeof *r.val);
+	r.acc = calloc((size_t)n_cols + 2, sizeof *r.acc);
+	if (sweep_init(&w, b) != 0 || cut == NULL || seg == NULL || ks == NULL ||
+	    r.ind == NULL || r.val == NULL || r.acc == NULL)
+		goto out;
 	cut[n_cut++] = 0;
 	cut[n_cut++] = b->nf;
 	cut[n_cut++] = total;
@@ -347,44 +495,86 @@ add_rows(peak_build *b, ilpi_peak_rows *pr)
 		cut[n_cut++] = b->t[k].hi + 1;
 	}
 	qsort(cut, n_cut, sizeof *cut, cmp_i32);
+	/* Each segment's step: its largest constant. */
 	for (size_t c = 0; c + 1 < n_cut; c++) {
 		int32_t lo = cut[c], hi = cut[c + 1] - 1, at = lo;
-		int len = 0, row;
 
 		if (lo > hi || lo >= total)
 			continue;
 		for (int32_t t = lo; t <= hi; t++)
 			if (b->base[t] > b->base[at])
 				at = t;
-		ind[++len] = pr->col;
-		val[len] = 1;
-		/* One column may carry several terms (an item's members): sum them. */
-		for (size_t k = 0; k < b->n_t; k++)
-			if (b->t[k].lo <= at && at <= b->t[k].hi) {
-				if (acc[b->t[k].col] == 0)
-					ind[++len] = b->t[k].col;
-				acc[b->t[k].col] -= b->t[k].coef;
-			}
-		for (int k = 2; k <= len; k++) {
-			val[k] = acc[ind[k]];
-			acc[ind[k]] = 0;
+		seg[n_seg++] = at;
+	}
+	for (size_t c = 0; c < n_seg; c++) {
+		sweep_to(&w, seg[c], NULL, NULL);
+		nz += w.n_act;
+	}
+	sweep_free(&w);
+	if (sweep_init(&w, b) != 0)
+		goto out;
+	pr->n_sums = nz > ilpi_peak_dense_nz ? (int)n_seg : 0;
+	for (size_t c = 0; c < n_seg; c++) {
+		int32_t at = seg[c];
+		int row, sum = 0;
+
+		r.len = 0;
+		if (pr->n_sums == 0) {
+			sweep_to(&w, at, NULL, NULL);
+			/* in term order, as the terms were made */
+			memcpy(ks, w.act, w.n_act * sizeof *ks);
+			qsort(ks, w.n_act, sizeof *ks, cmp_size);
+			r.ind[++r.len] = pr->col;
+			for (size_t k = 0; k < w.n_act; k++)
+				row_put(&r, b->t[ks[k]].col, -b->t[ks[k]].coef);
+			row_take(&r, 2);
+			r.val[1] = 1;
+		} else {
+			/* S_c - S_(c-1) - added + stopped = 0 */
+			sum = glp_add_cols(b->m->lp, 1);
+			glp_set_col_kind(b->m->lp, sum, GLP_CV);
+			glp_set_col_bnds(b->m->lp, sum, GLP_LO, 0, 0);
+			r.ind[++r.len] = sum;
+			if (prev != 0)
+				r.ind[++r.len] = prev;
+			sweep_to(&w, at, row_diff, &r);
+			row_take(&r, prev != 0 ? 3 : 2);
+			r.val[1] = 1;
+			if (prev != 0)
+				r.val[2] = -1;
+			row = glp_add_rows(b->m->lp, 1);
+			glp_set_mat_row(b->m->lp, row, r.len, r.ind, r.val);
+			glp_set_row_bnds(b->m->lp, row, GLP_FX, 0, 0);
+			prev = sum;
+			r.len = 2;
+			r.ind[1] = pr->col;
+			r.val[1] = 1;
+			r.ind[2] = sum;
+			r.val[2] = -1;
+			if (w.n_act == 0)
+				r.len = 1;
 		}
-		if (len == 1) {
+		if (r.len == 1) {
 			if (b->base[at] > floor_p)
 				floor_p = b->base[at];
 			continue;
 		}
 		row = glp_add_rows(b->m->lp, 1);
-		glp_set_mat_row(b->m->lp, row, len, ind, val);
+		glp_set_mat_row(b->m->lp, row, r.len, r.ind, r.val);
 		glp_set_row_bnds(b->m->lp, row, GLP_LO, b->base[at] / b->m->byte_unit, 0);
 		pr->n_rows++;
 	}
 	glp_set_col_bnds(b->m->lp, pr->col, GLP_LO, floor_p / b->m->byte_unit, 0);
+	rc = 0;
+out:
+	sweep_free(&w);
 	free(cut);
-	free(ind);
-	free(val);
-	free(acc);
-	return 0;
+	free(seg);
+	free(ks);
+	free(r.ind);
+	free(r.val);
+	free(r.acc);
+	return rc;
 }
 
 int
@@ -409,6 +599,7 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_er
 	b.en = malloc((g->n + 1) * sizeof *b.en);
 	b.delta = calloc(g->n + 3, sizeof *b.delta);
 	b.base = calloc(g->n + 3, sizeof *b.base);
+	b.ext = calloc(g->n + 3, sizeof *b.ext);
 	need = malloc(g->n + 1);
 	held = calloc(g->n + 1, 1);
 	out_root = calloc(g->n + 1, 1);
@@ -418,7 +609,8 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_er
 	order = malloc((g->n + 1) * sizeof *order);
 	if (b.step == NULL || b.first == NULL || b.last == NULL || b.tmin == NULL ||
 	    b.st == NULL ||
-	    b.en == NULL || b.delta == NULL || b.base == NULL || need == NULL || held == NULL ||
+	    b.en == NULL || b.delta == NULL || b.base == NULL || b.ext == NULL || need == NULL ||
+	    held == NULL ||
 	    out_root == NULL || pos_of == NULL || bw.op == NULL || order == NULL)
 		goto out;
 	number_steps(&b, need, &bw, order);
@@ -459,8 +651,17 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_er
 	pr->col = glp_add_cols(m->lp, 1);
 	glp_set_col_name(m->lp, pr->col, "peak");
 	glp_set_col_kind(m->lp, pr->col, GLP_CV);
-	if (saved_terms(&b, out_root, pos_of) != 0 || recompute_terms(&b) != 0 ||
-	    add_rows(&b, pr) != 0)
+	if (saved_terms(&b, out_root, pos_of) != 0 || recompute_terms(&b) != 0)
+		goto out;
+	{
+		double cur = 0;
+
+		for (int32_t t = 0; t < b.nf + b.nb; t++) {
+			cur += b.ext[t];
+			b.base[t] -= cur;
+		}
+	}
+	if (add_rows(&b, pr) != 0)
 		goto out;
 	pr->n_steps = b.nf + b.nb;
 	rc = 0;
@@ -475,6 +676,7 @@ out:
 	free(b.en);
 	free(b.delta);
 	free(b.base);
+	free(b.ext);
 	free(b.t);
 	free(need);
 	free(held);

@@ -13,6 +13,7 @@ typedef struct ilpi_peak_rows {
 	int col;            /* the column P (model bytes) */
 	int n_rows;         /* rows added */
 	int n_steps;        /* forward + backward steps the rows were chosen from */
+	int n_sums;         /* running-sum columns the rows go through, 0: dense rows */
 } ilpi_peak_rows;
 
 /* Adds P and its rows to m (after ilpi_model_build, inside ilpi_glpk_run). P has
@@ -24,5 +25,9 @@ int ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr,
  * time limit (solver/solve.c; docs/solver.md "Peak memory": 60). Every stage, seed
  * solve and descent of the search keeps to it. Only tests change it. */
 extern double ilpi_peak_default_limit;
+
+/* Nonzeros the peak rows may hold before they go through running sums (the same LP;
+ * solver/peak.c). Only tests change it. */
+extern size_t ilpi_peak_dense_nz;
 
 #endif /* ILPART_SOLVER_PEAK_H */

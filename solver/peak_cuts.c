@@ -62,6 +62,7 @@ struct ilpi_peak_cuts {
 	int *ffam;                /* node -> column of "runs in the forward", 0: never;
 	                           * NULL until the first forward point */
 	int *pos;                 /* node -> step in the current trace, -1 */
+	uint8_t *out_stor;        /* storage root -> shared with a forward output */
 	/* the row being built */
 	int *ind;
 	double *val, *acc;
@@ -82,9 +83,26 @@ struct ilpi_peak_cuts {
 	size_t cap_val;
 	double floor;             /* bytes every partition has live at some general
 	                           * row's step (the largest such constant) */
+	int refused;              /* points refused: the rows reached PEAK_CUT_ROWS_MAX */
 };
 
 static int record_point(ilpi_peak_cuts *pc);
+
+/* Rows the points may add in all: each point costs rows and columns in proportion to
+ * the graph (a chain of 100,000 ops: about 700,000 rows a point, 400 bytes each), so
+ * past this the points are refused (0: the caller cuts the answer off by a no-good cut
+ * and the bound comes from the rows already there). The corpus's largest, the
+ * 48-layer transformer, adds about 75,000. */
+#define PEAK_CUT_ROWS_MAX 2000000
+
+static int
+full(ilpi_peak_cuts *pc)
+{
+	if (pc->rows < PEAK_CUT_ROWS_MAX)
+		return 0;
+	pc->refused++;
+	return 1;
+}
 
 void
 ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
@@ -101,6 +119,7 @@ ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
 	free(pc->need_lo);
 	free(pc->need_hi);
 	free(pc->pos);
+	free(pc->out_stor);
 	free(pc->ind);
 	free(pc->val);
 	free(pc->acc);
@@ -228,8 +247,12 @@ ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cu
 	pc->col_r = calloc(g->n + 1, sizeof *pc->col_r);
 	pc->kfix = malloc((g->n + 1) * sizeof *pc->kfix);
 	pc->pos = malloc((g->n + 1) * sizeof *pc->pos);
-	if (pc->col_s == NULL || pc->col_r == NULL || pc->kfix == NULL || pc->pos == NULL)
+	pc->out_stor = calloc(g->n + 1, 1);
+	if (pc->col_s == NULL || pc->col_r == NULL || pc->kfix == NULL || pc->pos == NULL ||
+	    pc->out_stor == NULL)
 		goto fail;
+	for (size_t k = 0; k < g->n_fw_out; k++)
+		pc->out_stor[g->node[g->fw_out[k]].storage] = 1;
 	for (size_t i = 0; i < g->n; i++) {
 		int32_t it = red->item_of[i];
 
@@ -248,6 +271,12 @@ ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cu
 fail:
 	ilpi_peak_cuts_free(pc);
 	return -1;
+}
+
+int
+ilpi_peak_cuts_refused(const ilpi_peak_cuts *pc)
+{
+	return pc->refused;
 }
 
 double
@@ -649,6 +678,8 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	size_t nz = 0, nd = 0;
 	int32_t o = ms->bw_order[at];
 
+	if (full(pc))
+		return 0;
 	memset(&pt, 0, sizeof pt);
 	pt.kappa = tr->root[at];
 	pt.o = o;
@@ -705,14 +736,8 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 			continue; /* the backward's own storage: the same in every partition */
 		if (key < g->n && (g->node[key].flags & ILPI_F_FW_OUTPUT))
 			continue; /* held by the caller either way */
-		if (key < g->n) {
-			int out = 0;
-
-			for (size_t k = 0; k < g->n_fw_out; k++)
-				out |= g->node[g->fw_out[k]].storage == (int32_t)key;
-			if (out)
-				continue;
-		}
+		if (key < g->n && pc->out_stor[key])
+			continue;
 		cst -= (double)b;
 		for (int32_t w = head[key]; w >= 0; w = next[w])
 			vals[nv++] = w;
@@ -800,16 +825,13 @@ out:
 
 /* Storage `key` is held by the caller whatever the partition (a forward output). */
 static int
-held_storage(const ilp_graph *g, size_t key)
+held_storage(const ilpi_peak_cuts *pc, size_t key)
 {
+	const ilp_graph *g = pc->g;
+
 	if (key >= g->n)
 		return 0;
-	if (g->node[key].flags & ILPI_F_FW_OUTPUT)
-		return 1;
-	for (size_t k = 0; k < g->n_fw_out; k++)
-		if (g->node[g->fw_out[k]].storage == (int32_t)key)
-			return 1;
-	return 0;
+	return (g->node[key].flags & ILPI_F_FW_OUTPUT) || pc->out_stor[key];
 }
 
 /* One conjunction of a general row: storage `z` (its index among the row's storages)
@@ -891,6 +913,59 @@ reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
 	return 0;
 }
 
+typedef struct conj_at {
+	conj c;
+	size_t at;            /* its index in the list */
+} conj_at;
+
+static int
+cmp_conj_at(const void *pa, const void *pb)
+{
+	const conj_at *a = pa, *b = pb;
+
+	if (a->c.z != b->c.z)
+		return a->c.z < b->c.z ? -1 : 1;
+	if (a->c.a != b->c.a)
+		return a->c.a < b->c.a ? -1 : 1;
+	if (a->c.b1 != b->c.b1)
+		return a->c.b1 < b->c.b1 ? -1 : 1;
+	if (a->c.b0 != b->c.b0)
+		return a->c.b0 < b->c.b0 ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/* Drops the two-literal conjunctions a one-literal one of the same storage and first
+ * literal dominates, and repeats (the first of each stays), keeping the list's order:
+ * sorted copies, not a pairwise scan (a chain of n values has O(n) conjunctions at
+ * every point). */
+static int
+drop_repeats(conjs *cs, const int *single)
+{
+	conj_at *srt = malloc((cs->n_cj + 1) * sizeof *srt);
+	uint8_t *keep = calloc(cs->n_cj + 1, 1);
+	size_t n = 0, w = 0;
+
+	if (srt == NULL || keep == NULL) {
+		free(srt);
+		free(keep);
+		return -1;
+	}
+	for (size_t k = 0; k < cs->n_cj; k++)
+		if (!(single[cs->cj[k].z] == cs->cj[k].a && cs->cj[k].b1 != 0))
+			srt[n++] = (conj_at){ cs->cj[k], k };
+	qsort(srt, n, sizeof *srt, cmp_conj_at);
+	for (size_t k = 0; k < n; k++)
+		keep[srt[k].at] = k == 0 || cmp_conj_at(&(conj_at){ srt[k].c, 0 },
+		    &(conj_at){ srt[k - 1].c, 0 }) != 0;
+	for (size_t k = 0; k < cs->n_cj; k++)
+		if (keep[k])
+			cs->cj[w++] = cs->cj[k];
+	cs->n_cj = w;
+	free(srt);
+	free(keep);
+	return 0;
+}
+
 int
 ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
     const ilpi_memtrace *tr, size_t at)
@@ -909,7 +984,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 	double cst;
 	int rc = -1;
 
-	if (!is_bw(pc, o) || (!pc->fallback && pc->kfix[o] != kappa))
+	if (!is_bw(pc, o) || (!pc->fallback && pc->kfix[o] != kappa) || full(pc))
 		return 0;
 	/* One family, c(X, kappa): for an op X after o in graph order "runs at or
 	 * before the point" is c(X, kappa - 1) <= c(X, kappa); the rows drop such X's
@@ -940,7 +1015,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 			continue;
 		if (key >= g->n && is_bw(pc, (int32_t)(key - g->n)))
 			continue;
-		if (held_storage(g, key))
+		if (held_storage(pc, key))
 			continue;
 		cst -= (double)b;
 	}
@@ -959,7 +1034,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 			continue;
 		key = g->node[rep].storage;
 		b = key_bytes(g, key);
-		if (b == 0 || held_storage(g, (size_t)key))
+		if (b == 0 || held_storage(pc, (size_t)key))
 			continue;
 		if (reader_conjs(pc, &cs, kappa, o, at, rep, pc->col_s[rep], (size_t)key, b) != 0)
 			goto out;
@@ -993,22 +1068,8 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		if (cj[k].b1 == 0)
 			single[cj[k].z] = single[cj[k].z] == 0 || single[cj[k].z] == cj[k].a ?
 			    cj[k].a : -1;
-	{
-		size_t w = 0;
-
-		for (size_t k = 0; k < cs.n_cj; k++) {
-			int dup = 0;
-
-			if (single[cj[k].z] == cj[k].a && cj[k].b1 != 0)
-				continue;
-			for (size_t j = 0; j < w && !dup; j++)
-				dup = cj[j].z == cj[k].z && cj[j].a == cj[k].a &&
-				    cj[j].b1 == cj[k].b1 && cj[j].b0 == cj[k].b0;
-			if (!dup)
-				cj[w++] = cj[k];
-		}
-		cs.n_cj = w;
-	}
+	if (drop_repeats(&cs, single) != 0)
+		goto out;
 	for (size_t k = 0; k < cs.n_cj; k++)
 		ncj[cj[k].z]++;
 	if (pc->cap_z < cs.n_cj + 1) {
@@ -1266,6 +1327,8 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 	double cst;
 	int rc = -1, cond = 0;
 
+	if (full(pc))
+		return 0;
 	if (fw_family(pc) != 0)
 		return -1;
 	/* An unclaimed op's step exists where it runs, f(o): every term says so too.

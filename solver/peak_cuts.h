@@ -52,6 +52,9 @@ int32_t ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k);
  * backward's own and held storage there): a lower bound of every partition's peak,
  * 0 before the first general row. */
 double ilpi_peak_cuts_floor(const ilpi_peak_cuts *pc);
+/* Points refused because the rows added reached their cap (a graph-sized row set a
+ * point: see PEAK_CUT_ROWS_MAX in solver/peak_cuts.c). */
+int ilpi_peak_cuts_refused(const ilpi_peak_cuts *pc);
 /* Rows and columns added so far. */
 void ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *points);
 

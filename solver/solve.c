@@ -1052,6 +1052,21 @@ cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
  * where the item answer (s, r), simulated at `sim`, has a local maximum of at least
  * frac * sim bytes, highest first, at most `max_pts` new ones (one per op). -1 only
  * when out of memory. */
+typedef struct live_at {
+	int64_t live;             /* bytes live at the step */
+	size_t at;                /* the backward step */
+} live_at;
+
+static int
+cmp_live_at(const void *pa, const void *pb)
+{
+	const live_at *a = pa, *b = pb;
+
+	if (a->live != b->live)
+		return a->live > b->live ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
 static int
 general_rows(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, double frac,
     int max_pts)
@@ -1061,7 +1076,8 @@ general_rows(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, doub
 	ilpi_memsim ms;
 	ilpi_memtrace tr;
 	int rc = 0, have = 0, added = 0;
-	size_t *cand = NULL, n_cand = 0;
+	live_at *cand = NULL;
+	size_t n_cand = 0;
 
 	if (c->cuts == NULL)
 		return 0;
@@ -1076,23 +1092,18 @@ general_rows(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, doub
 		if ((double)v < frac * (double)sim || c->general_at[ms.bw_order[k]] ||
 		    (k > 0 && ms.bw_live[k - 1] > v) || (k + 1 < ms.n_bw && ms.bw_live[k + 1] > v))
 			continue;
-		cand[n_cand++] = k;
+		cand[n_cand++] = (live_at){ v, k };
 	}
-	/* highest first (insertion sort: few candidates) */
-	for (size_t i = 1; i < n_cand; i++)
-		for (size_t j = i; j > 0 && ms.bw_live[cand[j]] > ms.bw_live[cand[j - 1]]; j--) {
-			size_t t = cand[j];
-
-			cand[j] = cand[j - 1];
-			cand[j - 1] = t;
-		}
+	/* highest first, earlier first among equals (a chain has a local maximum at
+	 * nearly every step: no pairwise sort) */
+	qsort(cand, n_cand, sizeof *cand, cmp_live_at);
 	for (size_t i = 0; rc == 0 && i < n_cand && added < max_pts; i++) {
-		int32_t op = ms.bw_order[cand[i]];
+		int32_t op = ms.bw_order[cand[i].at];
 		int k;
 
 		if (c->general_at[op])
 			continue;
-		k = ilpi_peak_cuts_add_general(c->cuts, &ms, &tr, cand[i]);
+		k = ilpi_peak_cuts_add_general(c->cuts, &ms, &tr, cand[i].at);
 		if (k < 0)
 			rc = -1;
 		if (k == 1) {
@@ -1106,7 +1117,7 @@ general_rows(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, doub
 			else
 				note(c, "peak general row at %s: %.0f of %lld bytes there",
 				    c->g->node[op].name, ilpi_peak_cuts_point_value(c->cuts,
-				    points - 1), (long long)ms.bw_live[cand[i]]);
+				    points - 1), (long long)cand[i].live);
 		}
 	}
 	free(cand);
@@ -1720,7 +1731,8 @@ obj_peak(solve_ctx *c, ilp_error *err)
 
 		ilpi_peak_cuts_stats(c->cuts, &rows, &cols, &points);
 		note(c, "peak cuts: exact rows at %d points (%d rows, %d columns), %d inexact, "
-		    "%zu answers checked%s", points, rows, cols, c->cuts_inexact, c->n_hist,
+		    "%zu answers checked%s%s", points, rows, cols, c->cuts_inexact, c->n_hist,
+		    ilpi_peak_cuts_refused(c->cuts) ? ", points refused at the rows' cap" : "",
 		    c->cuts_invalid ? ", A ROW CUT OFF A SIMULATED ANSWER" : "");
 	}
 	if (best < 0) {
@@ -1911,7 +1923,9 @@ run_model(void *ctx, ilp_error *err)
 	note(c, "model: %d columns, %d rows, byte unit %g", glp_get_num_cols(c->m.lp),
 	    glp_get_num_rows(c->m.lp), c->m.byte_unit);
 	if (c->peak.col != 0)
-		note(c, "peak rows: %d at %d steps", c->peak.n_rows, c->peak.n_steps);
+		note(c, "peak rows: %d at %d steps%s", c->peak.n_rows, c->peak.n_steps,
+		    c->peak.n_sums ? " (through running sums: the dense rows would be too "
+		    "large)" : "");
 	if (c->o->prefer == ILP_PREFER_SOFT)
 		penalties(c);
 	if (c->audit != NULL)
