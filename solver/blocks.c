@@ -102,7 +102,23 @@ struct ilpi_blocks {
 	double deadline;          /* CLOCK_MONOTONIC seconds, 0: none */
 	size_t min_seg;           /* least items between chosen cuts (1: every narrow one) */
 	size_t max_points;        /* the combination's work limit (MAX_POINTS) */
+	ilpi_blocks_extra x;      /* per-item extra terms (NULL arrays: none) */
 };
+
+/* Extra bytes and cost of item `it` saved (sv) or recomputed (rv): 0 without terms. */
+static int64_t
+x_bytes(const ilpi_blocks *b, int32_t it, int sv, int rv)
+{
+	return (sv && b->x.bytes_s != NULL ? b->x.bytes_s[it] : 0) +
+	    (rv && b->x.bytes_r != NULL ? b->x.bytes_r[it] : 0);
+}
+
+static double
+x_cost(const ilpi_blocks *b, int32_t it, int sv, int rv)
+{
+	return (sv && b->x.cost_s != NULL ? b->x.cost_s[it] : 0) +
+	    (rv && b->x.cost_r != NULL ? b->x.cost_r[it] : 0);
+}
 
 /* ---- plan: order ----------------------------------------------------------- */
 
@@ -508,6 +524,20 @@ seg_key(const ilpi_blocks *b, size_t s, keybuf *k)
 		rc |= kput(k, it->can_save | it->can_recompute << 1 | it->boundary << 2);
 		rc |= kput(k, it->can_recompute ? cb : 0);
 		rc |= kput(k, it->can_recompute ? it->rng_bytes : 0);
+		if (b->x.bytes_s != NULL || b->x.bytes_r != NULL || b->x.cost_s != NULL ||
+		    b->x.cost_r != NULL) {
+			int32_t iv = b->ord[p];
+			double xs = x_cost(b, iv, it->can_save, 0), xr = x_cost(b, iv, 0,
+			    it->can_recompute);
+			int64_t bs, br;
+
+			memcpy(&bs, &xs, sizeof bs);
+			memcpy(&br, &xr, sizeof br);
+			rc |= kput(k, x_bytes(b, iv, it->can_save, 0));
+			rc |= kput(k, x_bytes(b, iv, 0, it->can_recompute));
+			rc |= kput(k, bs);
+			rc |= kput(k, br);
+		}
 		if (it->can_save) {
 			if (red->stor_items[it->stor] >= 2) {
 				rc |= kput(k, 1);
@@ -634,6 +664,13 @@ int
 ilpi_blocks_plan_coarse(const ilpi_reduced *red, size_t min_seg, ilpi_blocks **out,
     ilp_error *err)
 {
+	return ilpi_blocks_plan_extra(red, NULL, min_seg, out, err);
+}
+
+int
+ilpi_blocks_plan_extra(const ilpi_reduced *red, const ilpi_blocks_extra *x,
+    size_t min_seg, ilpi_blocks **out, ilp_error *err)
+{
 	ilpi_blocks *b = calloc(1, sizeof *b);
 	live *lv = NULL;
 	size_t nl;
@@ -643,6 +680,8 @@ ilpi_blocks_plan_coarse(const ilpi_reduced *red, size_t min_seg, ilpi_blocks **o
 	if (b == NULL)
 		goto nomem;
 	b->red = red;
+	if (x != NULL)
+		b->x = *x;
 	b->min_seg = min_seg > 0 ? min_seg : 1;
 	b->max_points = MAX_POINTS;
 	b->ord = malloc((red->n_items + 1) * sizeof *b->ord);
@@ -881,7 +920,8 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 	pool[n++] = (label){ 0, 0, -1, m0, 0 };
 	beg[0] = 0, cnt[0] = 1;
 	for (int i = 0; i < cp->no; i++) {
-		const ilpi_item *it = &red->item[b->ord[sg->lo + i]];
+		int32_t item = b->ord[sg->lo + i];
+		const ilpi_item *it = &red->item[item];
 		const cvar *iv = &cp->var[cp->nin + i];
 		int shared = it->can_save && red->stor_items[it->stor] >= 2;
 		const cvar *yv = NULL;
@@ -927,6 +967,7 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 					by += yb;
 				if (rv)
 					by += it->rng_bytes;   /* the RNG states replaying needs */
+				by += x_bytes(b, item, sv, rv);
 				nm = (uint16_t)(m & ~cp->dead[i]);
 				if ((sv || rv) && iv->slot >= 0 && iv->end > i)
 					nm |= (uint16_t)(1u << iv->slot);
@@ -936,7 +977,8 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 					free(pool);
 					return -1;
 				}
-				pool[n++] = (label){ by, pool[l].cost + (rv ? it->cost : 0),
+				pool[n++] = (label){ by, pool[l].cost + (rv ? it->cost : 0) +
+				    x_cost(b, item, sv, rv),
 				    (int32_t)l, nm, (uint8_t)(sv | rv << 1 | y << 2) };
 			}
 		}

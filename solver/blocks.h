@@ -49,6 +49,22 @@ int ilpi_blocks_plan(const ilpi_reduced *red, ilpi_blocks **out, ilp_error *err)
 int ilpi_blocks_plan_coarse(const ilpi_reduced *red, size_t min_seg, ilpi_blocks **out,
     ilp_error *err);
 
+/*
+ * Per-item terms beyond the model's own (soft preferences, docs/solver.md "Soft
+ * preferences"): saving item i adds bytes_s[i] saved bytes and cost_s[i] recompute
+ * cost, recomputing it bytes_r[i] and cost_r[i]. Any array may be NULL (no term); all
+ * must be non-negative and outlive the plan. The class keys include them, so segments
+ * with different terms are different classes.
+ */
+typedef struct ilpi_blocks_extra {
+	const int64_t *bytes_s, *bytes_r;
+	const double *cost_s, *cost_r;
+} ilpi_blocks_extra;
+
+/* ilpi_blocks_plan_coarse with extra terms x (NULL: none). */
+int ilpi_blocks_plan_extra(const ilpi_reduced *red, const ilpi_blocks_extra *x,
+    size_t min_seg, ilpi_blocks **out, ilp_error *err);
+
 /* Combinations stop (as over the work limit) once this many seconds have passed;
  * <= 0: no limit. */
 void ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds);

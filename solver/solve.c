@@ -53,6 +53,7 @@ typedef struct solve_ctx {
 	uint8_t *ws, *wr;         /* per item: a feasible start */
 	uint8_t *ts, *tr;         /* per item: scratch */
 	double *pen[4];           /* per item: soft penalties (PEN_*) */
+	int64_t *pen_b[2];        /* per item: the byte penalties in bytes, on s and on r */
 	uint8_t *node_s, *node_r; /* per node: canonical answer */
 	double t0;                /* CLOCK_MONOTONIC seconds at start */
 	/* outcome */
@@ -238,27 +239,39 @@ save_all(const ilpi_reduced *red, uint8_t *s, uint8_t *r, uint8_t *need)
 	(void)canon_items(red, s, r, need);
 }
 
+/* Soft mode: the penalties in bytes (pen_b) and in time (PEN_TIME_*), before any
+ * model exists (the decomposition and its report need them too). */
 static void
-penalties(solve_ctx *c)
+penalties_raw(solve_ctx *c)
 {
 	const ilpi_reduced *red = &c->red;
 
 	for (size_t it = 0; it < red->n_items; it++) {
 		const ilpi_item *item = &red->item[it];
 		const ilpi_node *n = &c->g->node[item->rep];
-		double b = (double)ilpi_charged_bytes(c->g, n) / c->m.byte_unit;
+		int64_t b = ilpi_charged_bytes(c->g, n);
 		double t = item->cost > 1e-3 ? item->cost : 1e-3;
 
 		/* A preference weighs twice what the value itself costs in that
 		 * currency: the optimum overrides it only for a clear gain. */
 		if (item->prefer & ILPI_R_PREFER_SAVE) {
-			c->pen[PEN_BYTES_R][it] = 2 * b;
+			c->pen_b[1][it] = 2 * b;
 			c->pen[PEN_TIME_R][it] = 2 * t;
 		}
 		if (item->prefer & ILPI_R_PREFER_RECOMPUTE) {
-			c->pen[PEN_BYTES_S][it] = 2 * b;
+			c->pen_b[0][it] = 2 * b;
 			c->pen[PEN_TIME_S][it] = 2 * t;
 		}
+	}
+}
+
+/* The byte penalties in model units (the same doubles as 2 * (bytes / unit)). */
+static void
+penalties(solve_ctx *c)
+{
+	for (size_t it = 0; it < c->red.n_items; it++) {
+		c->pen[PEN_BYTES_S][it] = (double)c->pen_b[0][it] / c->m.byte_unit;
+		c->pen[PEN_BYTES_R][it] = (double)c->pen_b[1][it] / c->m.byte_unit;
 	}
 }
 
@@ -641,18 +654,42 @@ blocks_fallback(solve_ctx *c, int rc)
  * Returns 1 when the decomposition does not apply (the caller solves the monolithic
  * model), 0 with c->s, c->r set, -1 on error.
  */
+/* Soft mode: the penalties as the decomposition's per-item terms, in the currencies
+ * of the objectives it solves (docs/solver.md "Soft preferences"): time always (the
+ * recompute cost it minimises), bytes unless the bytes are a budget's (a budget
+ * bounds the saved bytes themselves; memory and runtime without a budget order by
+ * bytes plus byte penalties). */
+static const ilpi_blocks_extra *
+soft_extra(const solve_ctx *c, ilpi_blocks_extra *x)
+{
+	const ilp_solve_options *o = c->o;
+
+	if (o->prefer != ILP_PREFER_SOFT)
+		return NULL;
+	memset(x, 0, sizeof *x);
+	x->cost_s = c->pen[PEN_TIME_S];
+	x->cost_r = c->pen[PEN_TIME_R];
+	if (!(o->objective == ILP_OBJ_RUNTIME && (o->budget_bytes >= 0 ||
+	    o->budget_fraction >= 0))) {
+		x->bytes_s = c->pen_b[0];
+		x->bytes_r = c->pen_b[1];
+	}
+	return x;
+}
+
 /* Plans and prepares the decomposition: 0 ready, 1 it does not apply, -1 error. */
 static int
 blocks_ready(solve_ctx *c, ilp_error *err)
 {
+	ilpi_blocks_extra x;
 	int rc;
 
 	/* The peak rows live in the whole model only. */
-	if (c->o->monolithic || c->o->prefer == ILP_PREFER_SOFT || c->peak.col != 0)
+	if (c->o->monolithic || c->peak.col != 0)
 		return 1;
 	if (c->blocks != NULL)
 		return 0;
-	if (ilpi_blocks_plan(&c->red, &c->blocks, err) != 0)
+	if (ilpi_blocks_plan_extra(&c->red, soft_extra(c, &x), 1, &c->blocks, err) != 0)
 		return -1;
 	if (c->blocks == NULL) {
 		note(c, "blocks: no narrow cuts; solving the model as a whole");
@@ -680,12 +717,14 @@ blocks_note(solve_ctx *c, double t1)
 	    st.counts ? " (by counts)" : "", ilpi_now() - t1);
 }
 
-/* The decomposition's answer in c->s, c->r: its bytes must be the model's. */
+/* The decomposition's answer in c->s, c->r: its bytes (the terms tb of the model:
+ * saved bytes, plus the byte penalties where the front holds them) must be the
+ * model's. */
 static int
-blocks_answer(solve_ctx *c, int64_t bytes, double cost, int proven, ilp_error *err)
+blocks_answer(solve_ctx *c, const ilpi_terms *tb, int64_t bytes, double cost, int proven,
+    ilp_error *err)
 {
-	ilpi_terms tb = { 1, 0, NULL, NULL };
-	double used = ilpi_model_value(&c->m, &tb, c->s, c->r) * c->m.byte_unit;
+	double used = ilpi_model_value(&c->m, tb, c->s, c->r) * c->m.byte_unit;
 
 	if (fabs(used - (double)bytes) > 0.5) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the decomposition's answer "
@@ -704,7 +743,8 @@ blocks_answer(solve_ctx *c, int64_t bytes, double cost, int proven, ilp_error *e
 static int
 lex_blocks(solve_ctx *c, int memory, ilp_error *err)
 {
-	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
+	/* as obj_memory's and runtime_optimal's stages: penalised bytes and cost */
+	ilpi_terms tb = terms(c, 1, 0, 1), tc = terms(c, 0, 1, 1);
 	double t1 = ilpi_now(), cost, bound;
 	int64_t bytes, b0;
 	int rc;
@@ -725,12 +765,12 @@ lex_blocks(solve_ctx *c, int memory, ilp_error *err)
 		return blocks_fallback(c, rc == 2 ? 1 : rc);
 	if (memory)
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tb,
-		    level((double)bytes / c->m.byte_unit, 1));
+		    level((double)bytes / c->m.byte_unit, tb.pen_s == NULL));
 	else
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &tc, level(cost, 0));
 	if (write_model(c, memory ? &tc : &tb, err) != 0)
 		return -1;
-	return blocks_answer(c, bytes, cost, 1, err);
+	return blocks_answer(c, &tb, bytes, cost, 1, err);
 }
 
 static int
@@ -752,7 +792,7 @@ runtime_blocks(solve_ctx *c, ilp_error *err)
 		return budget_conflict(c, c->ws, 1, err);
 	if (rc == 3 && bytes <= c->budget) {
 		/* out of time: the heuristic run's answer and the Lagrangian bound */
-		if (blocks_answer(c, bytes, cost, 0, err) != 0)
+		if (blocks_answer(c, &tb, bytes, cost, 0, err) != 0)
 			return -1;
 		c->gap = cost > 0 ? (cost - bound) / cost : 0;
 		note(c, "blocks: time limit; best found %.10g us, bound %.10g", cost, bound);
@@ -760,13 +800,12 @@ runtime_blocks(solve_ctx *c, ilp_error *err)
 	}
 	if (rc != 0)
 		return blocks_fallback(c, rc == 3 ? 1 : rc);
-	(void)tb;
 	if (bytes > c->budget) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the decomposition's answer "
 		    "exceeds the budget", c->g->path);
 		return -1;
 	}
-	return blocks_answer(c, bytes, cost, 1, err);
+	return blocks_answer(c, &tb, bytes, cost, 1, err);
 }
 
 static int seed_items(solve_ctx *c, const ilp_partition *p, uint8_t *s, uint8_t *r,
@@ -2156,6 +2195,11 @@ prepare(solve_ctx *c, ilp_error *err)
 	for (int k = 0; k < 4; k++)
 		if ((c->pen[k] = calloc(n, sizeof *c->pen[k])) == NULL)
 			goto nomem;
+	for (int k = 0; k < 2; k++)
+		if ((c->pen_b[k] = calloc(n, sizeof *c->pen_b[k])) == NULL)
+			goto nomem;
+	if (c->o->prefer == ILP_PREFER_SOFT)
+		penalties_raw(c);
 	if (c->s == NULL || c->r == NULL || c->ws == NULL || c->wr == NULL || c->ts == NULL ||
 	    c->tr == NULL || c->node_s == NULL || c->node_r == NULL)
 		goto nomem;
@@ -2185,6 +2229,8 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->node_r);
 	for (int k = 0; k < 4; k++)
 		free(c->pen[k]);
+	for (int k = 0; k < 2; k++)
+		free(c->pen_b[k]);
 	for (size_t k = 0; k < c->n_seed; k++)
 		ilp_partition_free(c->seed[k]);
 	free(c->seed);
@@ -2347,6 +2393,7 @@ ilpi_blocks_report(const ilp_graph *g, const ilp_solve_options *o, char **text,
 {
 	solve_ctx c;
 	ilpi_buf out;
+	ilpi_blocks_extra x;
 	int rc = -1;
 
 	*text = NULL;
@@ -2357,7 +2404,7 @@ ilpi_blocks_report(const ilp_graph *g, const ilp_solve_options *o, char **text,
 	ilpi_buf_init(&out);
 	if (check_options(g, o, err) != 0 || prepare(&c, err) != 0)
 		goto done;
-	if (ilpi_blocks_plan(&c.red, &c.blocks, err) != 0)
+	if (ilpi_blocks_plan_extra(&c.red, soft_extra(&c, &x), 1, &c.blocks, err) != 0)
 		goto done;
 	if (c.blocks == NULL)
 		ilpi_buf_printf(&out, "blocks: none (%zu items; no cut of at most 4 variables "

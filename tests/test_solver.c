@@ -583,7 +583,7 @@ END_TEST
  * op. The backward reads the same random values of every block.
  */
 static ilp_graph *
-block_graph(uint64_t seed, int k)
+block_graph_tags(uint64_t seed, int k, uint32_t tag_one_in)
 {
 	static jbuf b;
 	int nops, extra, n = 0, x, tgt[4], src[4][2], view[4], reads[2], res;
@@ -603,7 +603,7 @@ block_graph(uint64_t seed, int k)
 		view[i] = src[i][0] >= 0 && t_below(&rng, 5) == 0;
 		by[i] = view[i] ? by[src[i][0]] : 16 * (1 + t_below(&rng, 8));
 		fl[i] = t_below(&rng, 100);
-		tag[i] = t_below(&rng, 8) == 0 ? (int)t_below(&rng, 4) : -1;
+		tag[i] = t_below(&rng, tag_one_in) == 0 ? (int)t_below(&rng, 4) : -1;
 	}
 	reads[0] = (int)t_below(&rng, (uint32_t)nops);
 	reads[1] = (int)t_below(&rng, (uint32_t)nops);
@@ -668,6 +668,13 @@ block_graph(uint64_t seed, int k)
 	if (getenv("T_DUMP") != NULL)
 		fprintf(stderr, "%s\n", b.s);
 	return t_graph(b.s);
+}
+
+/* One op in 8 tagged. */
+static ilp_graph *
+block_graph(uint64_t seed, int k)
+{
+	return block_graph_tags(seed, k, 8);
 }
 
 /* 1 when the decomposition answered; a fall-back to the monolithic model after the
@@ -770,6 +777,124 @@ START_TEST(blocks_vs_monolithic_vs_enumeration)
 	}
 	/* the decomposition must actually have been used on most of these stacks */
 	ck_assert_msg(used * 2 > runs, "decomposed %d of %d solves", used, runs);
+}
+END_TEST
+
+/* ---- soft preferences: decomposition and monolithic ILP agree -------------------- */
+
+/* The penalised keys of a soft solve's answer (docs/solver.md "Soft preferences"),
+ * from its overrides: k1 the objective's first key (memory: bytes plus byte
+ * penalties; runtime: recompute time plus time penalties), k2 the second (runtime
+ * with a budget: the saved bytes alone, the budget bounds those). */
+static void
+soft_keys(const ilp_graph *g, const ilp_partition *p, const ilp_solve_options *o,
+    double *k1, double *k2)
+{
+	ilp_device dev;
+	double pen_b = 0, pen_t = 0;
+	int budget = o->budget_bytes >= 0 || o->budget_fraction >= 0;
+
+	ck_assert_int_eq(ilp_device_lookup("h100", &dev), 0);
+	for (size_t i = 0; i < p->n_overrides; i++) {
+		size_t v = (size_t)p->overrides[i].node;
+		double t = ilpi_node_costs_recompute(g, v) ? ilpi_node_cost_us(g, v, &dev) : 0;
+
+		pen_b += 2.0 * (double)ilpi_charged_bytes(g, &g->node[v]);
+		pen_t += 2.0 * (t > 1e-3 ? t : 1e-3);
+		/* the gain recorded is the penalty in the objective's currency */
+		expect_close(p->overrides[i].gain, o->objective == ILP_OBJ_RUNTIME ?
+		    2.0 * (t > 1e-3 ? t : 1e-3) : 2.0 * (double)ilpi_charged_bytes(g,
+		    &g->node[v]), "override gain", 0);
+	}
+	if (o->objective == ILP_OBJ_MEMORY) {
+		*k1 = (double)p->saved_bytes + pen_b;
+		*k2 = p->recompute_time_us + pen_t;
+	} else {
+		*k1 = p->recompute_time_us + pen_t;
+		*k2 = (double)p->saved_bytes + (budget ? 0 : pen_b);
+	}
+}
+
+/*
+ * --prefer soft on stacks of a block with half its ops tagged (PREFER_SAVE and
+ * PREFER_RECOMPUTE among them): the decomposition (the penalties as per-item terms of
+ * its fronts) and the monolithic ILP give the same penalised keys, both proven, for
+ * memory, runtime without a budget, fractions and byte budgets. The decomposition
+ * must answer most solves, and overrides must happen in some and not in others.
+ */
+START_TEST(soft_blocks_vs_monolithic)
+{
+	int used = 0, runs = 0, with_ov = 0, without_ov = 0;
+
+	for (uint64_t s = 0; s < 30; s++) {
+		uint64_t seed = 720000 + (uint64_t)_i * 1000 + s;
+		int k = 2 + (int)(s % 7);
+		ilp_graph *g = block_graph_tags(seed, k, 2);
+		ilp_solve_options o;
+
+		ilp_solve_options_init(&o);
+		o.prefer = ILP_PREFER_SOFT;
+		o.bans = s % 3 == 0 ? ILP_BANS_PYTORCH : ILP_BANS_NONE;
+		for (int t = 0; t < 6; t++) {
+			ilp_partition *p = NULL, *q = NULL;
+			ilp_error e1 = { 0 }, e2 = { 0 };
+			ilp_check_options co = { ILP_PREFER_SOFT };
+			int r1, r2, dec = 0;
+			double a1, a2, b1, b2;
+
+			o.objective = t == 0 ? ILP_OBJ_MEMORY : ILP_OBJ_RUNTIME;
+			o.budget_bytes = -1, o.budget_fraction = -1;
+			if (t >= 2 && t <= 4)
+				o.budget_fraction = t == 2 ? 0.1 : t == 3 ? 0.3 : t_below(&rng, 11) / 10.0;
+			else if (t == 5)
+				o.budget_bytes = 64 * (int64_t)t_below(&rng, (uint32_t)(8 * k + 1));
+			o.verbose = 1;
+			o.log = note_blocks;
+			o.log_ctx = &dec;
+			o.monolithic = 0;
+			r1 = ilp_solve(g, &o, &p, &e1);
+			o.verbose = 0;
+			o.log = NULL;
+			o.monolithic = 1;
+			r2 = ilp_solve(g, &o, &q, &e2);
+			o.monolithic = 0;
+			ck_assert_msg(r1 == r2, "seed %llu t %d: decomposed %d (%s), monolithic %d "
+			    "(%s)", (unsigned long long)seed, t, r1, e1.msg, r2, e2.msg);
+			runs++;
+			used += dec;
+			if (r1 != 0) {
+				ck_assert_int_eq(e1.kind, ILP_ERR_CONFLICT);
+				ck_assert_int_eq(e2.kind, ILP_ERR_CONFLICT);
+				continue;
+			}
+			ck_assert_msg(ilp_check(g, p, &co, &e1) == 0, "seed %llu: %s",
+			    (unsigned long long)seed, e1.msg);
+			ck_assert_str_eq(p->status, "optimal");
+			ck_assert_str_eq(q->status, "optimal");
+			ck_assert_str_eq(p->prefer, "soft");
+			ck_assert_int_eq(p->budget_bytes, q->budget_bytes);
+			if (p->budget_bytes >= 0)
+				ck_assert_int_le(p->saved_bytes, p->budget_bytes);
+			soft_keys(g, p, &o, &a1, &a2);
+			soft_keys(g, q, &o, &b1, &b2);
+			if (getenv("T_DEBUG"))
+				fprintf(stderr, "seed %llu t %d dec %d: %.12g %.12g (%zu overrides) | "
+				    "%.12g %.12g (%zu)\n", (unsigned long long)seed, t, dec, a1, a2,
+				    p->n_overrides, b1, b2, q->n_overrides);
+			expect_close(a1, b1, "first key, decomposed vs monolithic", seed);
+			expect_close(a2, b2, "second key, decomposed vs monolithic", seed);
+			if (p->n_overrides > 0)
+				with_ov++;
+			else
+				without_ov++;
+			ilp_partition_free(p);
+			ilp_partition_free(q);
+		}
+		ilp_graph_free(g);
+	}
+	ck_assert_msg(used * 4 > runs * 3, "decomposed %d of %d solves", used, runs);
+	ck_assert_msg(with_ov >= 10 && without_ov >= 10, "%d answers override a "
+	    "preference, %d none", with_ov, without_ov);
 }
 END_TEST
 
@@ -2747,6 +2872,10 @@ suite_solver(void)
 	tcase_add_loop_test(tc, soft_vs_enumeration, 0, 4);
 	tcase_add_loop_test(tc, blocks_vs_monolithic_vs_enumeration, 0, 2);
 	tcase_add_loop_test(tc, counts_vs_complete_front, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("soft-blocks");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, soft_blocks_vs_monolithic, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_set_timeout(tc, 120);
