@@ -1846,8 +1846,8 @@ solve_counts(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost, double *
 			rc = 2;   /* a segment without any partition */
 			goto out;
 		}
-	rc = ilpi_mck_solve(mc, b->n_cls, cap, b->deadline, MAX_COUNT_POINTS, cnt, bytes, cost,
-	    bound, &st);
+	rc = ilpi_mck_solve(mc, b->n_cls, cap, b->deadline, b->max_points < MAX_COUNT_POINTS ?
+	    b->max_points : MAX_COUNT_POINTS, cnt, bytes, cost, bound, &st);
 	b->st.n_points = st.points;
 	b->st.counts = 1;
 	if (rc != 0 && rc != 3)
@@ -1891,6 +1891,8 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 		if (b->deadline > 0 && ilpi_now() > b->deadline)
 			return 3;
 		b->st.counts = 0;
+		have = 1;     /* its first answer, in bytes, cost, s, r */
+		ub = *cost;
 	}
 	/* lambda where the Lagrangian optimum's bytes cross the cap: bisection */
 	for (int it = 0; it < 200; it++) {
@@ -1955,7 +1957,7 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 		ilpi_blocks_point(b, b->final_cnt - 1, &pb, &pc);
 		if (pb <= cap && pc < bd.ub) {
 			bd.ub = pc;
-			have = best_final(b, bytes, cost, s, r) == 0;
+			have = best_final(b, bytes, cost, s, r) == 0 || have;
 		}
 	}
 	/* the proven bound: the best Lagrangian value at the root */
@@ -1972,11 +1974,12 @@ ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
 		*bound = *cost;
 		return 0;
 	}
-	/* out of time: the heuristic run's answer (its bytes, cost, s, r are still in
-	 * place) with the Lagrangian bound */
+	/* out of time: the heuristic run's answer, or the counts' first one (its bytes,
+	 * cost, s, r are still in place) with the Lagrangian bound; over the work limit
+	 * with time left, the same answer for the caller's next method to start from */
 	if (have && b->deadline > 0 && ilpi_now() > b->deadline)
 		return 3;
-	return 1;
+	return have ? 4 : 1;
 }
 
 size_t

@@ -68,7 +68,8 @@ int ilpi_blocks_plan_extra(const ilpi_reduced *red, const ilpi_blocks_extra *x,
 /* Combinations stop (as over the work limit) once this many seconds have passed;
  * <= 0: no limit. */
 void ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds);
-/* The combination's work limit in points (default 48 M; tests lower it). */
+/* The combination's work limit in points (default 48 M; tests lower it), and the
+ * counts' (solver/mck.c, default 8 M) when lower. */
 void ilpi_blocks_set_max_points(ilpi_blocks *b, size_t points);
 
 /* The class fronts (no GLPK). Returns 1 (no error) when a segment is too wide for
@@ -92,8 +93,10 @@ int ilpi_blocks_runtime_optimal(ilpi_blocks *b, int64_t *bytes, double *cost, ui
  * Least recompute cost with at most cap saved bytes, proven: the combination keeps
  * every point that a Lagrangian bound cannot exclude. Returns 0 (answer in bytes, cost,
  * s, r; *bound = *cost), 3 out of time with a feasible answer from the heuristic run
- * and *bound a proven lower bound of the cost, 1 over the work limit (or out of time
- * with no answer), 2 no partition within cap, -1 on error.
+ * (or the counts' first answer) and *bound a proven lower bound of the cost, 4 over
+ * the work limit with time left and such an answer (not proven: a start for another
+ * method), 1 over the work limit (or out of time) with no answer, 2 no partition
+ * within cap, -1 on error.
  */
 int ilpi_blocks_solve(ilpi_blocks *b, int64_t cap, int64_t *bytes, double *cost,
     double *bound, uint8_t *s, uint8_t *r, ilp_error *err);

@@ -52,6 +52,9 @@ typedef struct solve_ctx {
 	uint8_t *s, *r;           /* per item: the answer */
 	uint8_t *ws, *wr;         /* per item: a feasible start */
 	uint8_t *ts, *tr;         /* per item: scratch */
+	uint8_t *ds, *dr;         /* per item: the decomposition's unproven answer within
+	                           * the budget (over its work limit), a start for the
+	                           * monolithic runtime stage; else NULL */
 	double *pen[4];           /* per item: soft penalties (PEN_*) */
 	int64_t *pen_b[2];        /* per item: the byte penalties in bytes, on s and on r */
 	uint8_t *node_s, *node_r; /* per node: canonical answer */
@@ -755,7 +758,7 @@ lex_blocks(solve_ctx *c, int memory, ilp_error *err)
 		if ((b0 = ilpi_blocks_least_bytes(c->blocks, c->ws, c->wr)) < 0)
 			return blocks_fallback(c, 1);
 		rc = ilpi_blocks_solve(c->blocks, b0, &bytes, &cost, &bound, c->s, c->r, err);
-		if (rc == 3)
+		if (rc == 3 || rc == 4)
 			rc = 1;   /* the lexicographic stages take the rest of the time */
 	} else {
 		rc = ilpi_blocks_runtime_optimal(c->blocks, &bytes, &cost, c->s, c->r, err);
@@ -798,8 +801,20 @@ runtime_blocks(solve_ctx *c, ilp_error *err)
 		note(c, "blocks: time limit; best found %.10g us, bound %.10g", cost, bound);
 		return 0;
 	}
+	if (rc == 4 && bytes <= c->budget) {
+		/* over the work limit with time left: the monolithic model starts from it */
+		size_t n = c->red.n_items;
+
+		if ((c->ds = malloc(n + 1)) == NULL || (c->dr = malloc(n + 1)) == NULL) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+			return -1;
+		}
+		memcpy(c->ds, c->s, n);
+		memcpy(c->dr, c->r, n);
+		note(c, "blocks: best found %.10g us, bound %.10g, not proven", cost, bound);
+	}
 	if (rc != 0)
-		return blocks_fallback(c, rc == 3 ? 1 : rc);
+		return blocks_fallback(c, rc == 3 || rc == 4 ? 1 : rc);
 	if (bytes > c->budget) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the decomposition's answer "
 		    "exceeds the budget", c->g->path);
@@ -866,6 +881,13 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 		if (pt_start(c, &tb, &tc, ub, ws, wr)) {
 			ws = c->ts;
 			wr = c->tr;
+		}
+		if (c->ds != NULL && ilpi_model_value(&c->m, &tb, c->ds, c->dr) <= ub + 1e-6 &&
+		    (ws == NULL || ilpi_model_value(&c->m, &tc, c->ds, c->dr) <
+		    ilpi_model_value(&c->m, &tc, ws, wr))) {
+			note(c, "runtime: starting from the decomposition's answer");
+			ws = c->ds;
+			wr = c->dr;
 		}
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb, ub);
 		if (stage(c, "runtime", &tc, ws, wr, c->s, c->r, &mip, round == 0, err) != 0)
@@ -2225,6 +2247,8 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->wr);
 	free(c->ts);
 	free(c->tr);
+	free(c->ds);
+	free(c->dr);
 	free(c->node_s);
 	free(c->node_r);
 	for (int k = 0; k < 4; k++)

@@ -1502,6 +1502,103 @@ START_TEST(front_stops_early_when_projected_over_limit)
 }
 END_TEST
 
+/* A budgeted solve by decomposition over its work limit with time left hands back the
+ * answer it has (rc 4: the counts' first answer or the heuristic run's, a start for
+ * the monolithic model; before, rc 1 and the monolithic runtime stage started from
+ * nothing better than the least-memory partition): random stacks of 12 blocks at a
+ * third of their byte range, the work limit halved from the points a proof needs down
+ * to 1. Every rc 4 answer fits, is no better than the optimum, and its item decisions
+ * cost what it says. */
+START_TEST(blocks_over_work_limit_keep_an_answer)
+{
+	int fours = 0, stacks = 0;
+
+	for (uint64_t seed = 730000; seed < 730020; seed++) {
+		ilp_graph *g = block_graph(seed, 12);
+		double *cost = calloc(g->n + 1, sizeof *cost);
+		ilp_solve_options o;
+		ilpi_rule_options ro;
+		ilpi_rules r;
+		ilpi_reduced red;
+		ilp_error err = { 0 };
+		uint8_t *s, *rr;
+		int64_t b0, cap = -1, by;
+		double opt = 0, co, bound;
+		size_t full = 0;
+
+		ck_assert_ptr_nonnull(cost);
+		ilp_solve_options_init(&o);
+		for (size_t v = 0; v < g->n; v++)
+			if (ilpi_node_costs_recompute(g, v))
+				cost[v] = ilpi_node_cost_us(g, v, &o.device);
+		ilpi_rule_options_init(&ro);
+		ro.bans = ILP_BANS_NONE;
+		ro.budget = 1;
+		ck_assert_int_eq(ilpi_rules_build(g, &ro, &r, &err), 0);
+		ck_assert_msg(ilpi_reduce(g, &r, cost, 0, &red, &err) == 0, "%s", err.msg);
+		s = calloc(red.n_items + 1, 1);
+		rr = calloc(red.n_items + 1, 1);
+		ck_assert(s != NULL && rr != NULL);
+		for (size_t limit = 0;; limit = limit == 0 ? full : limit / 2) {
+			ilpi_blocks *b = NULL;
+			ilpi_blocks_stats st;
+			int rc;
+
+			ck_assert_msg(ilpi_blocks_plan(&red, &b, &err) == 0, "%s", err.msg);
+			if (b == NULL || ilpi_blocks_prepare(b, &err) != 0 ||
+			    (b0 = ilpi_blocks_least_bytes(b, s, rr)) < 0) {
+				ilpi_blocks_free(b);
+				break;
+			}
+			if (cap < 0) {
+				int64_t hi;
+
+				ck_assert_int_eq(ilpi_blocks_runtime_optimal(b, &hi, &co, s, rr, &err),
+				    0);
+				cap = b0 + (hi - b0) / 3;
+			}
+			if (limit > 0)
+				ilpi_blocks_set_max_points(b, limit);
+			rc = ilpi_blocks_solve(b, cap, &by, &co, &bound, s, rr, &err);
+			ilpi_blocks_get_stats(b, &st);
+			ilpi_blocks_free(b);
+			if (getenv("T_DEBUG"))
+				fprintf(stderr, "seed %llu limit %zu rc %d points %zu counts %d\n",
+				    (unsigned long long)seed, limit, rc, st.n_points, st.counts);
+			if (limit == 0) {
+				ck_assert_int_eq(rc, 0);
+				stacks++;
+				opt = co;
+				full = st.n_points;
+				continue;
+			}
+			ck_assert_msg(rc == 0 || rc == 1 || rc == 4, "limit %zu: rc %d", limit, rc);
+			if (rc == 4) {
+				double sum = 0;
+
+				for (size_t it = 0; it < red.n_items; it++)
+					if (rr[it])
+						sum += red.item[it].cost;
+				fours++;
+				ck_assert_int_le(by, cap);
+				ck_assert(co >= opt - 1e-9 * (1 + fabs(opt)));
+				ck_assert(bound <= opt + 1e-9 * (1 + fabs(opt)));
+				expect_close(sum, co, "the answer's items", seed);
+			}
+			if (limit <= 1)
+				break;
+		}
+		free(s);
+		free(rr);
+		ilpi_reduced_free(&red);
+		ilpi_rules_free(&r);
+		free(cost);
+		ilp_graph_free(g);
+	}
+	ck_assert_msg(fours >= 10, "%d work limits left an answer (%d stacks)", fours, stacks);
+}
+END_TEST
+
 /* A fan of 20 values that two ops read, 16 of them not read by the backward, so all
  * live at once: no class front can hold them (docs/solver.md), every point is its own
  * solve, and still equals it; a stack under --monolithic likewise. */
@@ -2889,6 +2986,7 @@ suite_solver(void)
 	tcase_add_loop_test(tc, pareto_equals_solve_on_corpus, 0, 3);
 	tcase_add_test(tc, pareto_falls_back_without_blocks);
 	tcase_add_test(tc, front_stops_early_when_projected_over_limit);
+	tcase_add_test(tc, blocks_over_work_limit_keep_an_answer);
 	tcase_add_test(tc, blocks_cut_every_layer);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("budget");
