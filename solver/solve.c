@@ -1863,15 +1863,54 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	return 0;
 }
 
+/* The seeds (peak_seeds: min-cut, the references, save-all, ILP optima) whose simulated
+ * peak is within the peak budget and whose saved bytes are within the memory budget:
+ * the least recompute cost among them goes to (s, r). 1: found; 0: none. */
+static int
+peak_budget_seed(solve_ctx *c, uint8_t *s, uint8_t *r, int64_t *sim_out, double *cost)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = terms(c, 0, 1, 1);
+	size_t n = c->red.n_items;
+	int found = 0;
+
+	for (size_t k = 0; k < c->n_seed; k++) {
+		int64_t sim;
+		double v;
+
+		if (seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0)
+			continue;
+		if (c->budget >= 0 && ilpi_model_value(&c->m, &tb, c->ts, c->tr) >
+		    floor((double)c->budget / c->m.byte_unit) + 0.5)
+			continue;
+		v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
+		if (found && v >= *cost)
+			continue;
+		if ((sim = simulate(c, c->ts, c->tr)) < 0 || sim > c->o->peak_budget)
+			continue;
+		memcpy(s, c->ts, n);
+		memcpy(r, c->tr, n);
+		*sim_out = sim;
+		*cost = v;
+		found = 1;
+	}
+	return found;
+}
+
 /* --peak-budget with the runtime objective: the rows hold P <= budget; an answer whose
  * simulated peak still exceeds it is cut off (no-good cut with its true peak) and the
- * stages run again. */
+ * stages run again. The seeds within both budgets are the answer when the loop finds
+ * none in time (or a dearer one): a verdict whenever a known partition fits. */
 static int
 obj_runtime_peak(solve_ctx *c, ilp_error *err)
 {
 	double unit = c->m.byte_unit, ub = (double)c->o->peak_budget / unit;
 	double lb = glp_get_col_lb(c->m.lp, c->peak.col);
-	double limit = peak_limit(c->o);
+	double limit = peak_limit(c->o), fb_cost = 0;
+	ilpi_terms tc = terms(c, 0, 1, 1);
+	size_t n = c->red.n_items;
+	int64_t fb_sim = -1;
+	uint8_t *fb = malloc(2 * n + 1);
+	int have_fb, rc;
 
 	if (ub < lb) {
 		ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget conflict: %lld bytes "
@@ -1879,18 +1918,56 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		    (long long)c->o->peak_budget, lb * unit);
 		return -1;
 	}
+	if (fb == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+		return -1;
+	}
+	have_fb = peak_budget_seed(c, fb, fb + n, &fb_sim, &fb_cost);
+	if (have_fb)
+		note(c, "peak budget: a seed fits (simulated %lld bytes, recompute %.10g us)",
+		    (long long)fb_sim, fb_cost);
 	glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb, ub);
 	for (int round = 0; round < 200 && ilpi_now() - c->t0 < limit; round++) {
-		if (obj_runtime(c, err) != 0)
-			return -1;
+		ilp_error e = { 0 };
+
+		if (obj_runtime(c, &e) != 0) {
+			/* Out of time (or GLPK stopped) without an answer: the seed is one. */
+			if (!have_fb || e.kind != ILP_ERR_SOLVER) {
+				*err = e;
+				free(fb);
+				return -1;
+			}
+			note(c, "peak budget: %s", e.msg);
+			break;
+		}
 		c->peak_sim = simulate(c, c->s, c->r);
-		if (c->peak_sim >= 0 && c->peak_sim <= c->o->peak_budget)
+		if (c->peak_sim >= 0 && c->peak_sim <= c->o->peak_budget) {
+			if (have_fb && strcmp(c->status, "optimal") != 0 &&
+			    ilpi_model_value(&c->m, &tc, c->s, c->r) > fb_cost)
+				break; /* a seed recomputes less than the unproven answer */
+			free(fb);
 			return 0;
+		}
 		note(c, "simulated peak %lld exceeds the peak budget: cutting the answer off",
 		    (long long)c->peak_sim);
 		if (c->peak_sim < 0 || nogood_cut(c, c->s, c->r, (double)c->peak_sim / unit) != 0)
 			break;
 	}
+	if (have_fb) {
+		memcpy(c->s, fb, n);
+		memcpy(c->r, fb + n, n);
+		c->peak_sim = simulate(c, c->s, c->r);
+		rc = c->peak_sim == fb_sim ? 0 : -1;
+		if (rc != 0)
+			ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the peak budget's seed "
+			    "simulates differently twice", c->g->path);
+		c->status = ilpi_now() - c->t0 >= limit ? "time-limit" : "feasible";
+		c->gap = 1;   /* nothing proven about its recompute cost */
+		note(c, "peak budget: answering with the seed (%s)", c->status);
+		free(fb);
+		return rc;
+	}
+	free(fb);
 	ilpi_err(err, ILP_ERR_SOLVER, "%s: no partition found whose simulated peak is within "
 	    "%lld bytes (the peak rows are a lower bound; see docs/solver.md)", c->g->path,
 	    (long long)c->o->peak_budget);
@@ -2515,7 +2592,7 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
 	*budget = c.budget;
 	if (prepare(&c, err) != 0)
 		goto out;
-	if (o->objective == ILP_OBJ_PEAK && peak_seeds(&c, err) != 0)
+	if ((o->objective == ILP_OBJ_PEAK || o->peak_budget >= 0) && peak_seeds(&c, err) != 0)
 		goto out;
 	if (run_glpk(&c, &freed, err) != 0) {
 		glpk_failure(&c, err);

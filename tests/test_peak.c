@@ -233,6 +233,38 @@ START_TEST(peak_budget_holds_in_simulation)
 }
 END_TEST
 
+/* A peak budget that a known partition meets (save-all's own peak) gets an answer
+ * even when the time is spent before the loop runs: the seeds are one. Before, "no
+ * partition found" (exit 4). */
+START_TEST(peak_budget_answers_with_a_fitting_seed)
+{
+	for (int seed = 1; seed <= 20; seed++) {
+		ilp_solve_options o;
+		ilp_partition *all = NULL, *q = NULL;
+		ilp_error err = { 0 };
+		ilp_peak pa, pq;
+		ilp_graph *g;
+
+		rng_state = (uint64_t)seed + 9000;
+		g = random_graph(5, 4);
+		ck_assert_int_eq(ilpi_partition_save_all(g, &all, &err), 0);
+		ck_assert_int_eq(ilp_partition_peak(g, all, &pa, &err), 0);
+		ilp_solve_options_init(&o);
+		o.bans = ILP_BANS_NONE;
+		o.objective = ILP_OBJ_RUNTIME;
+		o.peak_budget = pa.peak_bytes;
+		o.time_limit = 1e-6;
+		ck_assert_msg(ilp_solve(g, &o, &q, &err) == 0, "seed %d: %s", seed, err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, q, &pq, &err), 0);
+		ck_assert_int_le(pq.peak_bytes, pa.peak_bytes);
+		ck_assert_double_le(q->recompute_time_us, all->recompute_time_us + 1e-9);
+		ilp_partition_free(q);
+		ilp_partition_free(all);
+		ilp_graph_free(g);
+	}
+}
+END_TEST
+
 /* A saved value read by a recomputed user lives until that user's batch runs, before
  * the backward op that needs it: the bound row at that op's own step must not count
  * it (it did, 1000 bytes over the simulated 1014: the least-recompute stage found
@@ -679,6 +711,7 @@ suite_peak(void)
 	tcase_add_test(tc, peak_objective_matches_enumeration);
 	tcase_add_test(tc, peak_running_sums_match_enumeration);
 	tcase_add_test(tc, peak_budget_holds_in_simulation);
+	tcase_add_test(tc, peak_budget_answers_with_a_fitting_seed);
 	tcase_add_test(tc, peak_time_limit_status);
 	tcase_add_test(tc, peak_never_above_other_rows);
 	tcase_add_test(tc, peak_stacks_front_vs_monolithic_vs_enumeration);
