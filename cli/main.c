@@ -93,7 +93,8 @@ static const struct {
 	    "partitions on the same axes (a min-cut that refuses the graph is left out,\n"
 	    "with a warning). Plot: python3 -m ilpart.plot FILE -o out.png\n"
 	    "--axis peak: the budgets bound the simulated peak instead (from the least peak\n"
-	    "to the runtime optimum's); every row has peak_bytes. Plot with --axis peak.\n" },
+	    "to the runtime optimum's); every row has peak_bytes. Plot with --axis peak.\n"
+	    "--time-limit: each solve's, not the sweep's (--axis peak: one solve a point).\n" },
 	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH [--blocks]\n    " SAC_OPTS,
 	    "Prints node counts per class, the boundary the partition must cover, and the\n"
 	    "graph's fingerprint (independent of node names and order; docs/format.md).\n"
