@@ -49,6 +49,7 @@ typedef struct solve_ctx {
 	ilpi_reduced red;
 	ilpi_model m;
 	ilpi_blocks *blocks;      /* the decomposition, when it applies */
+	int blocks_none;          /* blocks_ready found it does not apply */
 	uint8_t *s, *r;           /* per item: the answer */
 	uint8_t *ws, *wr;         /* per item: a feasible start */
 	uint8_t *ts, *tr;         /* per item: scratch */
@@ -67,6 +68,9 @@ typedef struct solve_ctx {
 	                           * rules (fraction_bytes): saved bytes, else -1 */
 	double pt_us;             /* ... and its recompute time */
 	ilp_partition *pt;        /* ... and the partition itself, else NULL */
+	ilp_partition *soft_seed; /* --prefer soft, monolithic budgeted runtime: a partition
+	                           * within the budget from a hard or pytorch-mode solve
+	                           * (soft_seed()), the runtime stage's start, else NULL */
 	int64_t least_bytes;      /* B0 when computed, else -1 */
 	/* peak objective and peak budget (solver/peak.c) */
 	ilpi_peak_rows peak;      /* peak.col == 0 when not used */
@@ -647,6 +651,7 @@ blocks_fallback(solve_ctx *c, int rc)
 	note(c, "blocks: over the work or time limit; solving the model as a whole");
 	ilpi_blocks_free(c->blocks);
 	c->blocks = NULL;
+	c->blocks_none = 1;
 	c->least_bytes = -1;
 	return 1;
 }
@@ -688,7 +693,7 @@ blocks_ready(solve_ctx *c, ilp_error *err)
 	int rc;
 
 	/* The peak rows live in the whole model only. */
-	if (c->o->monolithic || c->peak.col != 0)
+	if (c->o->monolithic || c->peak.col != 0 || c->blocks_none)
 		return 1;
 	if (c->blocks != NULL)
 		return 0;
@@ -696,6 +701,7 @@ blocks_ready(solve_ctx *c, ilp_error *err)
 		return -1;
 	if (c->blocks == NULL) {
 		note(c, "blocks: no narrow cuts; solving the model as a whole");
+		c->blocks_none = 1;
 		return 1;
 	}
 	if (c->o->time_limit > 0) {
@@ -866,6 +872,20 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 	}
 	if ((proven = runtime_blocks(c, err)) != 1)
 		return proven;
+	if (c->ds == NULL && c->soft_seed != NULL) {
+		/* the soft seed as the decomposition's answer would be: a start */
+		size_t n = c->red.n_items;
+
+		if ((c->ds = malloc(n + 1)) == NULL || (c->dr = malloc(n + 1)) == NULL) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+			return -1;
+		}
+		if (seed_items(c, c->soft_seed, c->ds, c->dr, c->node_s) != 0) {
+			free(c->ds);
+			free(c->dr);
+			c->ds = c->dr = NULL;
+		}
+	}
 	if (stage(c, "least-memory", &tb, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
 		return -1;
 	proven = mip.status == GLP_OPT;
@@ -885,7 +905,8 @@ obj_runtime(solve_ctx *c, ilp_error *err)
 		if (c->ds != NULL && ilpi_model_value(&c->m, &tb, c->ds, c->dr) <= ub + 1e-6 &&
 		    (ws == NULL || ilpi_model_value(&c->m, &tc, c->ds, c->dr) <
 		    ilpi_model_value(&c->m, &tc, ws, wr))) {
-			note(c, "runtime: starting from the decomposition's answer");
+			note(c, "runtime: starting from the %s", c->soft_seed != NULL ?
+			    "hard or pytorch-mode partition" : "decomposition's answer");
 			ws = c->ds;
 			wr = c->dr;
 		}
@@ -2343,6 +2364,7 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->peak_w);
 	free(c->keep_obj);
 	ilp_partition_free(c->pt);
+	ilp_partition_free(c->soft_seed);
 }
 
 /* Why partition p may not be an answer of this solve (the checker in the solve's prefer
@@ -2568,6 +2590,43 @@ run_glpk(solve_ctx *c, int *freed, ilp_error *err)
 	return ilpi_glpk_run(run_model, c, &lg, freed, err);
 }
 
+/*
+ * --prefer soft, a budgeted runtime solve with a time limit that the monolithic model
+ * will solve (--monolithic, or the decomposition does not apply): the least-memory
+ * partition, its only start within the budget, may not be found in time, and the
+ * solve would end without a partition. A partition within the same bytes that obeys
+ * every preference (--prefer hard; else, when that is a conflict, PyTorch's reading,
+ * --prefer pytorch) is a start: solved first, the decomposition allowed, each in a
+ * third of the time left. Any failure leaves no seed (the solve goes on as before).
+ */
+static void
+soft_seed(solve_ctx *c)
+{
+	ilp_solve_options so = *c->o;
+	ilp_error e = { 0 };
+
+	so.budget_bytes = c->budget;
+	so.budget_fraction = -1;
+	so.monolithic = 0;
+	so.verbose = 0;
+	so.log = NULL;
+	so.write_lp = so.write_mps = NULL;
+	/* PyTorch's reading only when the hard one is a conflict (not out of time) */
+	for (int k = 0; k < 2 && c->soft_seed == NULL && (k == 0 ||
+	    e.kind == ILP_ERR_CONFLICT); k++) {
+		double left = c->o->time_limit - (ilpi_now() - c->t0);
+
+		so.time_limit = left / 3 > 1e-3 ? left / 3 : 1e-3;
+		so.prefer = k == 0 ? ILP_PREFER_HARD : ILP_PREFER_PYTORCH;
+		ilpi_err_clear(&e);
+		if (ilp_solve(c->g, &so, &c->soft_seed, &e) != 0)
+			c->soft_seed = NULL;
+	}
+	note(c, "soft: %s", c->soft_seed == NULL ? "no hard or pytorch-mode partition within "
+	    "the budget to start from" : "a start from a partition within the budget that "
+	    "obeys the preferences");
+}
+
 /* One solve. forced >= 0: the byte budget of a fraction, already decided (no second
  * fraction_bytes). *pt gets PyTorch's partition's bytes and time at the fraction when
  * it bounds the budget (fraction_bytes), *budget the budget used. */
@@ -2594,6 +2653,17 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
 		goto out;
 	if ((o->objective == ILP_OBJ_PEAK || o->peak_budget >= 0) && peak_seeds(&c, err) != 0)
 		goto out;
+	if (o->prefer == ILP_PREFER_SOFT && o->objective == ILP_OBJ_RUNTIME && c.budget >= 0 &&
+	    o->peak_budget < 0 && o->time_limit > 0) {
+		/* the decomposition planned now (no GLPK), so the seed is made only for
+		 * the monolithic model */
+		int b = blocks_ready(&c, err);
+
+		if (b < 0)
+			goto out;
+		if (b == 1)
+			soft_seed(&c);
+	}
 	if (run_glpk(&c, &freed, err) != 0) {
 		glpk_failure(&c, err);
 		goto out;
