@@ -2594,10 +2594,11 @@ run_glpk(solve_ctx *c, int *freed, ilp_error *err)
  * --prefer soft, a budgeted runtime solve with a time limit that the monolithic model
  * will solve (--monolithic, or the decomposition does not apply): the least-memory
  * partition, its only start within the budget, may not be found in time, and the
- * solve would end without a partition. A partition within the same bytes that obeys
- * every preference (--prefer hard; else, when that is a conflict, PyTorch's reading,
- * --prefer pytorch) is a start: solved first, the decomposition allowed, each in a
- * third of the time left. Any failure leaves no seed (the solve goes on as before).
+ * solve would end without a partition. A partition within the same bytes under
+ * --prefer hard (it obeys every preference: no penalty), else, when that is a
+ * conflict, under PyTorch's reading (--prefer pytorch), is a start: solved first, the
+ * decomposition allowed, each in a third of the time left. Any failure leaves no seed
+ * (the solve goes on as before).
  */
 static void
 soft_seed(solve_ctx *c)
@@ -2623,8 +2624,8 @@ soft_seed(solve_ctx *c)
 			c->soft_seed = NULL;
 	}
 	note(c, "soft: %s", c->soft_seed == NULL ? "no hard or pytorch-mode partition within "
-	    "the budget to start from" : "a start from a partition within the budget that "
-	    "obeys the preferences");
+	    "the budget to start from" : "a start from a hard or pytorch-mode partition "
+	    "within the budget");
 }
 
 /* One solve. forced >= 0: the byte budget of a fraction, already decided (no second
