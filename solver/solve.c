@@ -1649,6 +1649,19 @@ raise_peak_floor(solve_ctx *c, int64_t best)
 		glp_set_col_bnds(c->m.lp, c->peak.col, GLP_LO, to, 0);
 }
 
+/* The peak search's second stage: the peak column bounded by the best simulated peak
+ * (plus rounding) and out of the objective. */
+static void
+peak_stage2_model(solve_ctx *c, int64_t best)
+{
+	double unit = c->m.byte_unit, lb = glp_get_col_lb(c->m.lp, c->peak.col);
+	double ub = (double)best / unit + 1e-9 * (1 + (double)best / unit);
+
+	glp_set_obj_coef(c->m.lp, c->peak.col, 0);
+	glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb,
+	    ub > lb ? ub : lb);
+}
+
 /* Least simulated peak, then least recompute cost at that peak. The peak rows bound
  * the peak from below; the simulator (graph/memsim.c) is the truth. Each answer is
  * simulated and cut off by a no-good cut carrying its true peak, until the ILP's bound
@@ -1844,18 +1857,13 @@ obj_peak(solve_ctx *c, ilp_error *err)
 		else if (strcmp(c->status, "optimal") == 0)
 			note(c, "least-recompute: not run, the time limit is spent (of the answers "
 			    "at the proven peak, the one returned may differ between runs)");
-		return 0;
+		/* --write-lp/--write-mps: the model stage 2 would have solved */
+		peak_stage2_model(c, best);
+		return write_model(c, &tc, err);
 	}
 	/* Stage 2: least recompute cost among answers whose bound allows the best peak;
 	 * kept only when its simulated peak is no worse. */
-	glp_set_obj_coef(c->m.lp, c->peak.col, 0);
-	{
-		double lb = glp_get_col_lb(c->m.lp, c->peak.col);
-		double ub = (double)best / unit + 1e-9 * (1 + (double)best / unit);
-
-		glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb,
-		    ub > lb ? ub : lb);
-	}
+	peak_stage2_model(c, best);
 	c->nofeas_ok = 1;
 	rc = stage(c, "least-recompute", &tc, NULL, NULL, c->ts, c->tr, &mip, 1, err);
 	c->nofeas_ok = 0;
