@@ -685,6 +685,22 @@ soft_extra(const solve_ctx *c, ilpi_blocks_extra *x)
 	return x;
 }
 
+/* The storages' and RNG states' bytes and the byte penalties together stay below 2^62
+ * (each below it, summed in doubles). */
+static int
+soft_bytes_fit(const solve_ctx *c)
+{
+	const ilpi_reduced *red = &c->red;
+	double sum = 0;
+
+	for (size_t k = 0; k < red->n_stor; k++)
+		sum += (double)red->stor_bytes[k];
+	for (size_t it = 0; it < red->n_items; it++)
+		sum += (double)red->item[it].rng_bytes + (double)c->pen_b[0][it] +
+		    (double)c->pen_b[1][it];
+	return sum < 4611686018427387904.0 / 2;
+}
+
 /* Plans and prepares the decomposition: 0 ready, 1 it does not apply, -1 error. */
 static int
 blocks_ready(solve_ctx *c, ilp_error *err)
@@ -697,6 +713,14 @@ blocks_ready(solve_ctx *c, ilp_error *err)
 		return 1;
 	if (c->blocks != NULL)
 		return 0;
+	if (soft_extra(c, &x) != NULL && x.bytes_s != NULL && !soft_bytes_fit(c)) {
+		/* the fronts' bytes are int64: the graph's bytes are below 2^62, but the
+		 * penalties count a storage once per preference on it */
+		note(c, "blocks: saved bytes and byte penalties reach 2^61; solving the model "
+		    "as a whole");
+		c->blocks_none = 1;
+		return 1;
+	}
 	if (ilpi_blocks_plan_extra(&c->red, soft_extra(c, &x), 1, &c->blocks, err) != 0)
 		return -1;
 	if (c->blocks == NULL) {

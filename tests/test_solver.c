@@ -898,6 +898,62 @@ START_TEST(soft_blocks_vs_monolithic)
 }
 END_TEST
 
+/*
+ * Byte penalties count a storage once per preference on it: four PREFER_RECOMPUTE views
+ * of one 2^61-byte value weigh 2^64 in penalties, past the fronts' int64 bytes (the
+ * graph's own bytes stay below 2^62). The decomposition declines such a model (the
+ * monolithic one, in doubles, solves it), and the answer is the same either way.
+ */
+START_TEST(soft_byte_penalties_past_int64)
+{
+	ilp_graph *g = t_graph("{\"format\": \"ilpart-joint-graph\", \"version\": 1, "
+	    "\"nodes\": [{\"name\": \"x\", \"kind\": \"primal\", \"bytes\": 64}, "
+	    "{\"name\": \"a\", \"kind\": \"op\", \"target\": \"aten.exp\", \"inputs\": "
+	    "[\"x\"], \"bytes\": 2305843009213693952, \"flops\": 1e9}, "
+	    "{\"name\": \"v1\", \"kind\": \"op\", \"target\": \"aten.view\", \"inputs\": "
+	    "[\"a\"], \"view_of\": \"a\", \"bytes\": 8, \"recompute\": \"PREFER_RECOMPUTE\", "
+	    "\"ac_graph_id\": 1}, "
+	    "{\"name\": \"v2\", \"kind\": \"op\", \"target\": \"aten.view\", \"inputs\": "
+	    "[\"a\"], \"view_of\": \"a\", \"bytes\": 8, \"recompute\": \"PREFER_RECOMPUTE\", "
+	    "\"ac_graph_id\": 1}, "
+	    "{\"name\": \"v3\", \"kind\": \"op\", \"target\": \"aten.view\", \"inputs\": "
+	    "[\"a\"], \"view_of\": \"a\", \"bytes\": 8, \"recompute\": \"PREFER_RECOMPUTE\", "
+	    "\"ac_graph_id\": 1}, "
+	    "{\"name\": \"v4\", \"kind\": \"op\", \"target\": \"aten.view\", \"inputs\": "
+	    "[\"a\"], \"view_of\": \"a\", \"bytes\": 8, \"recompute\": \"PREFER_RECOMPUTE\", "
+	    "\"ac_graph_id\": 1}, "
+	    "{\"name\": \"t\", \"kind\": \"tangent\", \"bytes\": 64}, "
+	    "{\"name\": \"g\", \"kind\": \"op\", \"target\": \"aten.bw\", \"inputs\": "
+	    "[\"t\", \"v1\", \"v2\", \"v3\", \"v4\"], \"bytes\": 64, \"flops\": 10}], "
+	    "\"outputs\": {\"forward\": [\"a\"], \"backward\": [\"g\"]}}");
+	ilp_solve_options o;
+
+	ilp_solve_options_init(&o);
+	o.prefer = ILP_PREFER_SOFT;
+	o.bans = ILP_BANS_NONE;
+	for (int t = 0; t < 3; t++) {
+		ilp_partition *p = NULL, *q = NULL;
+		ilp_error e1 = { 0 }, e2 = { 0 };
+		double a1, a2, b1, b2;
+
+		o.objective = t == 0 ? ILP_OBJ_MEMORY : ILP_OBJ_RUNTIME;
+		o.budget_fraction = t == 2 ? 0.5 : -1;
+		o.monolithic = 0;
+		ck_assert_msg(ilp_solve(g, &o, &p, &e1) == 0, "t %d: %s", t, e1.msg);
+		o.monolithic = 1;
+		ck_assert_msg(ilp_solve(g, &o, &q, &e2) == 0, "t %d: %s", t, e2.msg);
+		ck_assert_str_eq(p->status, "optimal");
+		soft_keys(g, p, &o, &a1, &a2);
+		soft_keys(g, q, &o, &b1, &b2);
+		expect_close(a1, b1, "first key, decomposed vs monolithic", (uint64_t)t);
+		expect_close(a2, b2, "second key, decomposed vs monolithic", (uint64_t)t);
+		ilp_partition_free(p);
+		ilp_partition_free(q);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* 1 when the monolithic runtime stage started from the hard or pytorch-mode seed. */
 static void
 note_seed(void *ctx, const char *line)
@@ -3027,6 +3083,7 @@ suite_solver(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, soft_blocks_vs_monolithic, 0, 2);
 	tcase_add_loop_test(tc, soft_monolithic_starts_from_seed, 0, 3);
+	tcase_add_test(tc, soft_byte_penalties_past_int64);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_set_timeout(tc, 120);
