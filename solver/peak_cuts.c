@@ -84,6 +84,14 @@ struct ilpi_peak_cuts {
 	double floor;             /* bytes every partition has live at some general
 	                           * row's step (the largest such constant) */
 	int refused;              /* points refused: the rows reached PEAK_CUT_ROWS_MAX */
+	/* the points' rows (P and z rows) as written, for row_value: row -> offset + 1
+	 * into kept_ind/kept_val (0: not kept), kept_len its length */
+	size_t *kept_at;
+	int *kept_len;
+	size_t n_kept_at, cap_kept_at;
+	int *kept_ind;
+	double *kept_val;
+	size_t n_kept, cap_kept;
 };
 
 static int record_point(ilpi_peak_cuts *pc);
@@ -132,6 +140,10 @@ ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
 	free(pc->zl_col);
 	free(pc->pt_nz);
 	free(pc->pt_op);
+	free(pc->kept_at);
+	free(pc->kept_len);
+	free(pc->kept_ind);
+	free(pc->kept_val);
 	free(pc);
 }
 
@@ -337,9 +349,52 @@ rb_add(ilpi_peak_cuts *pc, rowb *rb, int col, double coef)
 		pc->acc[col] = 1e-300; /* keep its slot; dropped when written */
 }
 
-/* Writes sum(expression) (type GLP_LO/GLP_UP against bound - cst) and clears. */
+/* Keeps a copy of row `row` (pc->ind/val[1..len]) for row_value: evaluating the
+ * points' rows through glp_get_mat_row was 28 % of a peak solve's CPU on an op with
+ * 20,000 inputs. Out of memory: not kept (row_value asks GLPK). */
 static void
-rb_emit(ilpi_peak_cuts *pc, rowb *rb, int type, double bound)
+keep_row(ilpi_peak_cuts *pc, int row, int len)
+{
+	size_t need = (size_t)row + 1;
+
+	if (need > pc->cap_kept_at) {
+		size_t cap = 2 * need + 64, *a = realloc(pc->kept_at, cap * sizeof *a);
+		int *b;
+
+		if (a == NULL)
+			return;
+		pc->kept_at = a;
+		if ((b = realloc(pc->kept_len, cap * sizeof *b)) == NULL)
+			return;
+		pc->kept_len = b;
+		pc->cap_kept_at = cap;
+	}
+	while (pc->n_kept_at < need)
+		pc->kept_at[pc->n_kept_at++] = 0;
+	if (pc->n_kept + (size_t)len > pc->cap_kept) {
+		size_t cap = 2 * (pc->n_kept + (size_t)len) + 1024;
+		int *a = realloc(pc->kept_ind, cap * sizeof *a);
+		double *b;
+
+		if (a == NULL)
+			return;
+		pc->kept_ind = a;
+		if ((b = realloc(pc->kept_val, cap * sizeof *b)) == NULL)
+			return;
+		pc->kept_val = b;
+		pc->cap_kept = cap;
+	}
+	memcpy(pc->kept_ind + pc->n_kept, pc->ind + 1, (size_t)len * sizeof *pc->ind);
+	memcpy(pc->kept_val + pc->n_kept, pc->val + 1, (size_t)len * sizeof *pc->val);
+	pc->kept_at[row] = pc->n_kept + 1;
+	pc->kept_len[row] = len;
+	pc->n_kept += (size_t)len;
+}
+
+/* Writes sum(expression) (type GLP_LO/GLP_UP against bound - cst) and clears; keep:
+ * a point's row (keep_row). */
+static void
+rb_emit_row(ilpi_peak_cuts *pc, rowb *rb, int type, double bound, int keep)
 {
 	int len = 0, row;
 
@@ -357,9 +412,24 @@ rb_emit(ilpi_peak_cuts *pc, rowb *rb, int type, double bound)
 	glp_set_mat_row(pc->m->lp, row, len, pc->ind, pc->val);
 	glp_set_row_bnds(pc->m->lp, row, type, type == GLP_LO ? bound - rb->cst : 0,
 	    type == GLP_UP ? bound - rb->cst : 0);
+	if (keep)
+		keep_row(pc, row, len);
 	pc->rows++;
 	rb->len = 0;
 	rb->cst = 0;
+}
+
+static void
+rb_emit(ilpi_peak_cuts *pc, rowb *rb, int type, double bound)
+{
+	rb_emit_row(pc, rb, type, bound, 0);
+}
+
+/* A point's row (its P row or a z row): kept for row_value. */
+static void
+rb_emit_kept(ilpi_peak_cuts *pc, rowb *rb, int type, double bound)
+{
+	rb_emit_row(pc, rb, type, bound, 1);
 }
 
 static int
@@ -781,7 +851,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 				pc->acc[pc->ind[j]] = -pc->acc[pc->ind[j]];
 			rb_add(pc, &t, zc[nz], 1);
 			t.cst = -t.cst;
-			rb_emit(pc, &t, GLP_LO, -(double)(pt.k - 1));
+			rb_emit_kept(pc, &t, GLP_LO, -(double)(pt.k - 1));
 			pc->zrow[nz] = glp_get_num_rows(pc->m->lp);
 			pc->zcol[nz] = zc[nz];
 			rb.len = 0;
@@ -801,7 +871,7 @@ skip:
 		rb_add(pc, &prow, zc[k], -zb[k] / pc->m->byte_unit);
 	for (size_t k = 0; k < nd; k++)
 		rb_add(pc, &prow, dc[k], -dv[k] / pc->m->byte_unit);
-	rb_emit(pc, &prow, GLP_LO, cst / pc->m->byte_unit);
+	rb_emit_kept(pc, &prow, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
 	pc->nz = nz;
 	pc->cur_op = o;
@@ -1100,7 +1170,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 			rb_add(pc, &rb, cj[k].b1, -1);
 			rb_add(pc, &rb, cj[k].b0, 1);
 		}
-		rb_emit(pc, &rb, GLP_LO, cj[k].b1 != 0 ? -1 : 0);
+		rb_emit_kept(pc, &rb, GLP_LO, cj[k].b1 != 0 ? -1 : 0);
 		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
 		pc->zcol[pc->nz++] = zc;
 	}
@@ -1108,7 +1178,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 	for (size_t z = 0; z < cs.n_st; z++)
 		rb_add(pc, &rb, ncj[z] < 0 ? -ncj[z] : single[z],
 		    -(double)cs.sbytes[z] / pc->m->byte_unit);
-	rb_emit(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
+	rb_emit_kept(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
 	pc->cur_op = o;
 	rc = record_point(pc) == 0 ? 1 : -1;
@@ -1180,15 +1250,27 @@ record_point(ilpi_peak_cuts *pc)
 static double
 row_value(ilpi_peak_cuts *pc, int row, int skip, double *coef_skip)
 {
-	int len = glp_get_mat_row(pc->m->lp, row, pc->ind, pc->val);
+	const int *ind = pc->ind + 1;
+	const double *val = pc->val + 1;
 	double sum = 0;
+	int len, k, step = 1;
 
+	if ((size_t)row < pc->n_kept_at && pc->kept_at[row] != 0) {
+		/* in GLPK's order (it lists a row's last element first): the same sum */
+		ind = pc->kept_ind + pc->kept_at[row] - 1;
+		val = pc->kept_val + pc->kept_at[row] - 1;
+		len = pc->kept_len[row];
+		step = -1;
+	} else {
+		len = glp_get_mat_row(pc->m->lp, row, pc->ind, pc->val);
+	}
 	*coef_skip = 0;
-	for (int k = 1; k <= len; k++) {
-		if (pc->ind[k] == skip)
-			*coef_skip = pc->val[k];
+	for (int j = 0; j < len; j++) {
+		k = step > 0 ? j : len - 1 - j;
+		if (ind[k] == skip)
+			*coef_skip = val[k];
 		else
-			sum += pc->val[k] * pc->colval[pc->ind[k]];
+			sum += val[k] * pc->colval[ind[k]];
 	}
 	return sum;
 }
@@ -1430,7 +1512,7 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 		rb_add(pc, &rb, pc->zcol[pc->nz], 1);
 		for (size_t j = 0; j < tlen[k]; j++)
 			rb_add(pc, &rb, t.tcol[tbeg[k] + j], -1);
-		rb_emit(pc, &rb, GLP_LO, -(double)(tlen[k] - 1));
+		rb_emit_kept(pc, &rb, GLP_LO, -(double)(tlen[k] - 1));
 		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
 		tbeg[k] = (size_t)pc->zcol[pc->nz++]; /* now: the z column */
 	}
@@ -1438,7 +1520,7 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 	for (size_t k = 0; k < nz; k++)
 		rb_add(pc, &rb, tlen[k] == 1 ? t.tcol[tbeg[k]] : (int)tbeg[k],
 		    -(double)tb[k] / pc->m->byte_unit);
-	rb_emit(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
+	rb_emit_kept(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
 	pc->cur_op = -1 - o;
 	rc = record_point(pc) == 0 ? 1 : -1;
