@@ -30,4 +30,11 @@ extern double ilpi_peak_default_limit;
  * solver/peak.c). Only tests change it. */
 extern size_t ilpi_peak_dense_nz;
 
+/* Test hook (tests/test_peak.c): when > 0, the peak search's clock checks between its
+ * phases and between the rows and points it adds (not the descents' and the front's
+ * own) count it down, and from the check that brings it to 0 on the time limit counts
+ * as spent whatever the clock says; so a test can stop the search at its Nth check
+ * without timing it. 0: the clock alone. */
+extern long ilpi_peak_test_checks;
+
 #endif /* ILPART_SOLVER_PEAK_H */

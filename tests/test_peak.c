@@ -701,6 +701,94 @@ START_TEST(peak_time_limit_status)
 }
 END_TEST
 
+/* Which phases of the peak search a -v log says were cut short by the time limit. */
+typedef struct cut_log {
+	int seeds, seed_cuts, front, descent, general;
+} cut_log;
+
+static void
+watch_cuts(void *ctx, const char *line)
+{
+	cut_log *cl = ctx;
+
+	if (strstr(line, "(cut short by the time limit)") == NULL)
+		return;
+	cl->seeds += strncmp(line, "peak seeds: ", 12) == 0;
+	cl->seed_cuts += strncmp(line, "peak seed cuts: ", 16) == 0;
+	cl->front += strncmp(line, "peak front: ", 12) == 0;
+	cl->descent += strncmp(line, "peak descent: ", 14) == 0;
+	cl->general += strncmp(line, "peak general rows: ", 19) == 0;
+}
+
+/* The time limit spent at every clock check of the peak search in turn
+ * (ilpi_peak_test_checks: the Nth check finds it spent, whatever the clock says): the
+ * seeds, the seed cuts, the front, the descent, the general rows and the loop are each
+ * cut short at some N, and every run still ends with a partition the checker accepts,
+ * simulated at its objective value, with status "optimal" only at the proven least peak
+ * and otherwise "time-limit" with a gap whose bound is at most that peak (a phase cut
+ * short proves nothing). Before the checks existed, the phases before the loop ran to
+ * the end whatever the clock (an op with 200,000 inputs: 79 s of CPU at --time-limit
+ * 20) and every run here proved the optimum. */
+START_TEST(peak_clock_checks_end_with_a_checked_partition)
+{
+	ilp_graph *g = t_graph_file(t_srcpath("tests/data/corpus/mlp-dropout.json"));
+	ilp_solve_options o;
+	ilp_check_options co = { ILP_PREFER_HARD };
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_peak pk;
+	cut_log cl = { 0, 0, 0, 0, 0 };
+	double least;
+	long n;
+	int stopped = 0;
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_PEAK;
+	o.time_limit = 600; /* the clock never stops it: only the hook */
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(p->status, "optimal");
+	least = p->objective_value;
+	ilp_partition_free(p);
+	o.verbose = 1;
+	o.log = watch_cuts;
+	o.log_ctx = &cl;
+	for (n = 1; n < 1000; n++) {
+		p = NULL;
+		ilpi_peak_test_checks = n;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "check %ld: %s", n, err.msg);
+		if (ilpi_peak_test_checks > 0) {
+			ilpi_peak_test_checks = 0; /* the search ended before its nth check */
+			ck_assert_str_eq(p->status, "optimal");
+			ilp_partition_free(p);
+			break;
+		}
+		ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "check %ld: %s", n, err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+		ck_assert_msg((double)pk.peak_bytes == p->objective_value, "check %ld: simulated "
+		    "%lld, objective %.0f", n, (long long)pk.peak_bytes, p->objective_value);
+		if (strcmp(p->status, "optimal") == 0) {
+			ck_assert_msg(p->objective_value == least && p->gap == 0, "check %ld: "
+			    "optimal at %.0f (gap %g), least %.0f", n, p->objective_value, p->gap,
+			    least);
+		} else {
+			ck_assert_msg(strcmp(p->status, "time-limit") == 0, "check %ld: %s", n,
+			    p->status);
+			ck_assert_msg(p->gap > 0 && p->gap <= 1 &&
+			    p->objective_value * (1 - p->gap) <= least + 0.5, "check %ld: peak %.0f, "
+			    "gap %g, least %.0f", n, p->objective_value, p->gap, least);
+			stopped++;
+		}
+		ilp_partition_free(p);
+	}
+	ck_assert_msg(n < 1000, "the search never ended before its checks ran out");
+	ck_assert_msg(cl.seeds > 0 && cl.seed_cuts > 0 && cl.front > 0 && cl.descent > 0 &&
+	    cl.general > 0, "cut short: seeds %d, seed cuts %d, front %d, descent %d, "
+	    "general rows %d", cl.seeds, cl.seed_cuts, cl.front, cl.descent, cl.general);
+	ck_assert_int_gt(stopped, 0);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_peak(void)
 {
@@ -727,6 +815,7 @@ suite_peak(void)
 	tcase_add_test(tc, peak_saved_value_freed_before_recomputed_users_step);
 	tcase_add_loop_test(tc, peak_rows_above_best_answer_keep_it, 0, 3);
 	tcase_add_test(tc, peak_default_time_limit_bounds_every_stage);
+	tcase_add_test(tc, peak_clock_checks_end_with_a_checked_partition);
 	suite_add_tcase(s, tc);
 	return s;
 }
