@@ -1311,9 +1311,10 @@ seed_fits(solve_ctx *c, double dur, double until, int *skipped)
  * the peak model is built: the search starts from the best of those that are valid
  * here, so it never answers worse than any of them. Min-cut without a budget, the
  * references and save-all are always made; the others while the time limit allows:
- * the runtime optima within 30 % of it, min-cut's budget path within all of it, each
+ * the runtime optima within 30 % of it, min-cut's budget path within half of it, each
  * only when the last one of its kind took less than the time left (on an op with
- * 200,000 inputs one runtime seed took 6.7 s of CPU for its 2 s, one budget path 2 s). */
+ * 200,000 inputs one runtime seed took 6.7 s of CPU for its 2 s, one budget path 2 s;
+ * the search after them needs time too). */
 static int
 peak_seeds(solve_ctx *c, ilp_error *err)
 {
@@ -1361,7 +1362,7 @@ peak_seeds(solve_ctx *c, ilp_error *err)
 	 * its own way: a seed that breaks this solve's rules is dropped later). */
 	dur = 0;
 	for (int k = 0; k <= 10; k++) {
-		if (k > 0 && !seed_fits(c, dur, c->t0 + limit, &skipped))
+		if (k > 0 && !seed_fits(c, dur, c->t0 + 0.5 * limit, &skipped))
 			continue;
 		ilpi_mincut_options_init(&mo);
 		ilpi_mincut_options_from_solve(&mo, c->o);
