@@ -2078,6 +2078,7 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget conflict: %lld bytes "
 		    "is below the least peak any partition can have (at least %.0f bytes)", c->g->path,
 		    (long long)c->o->peak_budget, lb * unit);
+		free(fb);
 		return -1;
 	}
 	if (fb == NULL) {
