@@ -100,6 +100,7 @@ typedef struct solve_ctx {
 	size_t n_hist, cap_hist;
 	uint8_t *starts_buf;      /* peak objective: the descents' starts and scratch */
 	int late;                 /* peak search: its time limit is spent (peak_late) */
+	uint8_t *fb_buf;          /* peak budget: the best fitting seed (s, r) */
 } solve_ctx;
 
 double ilpi_peak_default_limit = 60;
@@ -2074,17 +2075,18 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 	ilpi_terms tc = terms(c, 0, 1, 1);
 	size_t n = c->red.n_items;
 	int64_t fb_sim = -1;
-	uint8_t *fb = malloc(2 * n + 1);
+	uint8_t *fb;
 	int have_fb, rc;
 
 	if (ub < lb) {
 		ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget conflict: %lld bytes "
 		    "is below the least peak any partition can have (at least %.0f bytes)", c->g->path,
 		    (long long)c->o->peak_budget, lb * unit);
-		free(fb);
 		return -1;
 	}
-	if (fb == NULL) {
+	/* the context owns it: a GLPK error leaves this function by longjmp */
+	free(c->fb_buf);
+	if ((fb = c->fb_buf = malloc(2 * n + 1)) == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
 	}
@@ -2101,7 +2103,6 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 			/* Out of time (or GLPK stopped) without an answer: the seed is one. */
 			if (!have_fb || e.kind != ILP_ERR_SOLVER) {
 				*err = e;
-				free(fb);
 				return -1;
 			}
 			note(c, "peak budget: %s", e.msg);
@@ -2112,7 +2113,6 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 			if (have_fb && strcmp(c->status, "optimal") != 0 &&
 			    ilpi_model_value(&c->m, &tc, c->s, c->r) > fb_cost)
 				break; /* a seed recomputes less than the unproven answer */
-			free(fb);
 			return 0;
 		}
 		note(c, "simulated peak %lld exceeds the peak budget: cutting the answer off",
@@ -2131,10 +2131,8 @@ obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		c->status = peak_late(c) ? "time-limit" : "feasible";
 		c->gap = 1;   /* nothing proven about its recompute cost */
 		note(c, "peak budget: answering with the seed (%s)", c->status);
-		free(fb);
 		return rc;
 	}
-	free(fb);
 	ilpi_err(err, ILP_ERR_SOLVER, "%s: no partition found whose simulated peak is within "
 	    "%lld bytes (the peak rows are a lower bound; see docs/solver.md)", c->g->path,
 	    (long long)c->o->peak_budget);
@@ -2506,6 +2504,7 @@ release(solve_ctx *c, int glpk_freed)
 	free(c->hist);
 	free(c->hist_sim);
 	free(c->starts_buf);
+	free(c->fb_buf);
 	free(c->general_at);
 	free(c->peak_w);
 	free(c->keep_obj);
