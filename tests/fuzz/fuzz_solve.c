@@ -13,7 +13,9 @@
  *   byte 1  bits 0-1: primals - 1 (1..3, 3 = 1), bit 2: two tangents, bits 3-4 RNG
  *           replay (0, 3 auto, 1 never, 2 always), bit 5: the last primal is mutated
  *           (written in place: never saved, its readers never recomputed), bits 6-7
- *           the recent paths (run_extra): 0 none, 1 the least-peak objective, 2 the
+ *           the recent paths (run_extra): 0 none, 1 the least-peak objective (its
+ *           rows through running sums when byte 0 bit 6 is set, as a long chain's
+ *           are), 2 the
  *           runtime objective under a peak budget (from byte 0 bits 6-7), 3 a budget
  *           fraction (byte 0 bits 6-7) with the normalised cap and a 1 ms time limit,
  *           then min-cut's budget path with each knapsack solver and estimator
@@ -40,6 +42,7 @@
 #include "graph/partition.h"
 #include "graph/strbuf.h"
 #include "solver/mincut.h"
+#include "solver/peak.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_OPS 14
@@ -403,8 +406,13 @@ run_extra(const ilp_graph *g, const ilp_solve_options *base)
 	o.budget_fraction = -1;
 	o.time_limit = 5;
 	if (extra == 1) {
+		size_t dense = ilpi_peak_dense_nz;
+
 		o.objective = ILP_OBJ_PEAK;
+		if (extra_level & 1)
+			ilpi_peak_dense_nz = 0;
 		rc = ilp_solve(g, &o, &p, &err);
+		ilpi_peak_dense_nz = dense;
 		verdict_extra("peak objective", rc, &err, 0);
 		if (rc == 0) {
 			checked("peak objective", g, p, o.prefer);
