@@ -379,6 +379,15 @@ sweep_init(sweep *w, const peak_build *b)
 	return 0;
 }
 
+/* Back to the first step, the orders kept (the second pass of add_rows). */
+static void
+sweep_rewind(sweep *w)
+{
+	for (size_t k = 0; k < w->n_act; k++)
+		w->slot[w->act[k]] = -1;
+	w->i_lo = w->i_hi = w->n_act = 0;
+}
+
 static void
 sweep_free(sweep *w)
 {
@@ -510,9 +519,7 @@ add_rows(peak_build *b, ilpi_peak_rows *pr)
 		sweep_to(&w, seg[c], NULL, NULL);
 		nz += w.n_act;
 	}
-	sweep_free(&w);
-	if (sweep_init(&w, b) != 0)
-		goto out;
+	sweep_rewind(&w);
 	pr->n_sums = nz > ilpi_peak_dense_nz ? (int)n_seg : 0;
 	for (size_t c = 0; c < n_seg; c++) {
 		int32_t at = seg[c];

@@ -1552,6 +1552,20 @@ START_TEST(blocks_cut_every_layer)
 }
 END_TEST
 
+/* Every node's recompute cost on `dev` (0 where nothing is recomputed): the cost array
+ * ilpi_reduce takes, as solve makes it. */
+static double *
+recompute_costs(const ilp_graph *g, const ilp_device *dev)
+{
+	double *cost = calloc(g->n + 1, sizeof *cost);
+
+	ck_assert_ptr_nonnull(cost);
+	for (size_t v = 0; v < g->n; v++)
+		if (ilpi_node_costs_recompute(g, v))
+			cost[v] = ilpi_node_cost_us(g, v, dev);
+	return cost;
+}
+
 /*
  * The complete front of independent segments (tests/data/blocks/llama-8l-d16.json, as
  * ilpi_front_new plans it) stops as soon as the points kept, and the last cut's for
@@ -1563,18 +1577,15 @@ END_TEST
 START_TEST(front_stops_early_when_projected_over_limit)
 {
 	ilp_graph *g = t_graph_file(t_srcpath("tests/data/blocks/llama-8l-d16.json"));
-	double *cost = calloc(g->n + 1, sizeof *cost);
 	ilp_solve_options o;
 	ilpi_rules r;
 	ilpi_reduced red;
 	ilp_error err = { 0 };
 	size_t full = 0;
+	double *cost;
 
-	ck_assert_ptr_nonnull(cost);
 	ilp_solve_options_init(&o);
-	for (size_t v = 0; v < g->n; v++)
-		if (ilpi_node_costs_recompute(g, v))
-			cost[v] = ilpi_node_cost_us(g, v, &o.device);
+	cost = recompute_costs(g, &o.device);
 	ck_assert_int_eq(ilpi_rules_build(g, NULL, &r, &err), 0);
 	ck_assert_msg(ilpi_reduce(g, &r, cost, 0, &red, &err) == 0, "%s", err.msg);
 	for (int k = 0; k < 3; k++) {
@@ -1622,7 +1633,7 @@ START_TEST(blocks_over_work_limit_keep_an_answer)
 
 	for (uint64_t seed = 730000; seed < 730020; seed++) {
 		ilp_graph *g = block_graph(seed, 12);
-		double *cost = calloc(g->n + 1, sizeof *cost);
+		double *cost;
 		ilp_solve_options o;
 		ilpi_rule_options ro;
 		ilpi_rules r;
@@ -1633,11 +1644,8 @@ START_TEST(blocks_over_work_limit_keep_an_answer)
 		double opt = 0, co, bound;
 		size_t full = 0;
 
-		ck_assert_ptr_nonnull(cost);
 		ilp_solve_options_init(&o);
-		for (size_t v = 0; v < g->n; v++)
-			if (ilpi_node_costs_recompute(g, v))
-				cost[v] = ilpi_node_cost_us(g, v, &o.device);
+		cost = recompute_costs(g, &o.device);
 		ilpi_rule_options_init(&ro);
 		ro.bans = ILP_BANS_NONE;
 		ro.budget = 1;
@@ -2130,18 +2138,15 @@ START_TEST(lp_text_is_glpks)
 
 	for (size_t k = 0; k < n; k++) {
 		ilp_graph *g = t_graph_file(paths[k]);
-		double *cost = calloc(g->n + 1, sizeof *cost);
+		double *cost;
 		ilp_device dev;
 		ilpi_rules rules;
 		ilp_error err = { 0 };
 		lp_case c;
 		int freed = 0;
 
-		ck_assert_ptr_nonnull(cost);
 		ck_assert_int_eq(ilp_device_lookup("h100", &dev), 0);
-		for (size_t v = 0; v < g->n; v++)
-			if (ilpi_node_costs_recompute(g, v))
-				cost[v] = ilpi_node_cost_us(g, v, &dev);
+		cost = recompute_costs(g, &dev);
 		ck_assert_int_eq(ilpi_rules_build(g, NULL, &rules, &err), 0);
 		memset(&c, 0, sizeof c);
 		c.g = g;
