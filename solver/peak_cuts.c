@@ -905,11 +905,12 @@ held_storage(const ilpi_peak_cuts *pc, size_t key)
 }
 
 /* One conjunction of a general row: storage `z` (its index among the row's storages)
- * is live when both literals hold; lit b may be absent (col_b1 == 0). */
+ * is live when its literals hold; lit b may be absent (col_b1 == 0), and so may e. */
 typedef struct conj {
 	size_t z;
 	int a;                /* column of the first literal (s or c(X, theta)) */
 	int b1, b0;           /* second literal c(u, inf) - c(u, theta'): b1 - b0, or none */
+	int e;                /* a getitem allocated at its tuple's step: r of the getitem */
 } conj;
 
 /* "u runs at or after the point", at most: c(u, inf) - c(u, kappa) (exact for u
@@ -929,8 +930,9 @@ after_cols(ilpi_peak_cuts *pc, int32_t kappa, int32_t o, int32_t u, int *b1, int
 }
 
 /* The conjunctions of storage `key` (bytes b) whose value v exists when literal `a`
- * holds: one per reader of v, or of a view of v that follows it (not a saved rep of
- * its own), that runs at or after the point: a backward op there gives `a` alone. */
+ * (and `e`, when not 0) holds: one per reader of v, or of a view of v that follows it
+ * (not a saved rep of its own), that runs at or after the point: a backward op there
+ * gives `a` (and `e`) alone. */
 typedef struct conjs {
 	int32_t *slot;        /* key -> index among the row's storages, -1 */
 	int64_t *sbytes;      /* per storage: bytes */
@@ -941,7 +943,7 @@ typedef struct conjs {
 
 static int
 reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
-    int32_t v, int a, size_t key, int64_t b)
+    int32_t v, int a, int e, size_t key, int64_t b)
 {
 	const ilp_graph *g = pc->g;
 	int32_t stack[64];
@@ -955,7 +957,7 @@ reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
 
 		for (uint32_t j = 0; j < n->use_count; j++) {
 			int32_t u = use[j];
-			conj c = { 0, a, 0, 0 };
+			conj c = { 0, a, 0, 0, e };
 
 			if (g->node[u].view_of == x && pc->col_s[u] == 0 && sp < 64)
 				stack[sp++] = u;
@@ -1001,10 +1003,12 @@ cmp_conj_at(const void *pa, const void *pb)
 		return a->c.b1 < b->c.b1 ? -1 : 1;
 	if (a->c.b0 != b->c.b0)
 		return a->c.b0 < b->c.b0 ? -1 : 1;
+	if (a->c.e != b->c.e)
+		return a->c.e < b->c.e ? -1 : 1;
 	return (a->at > b->at) - (a->at < b->at);
 }
 
-/* Drops the two-literal conjunctions a one-literal one of the same storage and first
+/* Drops the longer conjunctions a one-literal one of the same storage and first
  * literal dominates, and repeats (the first of each stays), keeping the list's order:
  * sorted copies, not a pairwise scan (a chain of n values has O(n) conjunctions at
  * every point). */
@@ -1021,7 +1025,8 @@ drop_repeats(conjs *cs, const int *single)
 		return -1;
 	}
 	for (size_t k = 0; k < cs->n_cj; k++)
-		if (!(single[cs->cj[k].z] == cs->cj[k].a && cs->cj[k].b1 != 0))
+		if (!(single[cs->cj[k].z] == cs->cj[k].a && (cs->cj[k].b1 != 0 ||
+		    cs->cj[k].e != 0)))
 			srt[n++] = (conj_at){ cs->cj[k], k };
 	qsort(srt, n, sizeof *srt, cmp_conj_at);
 	for (size_t k = 0; k < n; k++)
@@ -1106,7 +1111,8 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		b = key_bytes(g, key);
 		if (b == 0 || held_storage(pc, (size_t)key))
 			continue;
-		if (reader_conjs(pc, &cs, kappa, o, at, rep, pc->col_s[rep], (size_t)key, b) != 0)
+		if (reader_conjs(pc, &cs, kappa, o, at, rep, pc->col_s[rep], 0, (size_t)key,
+		    b) != 0)
 			goto out;
 	}
 	for (size_t v = 0; v < g->n; v++) {
@@ -1119,10 +1125,22 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		    n->view_of != ILPI_NONE || b == 0)
 			continue;
 		a = (int32_t)v <= o ? fk[v] : 0;
-		if (a == 0)
-			continue; /* never runs at or before the point */
-		if (reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a, key, b) != 0)
+		if (a != 0 && reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a, 0, key, b) != 0)
 			goto out;
+		/* A recomputed getitem's storage is allocated when its tuple runs (the
+		 * simulator's rule), which may be in an earlier batch than the getitem's
+		 * own need: "the tuple runs at or before the point" and "the getitem is
+		 * recomputed" (transformer-12l: the layer norms' mean and rstd, 64 KiB a
+		 * layer that the rows missed). */
+		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1) {
+			int32_t x = ilpi_inputs(g, n)[0];
+
+			a = x <= o && (g->node[x].flags & ILPI_F_TUPLE) && !is_bw(pc, x) ?
+			    fk[x] : 0;
+			if (a != 0 && reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a,
+			    pc->col_r[v], key, b) != 0)
+				goto out;
+		}
 	}
 	/* A storage with one one-literal conjunction enters the row by that literal;
 	 * the others get z in [0, 1], z >= each conjunction. */
@@ -1135,7 +1153,7 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 	 * literal (a storage's first literal is one column, but a saved storage shared by
 	 * items has one per item: keep the others); repeats go too. */
 	for (size_t k = 0; k < cs.n_cj; k++)
-		if (cj[k].b1 == 0)
+		if (cj[k].b1 == 0 && cj[k].e == 0)
 			single[cj[k].z] = single[cj[k].z] == 0 || single[cj[k].z] == cj[k].a ?
 			    cj[k].a : -1;
 	if (drop_repeats(&cs, single) != 0)
@@ -1170,7 +1188,8 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 			rb_add(pc, &rb, cj[k].b1, -1);
 			rb_add(pc, &rb, cj[k].b0, 1);
 		}
-		rb_emit_kept(pc, &rb, GLP_LO, cj[k].b1 != 0 ? -1 : 0);
+		rb_add(pc, &rb, cj[k].e, -1);
+		rb_emit_kept(pc, &rb, GLP_LO, -(double)((cj[k].b1 != 0) + (cj[k].e != 0)));
 		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
 		pc->zcol[pc->nz++] = zc;
 	}
