@@ -341,6 +341,7 @@ typedef struct cb_state {
 	int out_of_time;          /* the callback stopped the search at the deadline */
 	double lp_ms;             /* the first LP relaxation's wall clock, ms */
 	int weighted;             /* branch by mip->weight (branch_weighted) */
+	int presolve;             /* GLPK's MIP presolver is on (ilpi_mip.presolve) */
 } cb_state;
 
 static void
@@ -652,6 +653,14 @@ init_iocp(glp_iocp *iocp, const ilpi_mip *mip, cb_state *st, double left)
 	iocp->cb_func = callback;
 	iocp->cb_info = st;
 	iocp->tm_lim = ms_limit(left);
+	/* The presolver's coefficient reduction tightens the peak rows (byte
+	 * coefficients over binaries, P bounded by the best peak); its cut generators
+	 * took longer than the search they saved there (ilpi_mip.presolve). */
+	if (st->presolve) {
+		iocp->presolve = GLP_ON;
+		iocp->mir_cuts = GLP_OFF;
+		iocp->cov_cuts = GLP_OFF;
+	}
 	/* GLPK's node preprocessing, cut generators and Driebeck-Tomlin branching run
 	 * without a callback or a clock check: on a model whose LP took more than a
 	 * third of the time left (the 48-layer transformer's 114k-row loop model: LP
@@ -690,6 +699,11 @@ branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fi
 	int ret, nfix = 0, lp;
 
 	init_iocp(&iocp, mip, st, seconds_left(mip, t0));
+	if (st->presolve) {
+		/* one round: no start, nothing to fix against */
+		ret = glp_intopt(m->lp, &iocp);
+		return st->out_of_time ? GLP_ETMLIM : ret;
+	}
 	st->node_limit = 500;
 	ret = glp_intopt(m->lp, &iocp);
 	st->node_limit = 0;
@@ -761,7 +775,38 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	case 0:
 		st.lp_ms = glp_time() - st.lp_ms;
 		lp_obj = glp_get_obj_val(m->lp);
-		st.weighted = mip->weight != NULL && lp_obj >= mip->weight_from;
+		if (mip->tie_drop && lp_obj >= mip->weight_from) {
+			for (size_t it = 0; it < m->red->n_items; it++) {
+				if (m->col_s[it])
+					glp_set_obj_coef(m->lp, m->col_s[it], 0);
+				if (m->col_r[it])
+					glp_set_obj_coef(m->lp, m->col_r[it], 0);
+			}
+			ilpi_glpk_note("tie-break costs dropped: LP relaxation %.10g, from %.10g",
+			    lp_obj, mip->weight_from);
+			switch (solve_lp(m, mip, seconds_left(mip, t0), err)) {
+			case 0:
+				break;
+			case 1:
+				mip->status = GLP_NOFEAS;
+				rc = 0;
+				goto out;
+			case 2:
+				mip->timed_out = 1;
+				rc = 0;
+				goto out;
+			default:
+				goto out;
+			}
+			lp_obj = glp_get_obj_val(m->lp);
+		}
+		/* The presolver when asked for and when GLPK's own root LP (the presolved
+		 * model's, without a clock check) fits in the time left as this one did. */
+		st.presolve = mip->presolve && mip->warm_s == NULL && !(mip->time_limit > 0 &&
+		    3 * st.lp_ms > 1000 * seconds_left(mip, t0));
+		st.weighted = !st.presolve && mip->weight != NULL && lp_obj >= mip->weight_from;
+		if (st.presolve)
+			ilpi_glpk_note("MIP presolver on");
 		if (st.weighted)
 			ilpi_glpk_note("branching by weight: LP relaxation %.10g, from %.10g",
 			    lp_obj, mip->weight_from);
@@ -778,7 +823,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		goto out;
 	}
 	st.warm = warm_columns(m, mip);
-	st.cut_ind = m->cut_ind;
+	st.cut_ind = st.presolve ? NULL : m->cut_ind; /* they name the model's columns */
 	st.cut_a = m->cut_a;
 	st.cut_x = m->cut_x;
 	st.cut_v = m->cut_v;

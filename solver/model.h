@@ -58,6 +58,18 @@ typedef struct ilpi_mip {
 	const double *weight;
 	int n_weight;
 	double weight_from;
+	/* GLPK's MIP presolver (only without warm_s; the weights and the budget row's
+	 * cuts name the model's own columns, so neither is used with it): on the
+	 * least-peak loop's models its coefficient reduction closes what branching alone
+	 * did not (docs/solver.md "Peak memory"). Left off when the root LP took more
+	 * than a third of the time left: the presolved model's LP has no clock check. */
+	int presolve;
+	/* The s and r columns' objective costs only break ties (the least-peak loop's):
+	 * when the root LP is at least weight_from (the solve ends with the proof or with
+	 * one answer just below the best) they are set to 0 for the rest of this solve
+	 * (the caller sets the objective again before the next). On the 12-layer
+	 * transformer's first loop solve they made GLPK's proof 5-7x slower. */
+	int tie_drop;
 	/* results */
 	int status;               /* GLP_OPT, GLP_FEAS, GLP_NOFEAS or GLP_UNDEF */
 	int timed_out;

@@ -391,6 +391,8 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	mip->verbose = o->verbose;
 	mip->warm_s = ws;
 	mip->warm_r = wr;
+	mip->presolve = strcmp(what, "least-peak") == 0;
+	mip->tie_drop = strcmp(what, "least-peak") == 0;
 	if (strcmp(what, "least-peak") == 0 && c->peak_w != NULL) {
 		mip->weight = c->peak_w;
 		mip->n_weight = c->n_peak_w;
@@ -1869,7 +1871,8 @@ obj_peak(solve_ctx *c, ilp_error *err)
 	for (iter = 0;; iter++) {
 		ilpi_model_set_objective(&c->m, &none);
 		/* A tiny cost on every decision keeps answers canonical (nothing needless
-		 * saved or recomputed), so cuts are not spent on equivalent answers. */
+		 * saved or recomputed), so cuts are not spent on equivalent answers (the
+		 * solve that ends with the proof or one answer drops them: ilpi_mip.tie_drop). */
 		for (size_t it = 0; it < n; it++) {
 			if (c->m.col_s[it])
 				glp_set_obj_coef(c->m.lp, c->m.col_s[it], eps);
