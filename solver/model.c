@@ -342,6 +342,7 @@ typedef struct cb_state {
 	double lp_ms;             /* the first LP relaxation's wall clock, ms */
 	int weighted;             /* branch by mip->weight (branch_weighted) */
 	int presolve;             /* GLPK's MIP presolver is on (ilpi_mip.presolve) */
+	int cut_off;              /* the bound reached ilpi_mip.cutoff without an answer */
 } cb_state;
 
 static void
@@ -504,6 +505,13 @@ callback(glp_tree *tree, void *info)
 			st->node_limit = 0; /* go on in this tree */
 		}
 		progress(tree, st);
+		/* Every open node's relaxation is at the cutoff: no answer is left below it
+		 * (GLPK itself prunes by bound only against an incumbent). */
+		if (st->mip->cutoff_on && st->bound >= st->mip->cutoff &&
+		    glp_mip_status(glp_ios_get_prob(tree)) != GLP_FEAS) {
+			st->cut_off = 1;
+			glp_ios_terminate(tree);
+		}
 		break;
 	case GLP_IBINGO:
 		progress(tree, st);
@@ -828,6 +836,13 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	st.cut_x = m->cut_x;
 	st.cut_v = m->cut_v;
 	ret = branch_and_bound(m, mip, &st, t0, fixed, err);
+	if (st.cut_off) {
+		ilpi_glpk_note("bound %.10g reached the cutoff %.10g: no answer below it",
+		    st.bound, mip->cutoff);
+		mip->status = GLP_NOFEAS;
+		rc = 0;
+		goto out;
+	}
 	switch (ret) {
 	case 0:
 	case GLP_ETMLIM:

@@ -70,6 +70,14 @@ typedef struct ilpi_mip {
 	 * (the caller sets the objective again before the next). On the 12-layer
 	 * transformer's first loop solve they made GLPK's proof 5-7x slower. */
 	int tie_drop;
+	/* With cutoff_on: every answer the caller wants has an objective below cutoff, so
+	 * once the search's bound reaches it without an answer the solve ends with status
+	 * GLP_NOFEAS (GLPK prunes by bound only against an incumbent; without one a node
+	 * whose relaxation is over the peak column's bound by less than its tolerances
+	 * stays open: the 12-layer transformer's first loop solve had its bound 14 KB past
+	 * that column's bound and 49 nodes open when its time ran out). */
+	int cutoff_on;
+	double cutoff;
 	/* results */
 	int status;               /* GLP_OPT, GLP_FEAS, GLP_NOFEAS or GLP_UNDEF */
 	int timed_out;

@@ -392,11 +392,17 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	mip->warm_s = ws;
 	mip->warm_r = wr;
 	mip->presolve = strcmp(what, "least-peak") == 0;
-	mip->tie_drop = strcmp(what, "least-peak") == 0;
+	/* least-peak: P <= best - 1/2 byte and the tie-break costs add less than half a
+	 * byte, so every answer's objective is below best (model units) */
+	if (strcmp(what, "least-peak") == 0 && c->peak_best >= 0) {
+		mip->cutoff_on = 1;
+		mip->cutoff = (double)c->peak_best / c->m.byte_unit;
+	}
 	if (strcmp(what, "least-peak") == 0 && c->peak_w != NULL) {
 		mip->weight = c->peak_w;
 		mip->n_weight = c->n_peak_w;
 		mip->weight_from = c->peak_w_from;
+		mip->tie_drop = 1; /* from the same root LP as the weights */
 	}
 	mip->s = s;
 	mip->r = r;
