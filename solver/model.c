@@ -779,57 +779,46 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 	glp_scale_prob(m->lp, GLP_SF_AUTO);
 	/* Scaling a large model takes seconds: the LP gets what is left after it. */
 	st.lp_ms = glp_time();
-	switch (solve_lp(m, mip, seconds_left(mip, t0), err)) {
-	case 0:
-		st.lp_ms = glp_time() - st.lp_ms;
-		lp_obj = glp_get_obj_val(m->lp);
-		if (mip->tie_drop && lp_obj >= mip->weight_from) {
-			for (size_t it = 0; it < m->red->n_items; it++) {
-				if (m->col_s[it])
-					glp_set_obj_coef(m->lp, m->col_s[it], 0);
-				if (m->col_r[it])
-					glp_set_obj_coef(m->lp, m->col_r[it], 0);
-			}
-			ilpi_glpk_note("tie-break costs dropped: LP relaxation %.10g, from %.10g",
-			    lp_obj, mip->weight_from);
-			switch (solve_lp(m, mip, seconds_left(mip, t0), err)) {
-			case 0:
-				break;
-			case 1:
-				mip->status = GLP_NOFEAS;
-				rc = 0;
-				goto out;
-			case 2:
-				mip->timed_out = 1;
-				rc = 0;
-				goto out;
-			default:
-				goto out;
-			}
-			lp_obj = glp_get_obj_val(m->lp);
+	for (int pass = 0;; pass++) {
+		switch (solve_lp(m, mip, seconds_left(mip, t0), err)) {
+		case 0:
+			break;
+		case 1:
+			mip->status = GLP_NOFEAS;
+			rc = 0;
+			goto out;
+		case 2:
+			mip->timed_out = 1;
+			rc = 0;
+			goto out;
+		default:
+			goto out;
 		}
-		/* The presolver when asked for and when GLPK's own root LP (the presolved
-		 * model's, without a clock check) fits in the time left as this one did. */
-		st.presolve = mip->presolve && mip->warm_s == NULL && !(mip->time_limit > 0 &&
-		    3 * st.lp_ms > 1000 * seconds_left(mip, t0));
-		st.weighted = !st.presolve && mip->weight != NULL && lp_obj >= mip->weight_from;
-		if (st.presolve)
-			ilpi_glpk_note("MIP presolver on");
-		if (st.weighted)
-			ilpi_glpk_note("branching by weight: LP relaxation %.10g, from %.10g",
-			    lp_obj, mip->weight_from);
-		break;
-	case 1:
-		mip->status = GLP_NOFEAS;
-		rc = 0;
-		goto out;
-	case 2:
-		mip->timed_out = 1;
-		rc = 0;
-		goto out;
-	default:
-		goto out;
+		if (pass == 0)
+			st.lp_ms = glp_time() - st.lp_ms;
+		lp_obj = glp_get_obj_val(m->lp);
+		if (pass > 0 || !mip->tie_drop || lp_obj < mip->weight_from)
+			break;
+		/* again without the tie-break costs (from this basis) */
+		for (size_t it = 0; it < m->red->n_items; it++) {
+			if (m->col_s[it])
+				glp_set_obj_coef(m->lp, m->col_s[it], 0);
+			if (m->col_r[it])
+				glp_set_obj_coef(m->lp, m->col_r[it], 0);
+		}
+		ilpi_glpk_note("tie-break costs dropped: LP relaxation %.10g, from %.10g",
+		    lp_obj, mip->weight_from);
 	}
+	/* The presolver when asked for and when GLPK's own root LP (the presolved model's,
+	 * without a clock check) fits in the time left as this one did. */
+	st.presolve = mip->presolve && mip->warm_s == NULL && !(mip->time_limit > 0 &&
+	    3 * st.lp_ms > 1000 * seconds_left(mip, t0));
+	st.weighted = !st.presolve && mip->weight != NULL && lp_obj >= mip->weight_from;
+	if (st.presolve)
+		ilpi_glpk_note("MIP presolver on");
+	if (st.weighted)
+		ilpi_glpk_note("branching by weight: LP relaxation %.10g, from %.10g", lp_obj,
+		    mip->weight_from);
 	st.warm = warm_columns(m, mip);
 	st.cut_ind = st.presolve ? NULL : m->cut_ind; /* they name the model's columns */
 	st.cut_a = m->cut_a;
