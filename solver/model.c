@@ -717,6 +717,8 @@ branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fi
 	st->node_limit = 0;
 	if (st->out_of_time)
 		return GLP_ETMLIM;
+	if (st->cut_off)
+		return GLP_ESTOP; /* no answer below the cutoff: no second round */
 	if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP)
 		return ret;
 	if (ret == 0 || ret == GLP_ETMLIM)
