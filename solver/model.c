@@ -168,6 +168,7 @@ ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp
 	m->coef = calloc(cols, sizeof *m->coef);
 	m->ind = calloc(cols, sizeof *m->ind);
 	m->warm = calloc(cols, sizeof *m->warm);
+	m->cap_warm = cols;
 	m->fixed = calloc(cols, 1);
 	m->cut_ind = calloc(cols, sizeof *m->cut_ind);
 	m->cut_a = calloc(cols, sizeof *m->cut_a);
@@ -535,7 +536,7 @@ warm_columns(ilpi_model *m, const ilpi_mip *mip)
 	const ilpi_reduced *red = m->red;
 	double *x = m->warm;
 
-	memset(x, 0, ((size_t)m->n_cols + 1) * sizeof *x);
+	memset(x, 0, ((size_t)glp_get_num_cols(m->lp) + 1) * sizeof *x);
 	if (mip->warm_s == NULL || mip->warm_r == NULL) {
 		x[0] = -1; /* no start solution */
 		return x;
@@ -725,7 +726,9 @@ branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fi
 		return ret;
 	if (glp_mip_status(m->lp) == GLP_FEAS) {
 		z = glp_mip_obj_val(m->lp);
-		for (int j = 1; j <= m->n_cols; j++)
+		/* every column: GLPK reads the start's value of each, also of the columns
+		 * added after the build (peak rows), and does not check them */
+		for (int j = 1; j <= glp_get_num_cols(m->lp); j++)
 			st->warm[j] = glp_mip_col_val(m->lp, j);
 		st->warm[0] = 0;
 		st->warm_given = 0;
@@ -777,6 +780,22 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		return 0;
 	}
 	memset(fixed, 0, (size_t)m->n_cols + 1);
+	/* The start (warm_columns, and the first round's incumbent for the second) has a
+	 * value for every column GLPK reads: the peak rows add columns after the build
+	 * (before, the second round read past the buffer on llama-2l's least-recompute
+	 * stage of the peak objective). */
+	if ((size_t)glp_get_num_cols(m->lp) + 1 > m->cap_warm) {
+		size_t cap = (size_t)glp_get_num_cols(m->lp) + 1;
+		double *w = realloc(m->warm, cap * sizeof *w);
+
+		if (w == NULL) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", m->path != NULL ?
+			    m->path : "<graph>");
+			return -1;
+		}
+		m->warm = w;
+		m->cap_warm = cap;
+	}
 	/* Byte coefficients reach 1e7 next to 0/1 links: scaling matters. */
 	glp_scale_prob(m->lp, GLP_SF_AUTO);
 	/* Scaling a large model takes seconds: the LP gets what is left after it. */

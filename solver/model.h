@@ -30,6 +30,8 @@ typedef struct ilpi_model {
 	double *coef;
 	int *ind;
 	double *warm;             /* start solution's column values; warm[0] < 0: none */
+	size_t cap_warm;          /* entries of warm: every column of lp, also those added
+	                           * after the build (the peak rows'), plus one */
 	char *fixed;              /* columns fixed by reduced cost in this solve */
 	int *cut_ind;             /* budget cuts */
 	double *cut_a, *cut_x, *cut_v;
