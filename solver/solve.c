@@ -2036,6 +2036,9 @@ obj_peak(solve_ctx *c, ilp_error *err)
 			c->peak_sim = sim;
 		}
 	}
+	if (mip.status == GLP_UNDEF)
+		note(c, "least-recompute: no answer in the time left; the least-peak answer "
+		    "stands (of the partitions at its peak it is not shown to recompute least)");
 	memcpy(c->s, c->ws, n);
 	memcpy(c->r, c->wr, n);
 	return 0;
