@@ -35,6 +35,7 @@
 #include "graph/graph.h"
 #include "graph/grow.h"
 #include "graph/lower.h"
+#include "graph/region.h"
 #include "solver/peak_cuts.h"
 #include "solver/reduce.h"
 
@@ -1132,11 +1133,11 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		 * own need: "the tuple runs at or before the point" and "the getitem is
 		 * recomputed" (transformer-12l: the layer norms' mean and rstd, 64 KiB a
 		 * layer that the rows missed). */
-		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1) {
-			int32_t x = ilpi_inputs(g, n)[0];
+		{
+			int32_t x = ilpi_getitem_parent(g, v);
 
-			a = x <= o && (g->node[x].flags & ILPI_F_TUPLE) && !is_bw(pc, x) ?
-			    fk[x] : 0;
+			a = x != ILPI_NONE && x <= o && (g->node[x].flags & ILPI_F_TUPLE) &&
+			    !is_bw(pc, x) ? fk[x] : 0;
 			if (a != 0 && reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a,
 			    pc->col_r[v], key, b) != 0)
 				goto out;

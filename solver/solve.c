@@ -364,6 +364,7 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 {
 	const ilp_solve_options *o = c->o;
 	double t1 = ilpi_now();
+	int least_peak = strcmp(what, "least-peak") == 0;
 
 	memset(mip, 0, sizeof *mip);
 	if (c->peak.col != 0)
@@ -386,19 +387,19 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 	c->stage_now = what;
 	/* The least-peak loop needs an answer below the best, not the least: the proof is
 	 * that none is left. */
-	if (strcmp(what, "least-peak") == 0 && mip->gap < PEAK_LOOP_GAP)
+	if (least_peak && mip->gap < PEAK_LOOP_GAP)
 		mip->gap = PEAK_LOOP_GAP;
 	mip->verbose = o->verbose;
 	mip->warm_s = ws;
 	mip->warm_r = wr;
-	mip->presolve = strcmp(what, "least-peak") == 0;
+	mip->presolve = least_peak;
 	/* least-peak: P <= best - 1/2 byte and the tie-break costs add less than half a
 	 * byte, so every answer's objective is below best (model units) */
-	if (strcmp(what, "least-peak") == 0 && c->peak_best >= 0) {
+	if (least_peak && c->peak_best >= 0) {
 		mip->cutoff_on = 1;
 		mip->cutoff = (double)c->peak_best / c->m.byte_unit;
 	}
-	if (strcmp(what, "least-peak") == 0 && c->peak_w != NULL) {
+	if (least_peak && c->peak_w != NULL) {
 		mip->weight = c->peak_w;
 		mip->n_weight = c->n_peak_w;
 		mip->weight_from = c->peak_w_from;
@@ -438,7 +439,7 @@ stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
 		return -1;
 	}
 	if (mip->status == GLP_NOFEAS && strcmp(what, "runtime") != 0 &&
-	    strcmp(what, "least-peak") != 0 && !c->nofeas_ok) {
+	    !least_peak && !c->nofeas_ok) {
 		/* Only the budget row can make the model infeasible. */
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: stage '%s' is infeasible",
 		    c->g->path, what);
