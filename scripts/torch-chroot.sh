@@ -1,11 +1,15 @@
 #!/bin/sh
-# torch-chroot.sh [COMMAND [ARGS...]] - run COMMAND inside a Debian trixie chroot that has
-# python3-torch 2.6 (Debian 12 has no torch), with this repository at /ilpart, its python
-# package on PYTHONPATH and the host-built binary as $ILPART_BIN. Without a command: a shell.
+# torch-chroot.sh [COMMAND [ARGS...]] - run COMMAND inside a Debian chroot that has PyTorch
+# (Debian 12 has none), with this repository at /ilpart, its python package on PYTHONPATH and
+# the host-built binary as $ILPART_BIN. Without a command: a shell.
+#
+# Two chroots, chosen by ILPART_SUITE: trixie (the default; Debian 13, python3-torch 2.6) and sid
+# (Debian unstable: the newest packaged torch, 2.14 when written, with python3-transformers and
+# python3-torchvision for the tests on real model code).
 #
 # The chroot is cached outside the repository, in $ILPART_CHROOT (default
-# /var/cache/ilpart/trixie). It is created when missing (debootstrap, then apt-get), reused when
-# present; a second run does nothing but run the command. Must run as root.
+# /var/cache/ilpart/$ILPART_SUITE). It is created when missing (debootstrap, then apt-get), reused
+# when present; a second run does nothing but run the command. Must run as root.
 #
 # Mounts (/proc, the repository, a tmpfs on /dev/shm) are made in a private mount namespace
 # (unshare -m), so they vanish with the command whatever happens to it; where unshare is not
@@ -21,12 +25,22 @@
 # debootstrap's default).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-root=${ILPART_CHROOT:-/var/cache/ilpart/trixie}
+suite=${ILPART_SUITE:-trixie}
+case $suite in
+trixie|sid) ;;
+*) echo "torch-chroot: ILPART_SUITE must be trixie or sid, not '$suite'" >&2; exit 2 ;;
+esac
+root=${ILPART_CHROOT:-/var/cache/ilpart/$suite}
 build=${ILPART_BUILD:-build}
-pkgs="python3-torch python3-numpy libglpk40 libcjson1 g++ python3-dev python3-setuptools libtorch-dev"
+pkgs="python3-torch python3-numpy libglpk40 libcjson1 g++ python3-dev python3-setuptools libtorch-dev python3-matplotlib"
+[ "$suite" = sid ] && pkgs="$pkgs python3-transformers python3-torchvision"
 stamp="etc/ilpart-chroot"
 
 say() { echo "torch-chroot: $*" >&2; }
+
+# sid's Release file can be past its Valid-Until date on a mirror that is not refreshed daily
+# (a snapshot); apt then refuses it. The chroot is a test rig, so the date is not checked.
+apt_opts="-o Acquire::Check-Valid-Until=false"
 
 # Mounts proc, the repository and /dev/shm under $1. Used inside a private namespace, or with
 # unmount_all as the EXIT trap.
@@ -115,7 +129,7 @@ in_chroot()
 apt_in()
 {
 	in_chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-	    LANG=C.UTF-8 sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $pkgs"
+	    LANG=C.UTF-8 sh -c "apt-get $apt_opts update -qq && apt-get $apt_opts install -y -qq --no-install-recommends $pkgs"
 }
 
 # Are all of $pkgs installed in chroot $1? (Asks its dpkg: a chroot shared with older
@@ -166,8 +180,8 @@ ensure_chroot()
 			rm -rf "$tmp"
 		fi
 		mirror=${ILPART_MIRROR:-$(host_mirror)}
-		say "creating $root (debootstrap trixie${mirror:+ from $mirror}; several minutes, once)"
-		debootstrap --variant=minbase trixie "$tmp" ${mirror:+"$mirror"} >&2
+		say "creating $root (debootstrap $suite${mirror:+ from $mirror}; several minutes, once)"
+		debootstrap --variant=minbase "$suite" "$tmp" ${mirror:+"$mirror"} >&2
 		apt_in "$tmp" >&2
 		mv "$tmp" "$root"
 	fi
