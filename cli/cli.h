@@ -24,6 +24,7 @@ int cmd_pareto(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_remap(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 
 /* Prints "ilpart: MSG" on stderr and returns the exit status for err->kind. */
 int cli_fail(const ilp_error *err);

@@ -233,19 +233,23 @@ csv_field(ilpi_buf *b, const char *s)
 	ilpi_buf_puts(b, "\"");
 }
 
+/* Every row names the axis its budgets bound, so a plot labels the curve without
+ * being told again. */
 static char *
-render(const point *pts, size_t n, int json, const ilp_graph *g)
+render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis)
 {
+	const char *axis = peak_axis ? "peak" : "saved";
+
 	ilpi_buf b;
 
 	ilpi_buf_init(&b);
 	if (json) {
 		ilpi_buf_puts(&b, "{\n  \"graph\": ");
 		ilpi_buf_json_str(&b, g->path);
-		ilpi_buf_puts(&b, ",\n  \"points\": [");
+		ilpi_buf_printf(&b, ",\n  \"axis\": \"%s\",\n  \"points\": [", axis);
 	} else {
 		ilpi_buf_puts(&b, "kind,name,budget_bytes,saved_bytes,peak_bytes,recompute_flops,"
-		    "recompute_time_us,n_saved,n_recomputed,status,sac\n");
+		    "recompute_time_us,n_saved,n_recomputed,status,sac,axis\n");
 	}
 	for (size_t k = 0; k < n; k++) {
 		const point *pt = &pts[k];
@@ -295,7 +299,7 @@ render(const point *pts, size_t n, int json, const ilp_graph *g)
 		ilpi_buf_printf(&b, ",%zu,%zu,", ilpi_partition_count(p, ILPI_P_SAVED),
 		    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
 		csv_field(&b, p->status);
-		ilpi_buf_printf(&b, ",%s\n", pt->violates ? "violation" : "ok");
+		ilpi_buf_printf(&b, ",%s,%s\n", pt->violates ? "violation" : "ok", axis);
 	}
 	if (json)
 		ilpi_buf_puts(&b, "\n  ]\n}\n");
@@ -448,7 +452,7 @@ cmd_pareto(int argc, char **argv)
 		goto fail;
 	for (size_t k = 0; k < n; k++)
 		pts[k].peak = point_peak(g, &pts[k]);
-	if ((out = render(pts, n, json, g)) == NULL) {
+	if ((out = render(pts, n, json, g, peak_axis)) == NULL) {
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;
 	}

@@ -91,10 +91,24 @@ static const struct {
 	    "always, as before the front; for comparison). Rows of kind\n"
 	    "mincut, reference and save-all place the other\n"
 	    "partitions on the same axes (a min-cut that refuses the graph is left out,\n"
-	    "with a warning). Plot: python3 -m ilpart.plot FILE -o out.png\n"
+	    "with a warning). Plot: python3 -m ilpart.plot FILE -o out.png (the axis\n"
+	    "column says which budget the rows bound; the plot labels its x axis by it).\n"
 	    "--axis peak: the budgets bound the simulated peak instead (from the least peak\n"
-	    "to the runtime optimum's); every row has peak_bytes. Plot with --axis peak.\n"
+	    "to the runtime optimum's); every row has peak_bytes.\n"
 	    "--time-limit: each solve's, not the sweep's (--axis peak: one solve a point).\n" },
+	{ "timeline", cmd_timeline, "live bytes at every step, the peak and what is live there",
+	    "GRAPH [PART...] [--csv FILE] [--top N] [--memory-budget B]\n"
+	    "    [--fraction-cap pytorch|normalised] [--device D] [--time-limit S]\n"
+	    "    " SAC_OPTS,
+	    "PART is a partition file or one of: ilp (the saved-bytes optimum; with\n"
+	    "--memory-budget, least recompute time within B), peak (least simulated peak),\n"
+	    "mincut, refs (every reference partition the graph records; with a fraction,\n"
+	    "those at it), ref:NAME, save-all. Default: ilp mincut refs. A file called like\n"
+	    "a keyword: ./ilp. Per partition: the simulated peak (what check prints), its\n"
+	    "step, and the --top N (default 5) values live there, largest first.\n"
+	    "--csv FILE: one row a step (forward 1.., backward 0 = its start, 1..), one\n"
+	    "column of live bytes per partition. Picture: python3 -m ilpart.plot timeline\n"
+	    "FILE -o out.svg. docs/partition.md \"Memory timeline\".\n" },
 	{ "info", cmd_info, "validate and classify a joint graph", "GRAPH [--blocks]\n    " SAC_OPTS,
 	    "Prints node counts per class, the boundary the partition must cover, and the\n"
 	    "graph's fingerprint (independent of node names and order; docs/format.md).\n"

@@ -315,6 +315,7 @@ ilpi_memtrace_free(ilpi_memtrace *tr)
 	free(tr->fprod);
 	free(tr->fdie);
 	free(tr->fkey);
+	free(tr->outputs);
 	memset(tr, 0, sizeof *tr);
 }
 
@@ -344,8 +345,9 @@ ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
 	tr->fprod = malloc((g->n + 1) * sizeof *tr->fprod);
 	tr->fdie = malloc((g->n + 1) * sizeof *tr->fdie);
 	tr->fkey = malloc((g->n + 1) * sizeof *tr->fkey);
+	tr->outputs = malloc((g->n + 1) * sizeof *tr->outputs);
 	if (tr->root != NULL && tr->prod != NULL && tr->die != NULL && tr->key != NULL &&
-	    tr->fprod != NULL && tr->fdie != NULL && tr->fkey != NULL) {
+	    tr->fprod != NULL && tr->fdie != NULL && tr->fkey != NULL && tr->outputs != NULL) {
 		for (size_t i = 0; i < g->n; i++)
 			tr->prod[i] = tr->die[i] = tr->key[i] = tr->fprod[i] = tr->fdie[i] =
 			    tr->fkey[i] = ABSENT;
@@ -425,8 +427,11 @@ memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m, ilpi_memtrac
 		}
 	}
 	for (size_t i = 0; i < g->n; i++)
-		if (mark[i] == 1)
+		if (mark[i] == 1) {
 			outputs += key_bytes(g, (int32_t)i);
+			if (tr != NULL)
+				tr->outputs[tr->n_outputs++] = (int32_t)i;
+		}
 	for (size_t k = 0; k < s->bw.n_out; k++)
 		if (s->bw.out[k] != ILPI_NONE)
 			held[n_held++] = s->bw.out[k];
@@ -551,4 +556,186 @@ ilp_phase_name(ilp_phase ph)
 	default:
 		return "none";
 	}
+}
+
+/* ---- the memory timeline ---------------------------------------------------------- */
+
+void
+ilpi_timeline_free(ilpi_timeline *tl)
+{
+	if (tl == NULL)
+		return;
+	free(tl->node);
+	free(tl->live);
+	free(tl->at_peak);
+	memset(tl, 0, sizeof *tl);
+}
+
+/* The storage one side holds while its step t runs (t = -1: its start), from the
+ * values' steps of production and last use as run_side saw them: a key is live from its
+ * first value's production to its last value's last use, as run_side counts it. st and
+ * en are scratch of 2n entries. Appends to out[*n]. */
+static void
+live_on_side(const ilp_graph *g, const int32_t *prod, const int32_t *die, const int32_t *key,
+    int backward, int32_t t, int32_t *st, int32_t *en, ilpi_live_value *out, size_t *n)
+{
+	for (size_t i = 0; i < 2 * g->n; i++)
+		st[i] = en[i] = ABSENT;
+	for (size_t v = 0; v < g->n; v++) {
+		int32_t k = key[v];
+
+		if (prod[v] == ABSENT)
+			continue;
+		if (st[k] == ABSENT || prod[v] < st[k])
+			st[k] = prod[v];
+		if (en[k] == ABSENT || die[v] > en[k])
+			en[k] = die[v];
+	}
+	for (size_t k = 0; k < 2 * g->n; k++) {
+		int64_t b;
+		int live;
+
+		if (st[k] == ABSENT || (b = key_bytes(g, (int32_t)k)) == 0)
+			continue;
+		live = t < 0 ? st[k] < 0 : st[k] <= t && en[k] >= t;
+		if (!live)
+			continue;
+		out[*n].node = (int32_t)(k % g->n);
+		out[*n].bytes = b;
+		if (!backward || k >= g->n)
+			out[*n].how = backward && g->node[k - g->n].cls != ILPI_BACKWARD ?
+			    ILPI_LIVE_RECOMPUTED : ILPI_LIVE_COMPUTED;
+		else
+			out[*n].how = ILPI_LIVE_SAVED;
+		++*n;
+	}
+}
+
+static int
+cmp_live(const void *a, const void *b)
+{
+	const ilpi_live_value *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (x->how > y->how) - (x->how < y->how);
+}
+
+/* The step of the peak, the simulator's choice: the forward's first maximum unless the
+ * backward holds more; there its ops' first maximum unless its start holds more. */
+static size_t
+peak_step(const ilpi_timeline *tl)
+{
+	size_t fw = 0, bw = tl->n_fw, k;
+
+	for (k = 1; k < tl->n_fw; k++)
+		if (tl->live[k] > tl->live[fw])
+			fw = k;
+	if (tl->n_bw > 0) {
+		size_t ops = tl->n_fw + 1;
+
+		for (k = ops + 1; k < tl->n_steps; k++)
+			if (tl->live[k] > tl->live[ops])
+				ops = k;
+		if (tl->live[ops] >= tl->live[bw])
+			bw = ops;
+	}
+	return tl->n_fw > 0 && tl->live[fw] >= tl->live[bw] ? fw : bw;
+}
+
+static int
+timeline_fill(const ilp_graph *g, const ilpi_memsim *m, const ilpi_memtrace *tr,
+    ilpi_timeline *tl)
+{
+	int32_t *st = malloc((2 * g->n + 1) * sizeof *st);
+	int32_t *en = malloc((2 * g->n + 1) * sizeof *en);
+	int64_t start = 0;
+	size_t k, ps;
+	int rc = -1;
+
+	tl->n_fw = m->n_fw;
+	tl->n_bw = m->n_bw;
+	tl->n_steps = m->n_fw + 1 + m->n_bw;
+	tl->peak = m->peak;
+	tl->node = malloc(tl->n_steps * sizeof *tl->node);
+	tl->live = malloc(tl->n_steps * sizeof *tl->live);
+	tl->at_peak = malloc((2 * g->n + 1) * sizeof *tl->at_peak);
+	if (st == NULL || en == NULL || tl->node == NULL || tl->live == NULL ||
+	    tl->at_peak == NULL)
+		goto out;
+	/* The backward's start: what it was handed (saved values that share no output's
+	 * storage are counted by key) and the outputs the caller holds. */
+	live_on_side(g, tr->prod, tr->die, tr->key, 1, -1, st, en, tl->at_peak, &tl->n_at_peak);
+	for (k = 0; k < tl->n_at_peak; k++)
+		start += tl->at_peak[k].bytes;
+	for (k = 0; k < tr->n_outputs; k++)
+		start += key_bytes(g, tr->outputs[k]);
+	tl->n_at_peak = 0;
+	for (k = 0; k < m->n_fw; k++) {
+		tl->node[k] = m->fw_order[k];
+		tl->live[k] = m->fw_live[k];
+	}
+	tl->node[m->n_fw] = -1;
+	tl->live[m->n_fw] = start;
+	for (k = 0; k < m->n_bw; k++) {
+		tl->node[m->n_fw + 1 + k] = m->bw_order[k];
+		tl->live[m->n_fw + 1 + k] = m->bw_live[k];
+	}
+	tl->peak_step = ps = peak_step(tl);
+	if (ps < m->n_fw) {
+		live_on_side(g, tr->fprod, tr->fdie, tr->fkey, 0, (int32_t)ps, st, en,
+		    tl->at_peak, &tl->n_at_peak);
+	} else {
+		live_on_side(g, tr->prod, tr->die, tr->key, 1,
+		    ps == m->n_fw ? -1 : (int32_t)(ps - m->n_fw - 1), st, en, tl->at_peak,
+		    &tl->n_at_peak);
+		for (k = 0; k < tr->n_outputs; k++)
+			if (key_bytes(g, tr->outputs[k]) > 0) {
+				ilpi_live_value *o = &tl->at_peak[tl->n_at_peak++];
+
+				o->node = tr->outputs[k];
+				o->bytes = key_bytes(g, tr->outputs[k]);
+				o->how = ILPI_LIVE_OUTPUT;
+			}
+	}
+	qsort(tl->at_peak, tl->n_at_peak, sizeof *tl->at_peak, cmp_live);
+	rc = 0;
+out:
+	free(st);
+	free(en);
+	return rc;
+}
+
+int
+ilpi_memsim_timeline(const ilp_graph *g, const ilp_partition *p, ilpi_timeline *tl,
+    ilp_error *err)
+{
+	ilpi_split s;
+	ilpi_memsim m;
+	ilpi_memtrace tr;
+	int rc;
+
+	ilpi_err_clear(err);
+	memset(tl, 0, sizeof *tl);
+	if (ilpi_lower_unchecked(g, p, &s, err) != 0)
+		return -1;
+	if (executable(g, &s, err) != 0) {
+		ilpi_split_free(&s);
+		return -1;
+	}
+	if (ilpi_memsim_trace(g, &s, &m, &tr, err) != 0) {
+		ilpi_split_free(&s);
+		return -1;
+	}
+	rc = timeline_fill(g, &m, &tr, tl);
+	if (rc != 0) {
+		ilpi_timeline_free(tl);
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
+	}
+	ilpi_memtrace_free(&tr);
+	ilpi_memsim_free(&m);
+	ilpi_split_free(&s);
+	return rc;
 }

@@ -33,6 +33,9 @@ typedef struct ilpi_memtrace {
 	int32_t *root;
 	int32_t *prod, *die, *key;
 	int32_t *fprod, *fdie, *fkey;   /* the same for the forward side */
+	int32_t *outputs;   /* storage roots of the forward's user outputs that no saved
+	                     * value shares: the caller holds them through the backward */
+	size_t n_outputs;
 } ilpi_memtrace;
 
 /* Backward ops of `bw` in the order torch 2.6's reordering_to_mimic_autograd_engine
@@ -55,5 +58,47 @@ void ilpi_memsim_free(ilpi_memsim *m);
 int ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
     ilpi_memtrace *tr, ilp_error *err);
 void ilpi_memtrace_free(ilpi_memtrace *tr);
+
+/* ---- the memory timeline (`ilpart timeline`, docs/partition.md "Memory timeline") ---- */
+
+/* What a storage live at a step is to the run. */
+typedef enum ilpi_live_how {
+	ILPI_LIVE_COMPUTED,    /* made on this side: a forward op, or a backward op */
+	ILPI_LIVE_SAVED,       /* saved by the forward for the backward */
+	ILPI_LIVE_RECOMPUTED,  /* a forward value recomputed in the backward */
+	ILPI_LIVE_OUTPUT       /* a forward output the caller holds through the backward */
+} ilpi_live_how;
+
+typedef struct ilpi_live_value {
+	int32_t node;          /* the op whose storage it is (graph index) */
+	int64_t bytes;
+	ilpi_live_how how;
+} ilpi_live_value;
+
+/* Every step of a partition's run, exactly as the simulator counts it: the forward's ops,
+ * then the backward's start (the saved values and the held outputs before its first op;
+ * node -1), then the backward's ops in autograd order. live[k]: the bytes live while step
+ * k runs. The maximum of live is the simulated peak (peak.peak_bytes, ilp_partition_peak),
+ * first reached at peak_step; at_peak: the storage live there, largest first (ties in
+ * graph order), whose bytes sum to the peak. */
+typedef struct ilpi_timeline {
+	size_t n_fw, n_bw;     /* n_steps = n_fw + 1 + n_bw */
+	size_t n_steps;
+	int32_t *node;         /* per step: the op that runs (graph index), -1 at the start */
+	int64_t *live;
+	size_t peak_step;
+	ilp_peak peak;         /* what ilp_partition_peak gives for the same partition */
+	ilpi_live_value *at_peak;
+	size_t n_at_peak;
+} ilpi_timeline;
+
+/* The timeline of any executable partition (tags do not matter to memory, as for
+ * ilp_partition_peak). Ownership: *tl is the caller's struct; its arrays are allocated
+ * here and released by ilpi_timeline_free, which is also safe after a failure and on a
+ * zeroed struct. -1: p is not executable (ILP_ERR_VIOLATION, the node named) or out of
+ * memory. Prints nothing. */
+int ilpi_memsim_timeline(const ilp_graph *g, const ilp_partition *p, ilpi_timeline *tl,
+    ilp_error *err);
+void ilpi_timeline_free(ilpi_timeline *tl);
 
 #endif /* ILPART_GRAPH_MEMSIM_H */

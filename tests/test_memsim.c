@@ -193,6 +193,145 @@ START_TEST(memsim_corpus_references)
 }
 END_TEST
 
+/* ---- the timeline ---------------------------------------------------------------- */
+
+START_TEST(memsim_timeline_by_hand)
+{
+	static const int64_t want[] = { 10, 30, 70, 50, 70, 140, 130 };
+	ilp_graph *g = chain();
+	ilp_partition *p = t_part(g, "a", "b");
+	ilp_error err = { 0 };
+	ilpi_timeline tl;
+
+	/* Save a, recompute b (memsim_chain_by_hand): forward a b out, the backward's
+	 * start (a + out), then b gb gx. */
+	ck_assert_msg(ilpi_memsim_timeline(g, p, &tl, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(tl.n_fw, 3);
+	ck_assert_uint_eq(tl.n_bw, 3);
+	ck_assert_uint_eq(tl.n_steps, 7);
+	for (size_t k = 0; k < 7; k++)
+		ck_assert_int_eq(tl.live[k], want[k]);
+	ck_assert_int_eq(tl.node[3], -1);
+	ck_assert_str_eq(ilp_graph_node_name(g, (size_t)tl.node[4]), "b");
+	ck_assert_uint_eq(tl.peak_step, 5);
+	ck_assert_int_eq(tl.peak.peak_bytes, 140);
+	/* At gb: gb itself, the output the caller holds, the recomputed b; a was freed
+	 * after b ran. */
+	ck_assert_uint_eq(tl.n_at_peak, 3);
+	ck_assert_str_eq(ilp_graph_node_name(g, (size_t)tl.at_peak[0].node), "gb");
+	ck_assert_int_eq(tl.at_peak[0].how, ILPI_LIVE_COMPUTED);
+	ck_assert_str_eq(ilp_graph_node_name(g, (size_t)tl.at_peak[1].node), "out");
+	ck_assert_int_eq(tl.at_peak[1].how, ILPI_LIVE_OUTPUT);
+	ck_assert_str_eq(ilp_graph_node_name(g, (size_t)tl.at_peak[2].node), "b");
+	ck_assert_int_eq(tl.at_peak[2].how, ILPI_LIVE_RECOMPUTED);
+	ck_assert_int_eq(tl.at_peak[2].bytes, 20);
+	ilpi_timeline_free(&tl);
+	ilp_partition_free(p);
+
+	/* Nothing saved: not executable, named as ilp_partition_peak names it. */
+	p = t_part(g, "", "");
+	ck_assert_int_eq(ilpi_memsim_timeline(g, p, &tl, &err), -1);
+	ck_assert_int_eq(err.kind, ILP_ERR_VIOLATION);
+	ck_assert_ptr_null(tl.live);
+	ilpi_timeline_free(&tl);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* A saved value the backward never uses is freed before its first op: live at the
+ * backward's start only. The forward's last step holds as much (everything it hands
+ * over), so the peak is there, as the simulator says. */
+START_TEST(memsim_timeline_unused_saved)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 8) ", " OPF("big", "'x'", 1000, "") ", "
+	    OPF("out", "'x'", 4, "") ", " T("g", 4) ", " OPF("gx", "'g', 'x'", 8, ""),
+	    "'out'", "'gx'");
+	ilp_partition *p = t_part(g, "x big", "");
+	ilp_error err = { 0 };
+	ilp_peak pk;
+	ilpi_timeline tl;
+
+	ck_assert_msg(ilpi_memsim_timeline(g, p, &tl, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+	ck_assert_uint_eq(tl.n_fw, 2);
+	ck_assert_int_eq(tl.live[1], 1004);
+	ck_assert_int_eq(tl.live[2], 1004);   /* the backward's start: big + out */
+	ck_assert_int_eq(tl.live[3], 12);     /* gx: out + gx, big already freed */
+	ck_assert_uint_eq(tl.peak_step, 1);
+	ck_assert_int_eq(pk.phase, ILP_PHASE_FORWARD);
+	ck_assert_uint_eq(tl.n_at_peak, 2);
+	ck_assert_str_eq(ilp_graph_node_name(g, (size_t)tl.at_peak[0].node), "big");
+	ck_assert_int_eq(tl.at_peak[0].how, ILPI_LIVE_COMPUTED);
+	ilpi_timeline_free(&tl);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* On every corpus graph and every partition compare shows (min-cut, PyTorch's references,
+ * save-all): the timeline's maximum is the simulated peak, and the storage it names at
+ * the peak adds up to it. */
+static void
+timeline_agrees(const char *path, const ilp_graph *g, ilp_partition *p, const char *what)
+{
+	ilp_error err = { 0 };
+	ilpi_timeline tl;
+	ilp_peak pk;
+	int64_t max = 0, sum = 0;
+
+	ck_assert_msg(ilp_partition_peak(g, p, &pk, &err) == 0, "%s %s: %s", path, what,
+	    err.msg);
+	ck_assert_msg(ilpi_memsim_timeline(g, p, &tl, &err) == 0, "%s %s: %s", path, what,
+	    err.msg);
+	for (size_t k = 0; k < tl.n_steps; k++)
+		if (tl.live[k] > max)
+			max = tl.live[k];
+	for (size_t k = 0; k < tl.n_at_peak; k++) {
+		sum += tl.at_peak[k].bytes;
+		ck_assert_int_gt(tl.at_peak[k].bytes, 0);
+		if (k > 0)
+			ck_assert_int_ge(tl.at_peak[k - 1].bytes, tl.at_peak[k].bytes);
+	}
+	ck_assert_msg(max == pk.peak_bytes, "%s %s: timeline max %lld, peak %lld", path, what,
+	    (long long)max, (long long)pk.peak_bytes);
+	ck_assert_int_eq(tl.live[tl.peak_step], pk.peak_bytes);
+	ck_assert_int_eq(tl.peak.peak_bytes, pk.peak_bytes);
+	ck_assert_msg(sum == pk.peak_bytes, "%s %s: live at the peak %lld, peak %lld", path,
+	    what, (long long)sum, (long long)pk.peak_bytes);
+	if (pk.phase == ILP_PHASE_FORWARD)
+		ck_assert_uint_lt(tl.peak_step, tl.n_fw);
+	else
+		ck_assert_uint_ge(tl.peak_step, tl.n_fw);
+	ck_assert_uint_eq(tl.n_steps, tl.n_fw + 1 + tl.n_bw);
+	ilpi_timeline_free(&tl);
+}
+
+static long
+timeline_corpus(const char *path, ilp_graph *g, void *ctx)
+{
+	ilp_error err = { 0 };
+	ilp_partition *p;
+	long n = 0;
+
+	(void)ctx;
+	for (size_t r = 0; r < g->n_ref; r++, n++) {
+		p = t_ref_part(g, r);
+		timeline_agrees(path, g, p, g->ref[r].name);
+		ilp_partition_free(p);
+	}
+	ck_assert_int_eq(ilpi_partition_save_all(g, &p, &err), 0);
+	timeline_agrees(path, g, p, "save-all");
+	ilp_partition_free(p);
+	return n + 1;
+}
+
+START_TEST(memsim_timeline_corpus)
+{
+	ck_assert_int_gt(t_each_corpus_graph(timeline_corpus, NULL), 30);
+}
+END_TEST
+
 Suite *
 suite_memsim(void)
 {
@@ -204,6 +343,9 @@ suite_memsim(void)
 	tcase_add_test(tc, memsim_autograd_order);
 	tcase_add_test(tc, memsim_views_and_tuples);
 	tcase_add_test(tc, memsim_corpus_references);
+	tcase_add_test(tc, memsim_timeline_by_hand);
+	tcase_add_test(tc, memsim_timeline_unused_saved);
+	tcase_add_test(tc, memsim_timeline_corpus);
 	suite_add_tcase(s, tc);
 	return s;
 }
