@@ -1,5 +1,8 @@
-/* cmd_split.c - `ilpart split GRAPH PARTITION [--format json|text|dot] [-o FILE]`: the
- * forward and backward graphs of a checked partition (graph/lower.c, graph/render.c). */
+/* cmd_split.c - `ilpart split GRAPH PARTITION [--format json|text|dot] [--detail
+ * full|summary] [-o FILE]`: the forward and backward graphs of a checked partition
+ * (graph/lower.c, graph/render.c). DOT of a graph above DOT_FULL_MAX nodes is summarised
+ * (regions and the saved values between them) unless --detail full: Graphviz takes
+ * minutes on a thousand-node graph. */
 #include "config.h"
 
 #include <stdio.h>
@@ -8,6 +11,9 @@
 
 #include "cli/cli.h"
 #include "graph/fileio.h"
+#include "graph/graph.h"
+
+#define DOT_FULL_MAX 200
 
 static int
 parse_format(const char *s, ilp_split_format *out)
@@ -28,6 +34,7 @@ cmd_split(int argc, char **argv)
 {
 	cli_policy_opts po;
 	const char *files[2] = { NULL, NULL }, *format = "text", *output = "-", *v;
+	const char *detail = NULL;
 	ilp_split_format fmt = ILP_SPLIT_TEXT;
 	ilp_error err = { 0 };
 	ilp_graph *g = NULL;
@@ -50,6 +57,12 @@ cmd_split(int argc, char **argv)
 		if (cli_opt("split", argc, argv, &i, "--format", &v)) {
 			if ((format = v) == NULL)
 				return CLI_INPUT;
+		} else if (cli_opt("split", argc, argv, &i, "--detail", &v)) {
+			if ((detail = v) == NULL)
+				return CLI_INPUT;
+			if (strcmp(v, "full") != 0 && strcmp(v, "summary") != 0)
+				return cli_usage("split", "--detail: expected full or summary, "
+				    "not '%s'", v);
 		} else if (cli_opt("split", argc, argv, &i, "-o", &v)) {
 			if ((output = v) == NULL)
 				return CLI_INPUT;
@@ -62,8 +75,13 @@ cmd_split(int argc, char **argv)
 	if (parse_format(format, &fmt) != 0)
 		return cli_usage("split", "--format: expected json, text or dot, not '%s'",
 		    format);
+	if (detail != NULL && fmt != ILP_SPLIT_DOT)
+		return cli_usage("split", "--detail: only with --format dot");
 	if ((rc = cli_read_graph(files[0], &po, &g)) != CLI_OK)
 		return rc;
+	if (fmt == ILP_SPLIT_DOT && (detail != NULL ? strcmp(detail, "summary") == 0 :
+	    g->n > DOT_FULL_MAX))
+		fmt = ILP_SPLIT_DOT_SUMMARY;
 	if (ilp_partition_read_file(g, files[1], &p, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -65,8 +65,12 @@ static const struct {
 	    "GRAPH PARTITION " SAC_OPTS,
 	    "Without --prefer, the mode recorded in the partition's producer. docs/partition.md.\n" },
 	{ "split", cmd_split, "the forward and backward graphs of a partition",
-	    "GRAPH PARTITION [--format json|text|dot] [-o FILE] [--policy FILE]",
-	    "The partition must pass the checker first. docs/partition.md.\n" },
+	    "GRAPH PARTITION [--format json|text|dot] [--detail full|summary] [-o FILE]\n"
+	    "    [--policy FILE]",
+	    "The partition must pass the checker first. --format dot of a graph of more\n"
+	    "than 200 nodes is a summary (regions of consecutive ops, the saved values\n"
+	    "between them) that dot lays out in seconds; --detail full draws every node.\n"
+	    "docs/partition.md.\n" },
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
 	    "GRAPH [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak] [--json]\n"
 	    "    [--device D] [--time-limit S] [--no-times]\n"

@@ -369,6 +369,172 @@ render_dot(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_s
 	ilpi_buf_puts(b, "}\n");
 }
 
+/* ---- dot, summarised: regions of consecutive ops, the saved boundary between them ---- */
+
+/* Regions of one side: runs of consecutive ops (the side's order) of at most `cap` ops,
+ * also cut where the checkpoint region (ac_graph_id) changes, so blocks of a SAC model
+ * come out whole. reg[node] is its region, first[r] the region's first op position
+ * (first[n_reg] = n_op). Returns the number of regions. */
+static size_t
+side_regions(const ilp_graph *g, const ilpi_side *s, size_t cap, int32_t *reg, size_t *first)
+{
+	size_t n = 0, len = 0;
+
+	for (size_t k = 0; k < s->n_op; k++) {
+		const ilpi_node *nd = &g->node[s->op[k]];
+		int cut = k == 0 || len == cap ||
+		    (nd->ac_graph_id != g->node[s->op[k - 1]].ac_graph_id && len >= cap / 4);
+
+		if (cut) {
+			first[n++] = k;
+			len = 0;
+		}
+		reg[s->op[k]] = (int32_t)(n - 1);
+		len++;
+	}
+	first[n] = s->n_op;
+	return n;
+}
+
+static void
+region_node(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_side *s,
+    const char *side, size_t r, const size_t *first)
+{
+	size_t lo = first[r], hi = first[r + 1], recomputed = 0;
+	int32_t ac = g->node[s->op[lo]].ac_graph_id;
+	int one_ac = 1;
+
+	for (size_t k = lo; k < hi; k++) {
+		recomputed += side[0] == 'b' && ilpi_recomputed(p, (size_t)s->op[k]);
+		one_ac &= g->node[s->op[k]].ac_graph_id == ac;
+	}
+	ilpi_buf_printf(b, "\t\t\"%s/%zu\" [label=\"%s ops %zu-%zu (%zu)\\n", side, r,
+	    side[0] == 'f' ? "forward" : "backward", lo + 1, hi, hi - lo);
+	dot_esc(b, g->node[s->op[lo]].name);
+	if (hi - lo > 1) {
+		ilpi_buf_puts(b, " .. ");
+		dot_esc(b, g->node[s->op[hi - 1]].name);
+	}
+	if (one_ac && ac != ILPI_NONE)
+		ilpi_buf_printf(b, "\\ncheckpoint region %d", (int)ac);
+	if (recomputed > 0)
+		ilpi_buf_printf(b, "\\n%zu recomputed", recomputed);
+	ilpi_buf_printf(b, "\"%s];\n", recomputed > 0 ?
+	    ", style=filled, fillcolor=\"#fff2cc\"" : "");
+}
+
+/* Edges between regions of one side, one per pair, with how many values cross. */
+static void
+region_edges(ilpi_buf *b, const ilp_graph *g, const ilpi_side *s, const char *side,
+    const int32_t *reg, size_t n_reg, uint32_t *count)
+{
+	memset(count, 0, n_reg * n_reg * sizeof *count);
+	for (size_t k = 0; k < s->n_op; k++) {
+		const ilpi_node *n = &g->node[s->op[k]];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		for (uint32_t j = 0; j < n->in_count; j++) {
+			int32_t a = reg[in[j]], c = reg[s->op[k]];
+
+			if (a >= 0 && a != c && !in_list(in, j, in[j]))
+				count[(size_t)a * n_reg + (size_t)c]++;
+		}
+	}
+	for (size_t a = 0; a < n_reg; a++)
+		for (size_t c = 0; c < n_reg; c++)
+			if (count[a * n_reg + c] > 0)
+				ilpi_buf_printf(b, "\t\t\"%s/%zu\" -> \"%s/%zu\" [label=\"%u\"];\n",
+				    side, a, side, c, count[a * n_reg + c]);
+}
+
+static void
+render_dot_summary(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p,
+    const ilpi_split *s)
+{
+	size_t cap_fw = s->fw.n_op / 16 + 1, cap_bw = s->bw.n_op / 16 + 1, n_fw, n_bw;
+	int32_t *fw_reg = malloc((g->n + 1) * sizeof *fw_reg);
+	int32_t *bw_reg = malloc((g->n + 1) * sizeof *bw_reg);
+	size_t *fw_first = malloc((s->fw.n_op + 2) * sizeof *fw_first);
+	size_t *bw_first = malloc((s->bw.n_op + 2) * sizeof *bw_first);
+	uint32_t *count = NULL, *saved_n = NULL;
+	int64_t *saved_b = NULL;
+
+	if (fw_reg == NULL || bw_reg == NULL || fw_first == NULL || bw_first == NULL)
+		goto fail;
+	for (size_t i = 0; i < g->n; i++)
+		fw_reg[i] = bw_reg[i] = -1;
+	n_fw = side_regions(g, &s->fw, cap_fw < 8 ? 8 : cap_fw, fw_reg, fw_first);
+	n_bw = side_regions(g, &s->bw, cap_bw < 8 ? 8 : cap_bw, bw_reg, bw_first);
+	{
+		size_t m = n_fw > n_bw ? n_fw : n_bw;
+
+		count = malloc((m * m + 1) * sizeof *count);
+		/* saved: from forward region a (n_fw: the inputs) to backward region c */
+		saved_n = calloc((n_fw + 1) * n_bw + 1, sizeof *saved_n);
+		saved_b = calloc((n_fw + 1) * n_bw + 1, sizeof *saved_b);
+	}
+	if (count == NULL || saved_n == NULL || saved_b == NULL)
+		goto fail;
+	ilpi_buf_printf(b, "// ilpart split: summary of %zu nodes (%zu forward and %zu backward "
+	    "ops in regions of consecutive ops);\n// every node: ilpart split --format dot "
+	    "--detail full\n", g->n, s->fw.n_op, s->bw.n_op);
+	ilpi_buf_puts(b, "digraph split {\n\tnewrank=true;\n"
+	    "\tnode [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
+	    "\tedge [fontname=\"Helvetica\", fontsize=9];\n");
+	ilpi_buf_puts(b, "\tsubgraph cluster_fw {\n\t\tlabel=\"forward\";\n");
+	for (size_t r = 0; r < n_fw; r++)
+		region_node(b, g, p, &s->fw, "fw", r, fw_first);
+	ilpi_buf_puts(b, "\t\t\"fw/inputs\" [label=\"inputs (primals)\", shape=ellipse];\n");
+	region_edges(b, g, &s->fw, "fw", fw_reg, n_fw, count);
+	ilpi_buf_puts(b, "\t}\n\tsubgraph cluster_bw {\n\t\tlabel=\"backward\";\n");
+	for (size_t r = 0; r < n_bw; r++)
+		region_node(b, g, p, &s->bw, "bw", r, bw_first);
+	region_edges(b, g, &s->bw, "bw", bw_reg, n_bw, count);
+	ilpi_buf_puts(b, "\t}\n");
+	/* The saved boundary: each saved value from where the forward makes it to the
+	 * backward region that first uses it. */
+	for (size_t k = 0; k < s->n_saved; k++) {
+		int32_t v = s->bw.in[k], a = fw_reg[v] >= 0 ? fw_reg[v] : (int32_t)n_fw, c = -1;
+
+		for (size_t j = 0; j < s->bw.n_op && c < 0; j++) {
+			const ilpi_node *n = &g->node[s->bw.op[j]];
+
+			if (in_list(ilpi_inputs(g, n), n->in_count, v))
+				c = bw_reg[s->bw.op[j]];
+		}
+		if (c < 0)
+			continue;
+		saved_n[(size_t)a * n_bw + (size_t)c]++;
+		saved_b[(size_t)a * n_bw + (size_t)c] += ilpi_charged_bytes(g, &g->node[v]);
+	}
+	for (size_t a = 0; a <= n_fw; a++)
+		for (size_t c = 0; c < n_bw; c++) {
+			size_t i = a * n_bw + c;
+
+			if (saved_n[i] == 0)
+				continue;
+			if (a == n_fw)
+				ilpi_buf_puts(b, "\t\"fw/inputs\"");
+			else
+				ilpi_buf_printf(b, "\t\"fw/%zu\"", a);
+			ilpi_buf_printf(b, " -> \"bw/%zu\" [color=\"#cc0000\", penwidth=2, "
+			    "fontcolor=\"#cc0000\", label=\"%u saved, %lld B\"];\n", c, saved_n[i],
+			    (long long)saved_b[i]);
+		}
+	ilpi_buf_puts(b, "}\n");
+	goto out;
+fail:
+	b->failed = 1;
+out:
+	free(fw_reg);
+	free(bw_reg);
+	free(fw_first);
+	free(bw_first);
+	free(count);
+	free(saved_n);
+	free(saved_b);
+}
+
 int
 ilp_split_render(const ilp_graph *g, const ilp_partition *p, ilp_split_format fmt,
     char **out, ilp_error *err)
@@ -402,6 +568,9 @@ ilpi_split_render_lowered(const ilp_graph *g, const ilp_partition *p, const ilpi
 		break;
 	case ILP_SPLIT_DOT:
 		render_dot(&b, g, p, sp);
+		break;
+	case ILP_SPLIT_DOT_SUMMARY:
+		render_dot_summary(&b, g, p, sp);
 		break;
 	default:
 		ilpi_err(err, ILP_ERR_INPUT, "%s: unknown split format %d", g->path, (int)fmt);

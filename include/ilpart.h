@@ -285,7 +285,9 @@ int ilp_check(const ilp_graph *g, const ilp_partition *p, const ilp_check_option
 typedef enum ilp_split_format {
 	ILP_SPLIT_JSON = 0,
 	ILP_SPLIT_TEXT,
-	ILP_SPLIT_DOT
+	ILP_SPLIT_DOT,
+	ILP_SPLIT_DOT_SUMMARY  /* regions of consecutive ops and the saved values between
+	                        * them: what `dot` lays out for large graphs */
 } ilp_split_format;
 
 /* Forward and backward graphs of `p` rendered in `fmt`; caller frees *out. */
