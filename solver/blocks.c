@@ -2073,14 +2073,29 @@ describe_var(const ilp_graph *g, const ilpi_blocks *b, int32_t v, ilpi_buf *out)
 void
 ilpi_blocks_describe(const ilp_graph *g, const ilpi_blocks *b, ilpi_buf *out)
 {
-	size_t *count = calloc(b->n_cls + 1, sizeof *count);
+	size_t *count = calloc(b->n_cls + 1, sizeof *count), repeated = 0, in_repeated = 0;
 
-	ilpi_buf_printf(out, "blocks: %zu items in %zu segments, %zu distinct; states of at "
-	    "most %zu variables at the cuts\n", b->n, b->n_seg, b->n_cls, b->st.max_width);
 	if (count == NULL)
 		return;
 	for (size_t s = 0; s < b->n_seg; s++)
 		count[b->seg[s].cls]++;
+	for (size_t c = 0; c < b->n_cls; c++)
+		if (count[c] > 1) {
+			repeated++;
+			in_repeated += count[c];
+		}
+	ilpi_buf_printf(out, "blocks: %zu items in %zu segments of %zu distinct classes; ",
+	    b->n, b->n_seg, b->n_cls);
+	if (repeated == 0)
+		ilpi_buf_puts(out, "no class repeats (no repeated blocks found)");
+	else
+		ilpi_buf_printf(out, "%zu class%s repeat%s, %zu segments in all", repeated,
+		    repeated == 1 ? "" : "es", repeated == 1 ? "s" : "", in_repeated);
+	if (b->st.max_width == 0)
+		ilpi_buf_puts(out, "; no state crosses a cut (the segments are independent)\n");
+	else
+		ilpi_buf_printf(out, "; states of at most %zu variables at the cuts\n",
+		    b->st.max_width);
 	for (size_t c = 0; c < b->n_cls; c++) {
 		const bclass *cl = &b->cls[c];
 		const bseg *sg = &b->seg[cl->rep];
@@ -2089,6 +2104,10 @@ ilpi_blocks_describe(const ilp_graph *g, const ilpi_blocks *b, ilpi_buf *out)
 		ilpi_buf_printf(out, "class %zu: %zu x %d items, first '%s' .. '%s'", c, count[c],
 		    cl->n_own, g->node[b->red->item[b->ord[sg->lo]].rep].name,
 		    g->node[b->red->item[b->ord[sg->hi - 1]].rep].name);
+		if (b->cbeg[s] == b->cbeg[s + 2]) {
+			ilpi_buf_puts(out, "; no interface\n");
+			continue;
+		}
 		ilpi_buf_puts(out, "; in:");
 		for (size_t i = b->cbeg[s]; i < b->cbeg[s + 1]; i++)
 			describe_var(g, b, b->sep[i], out);
