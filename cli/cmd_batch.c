@@ -300,18 +300,30 @@ previous_failure(const batch *b, const char *key, char *msg, size_t size)
 
 /* ---- solving ---------------------------------------------------------------------- */
 
+/* locks/KEY SUFFIX locked with flock(how): its descriptor; -2 when LOCK_NB found it held
+ * by another process; -1 when it cannot be locked at all, with why in `why` (a file
+ * system without flock, such as Lustre mounted without -o flock: not "busy"). The kernel
+ * drops the lock when the holder exits, however it ends. */
 static int
-lock_file(const batch *b, const char *key, const char *suffix, int how)
+lock_file(const batch *b, const char *key, const char *suffix, int how, char *why,
+    size_t why_len)
 {
 	char path[4096], rel[128];
-	int fd;
+	int fd, e;
 
 	snprintf(rel, sizeof rel, "locks/%s%s", key, suffix);
 	path_in(b, path, sizeof path, rel);
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0) {
+		snprintf(why, why_len, "cannot open %s: %s", rel, strerror(errno));
 		return -1;
+	}
 	if (flock(fd, how) != 0) {
+		e = errno;
 		close(fd);
+		if (e == EWOULDBLOCK)
+			return -2;
+		snprintf(why, why_len, "cannot lock %s: %s (the store's file system must "
+		    "support flock)", rel, strerror(e));
 		return -1;
 	}
 	return fd;
@@ -369,9 +381,17 @@ start(batch *b, job *j, const char *key)
 			b->worst = CLI_INPUT;
 		return -1;
 	}
-	if ((j->lock_fd = lock_file(b, key, ".solve.lock", LOCK_EX | LOCK_NB)) < 0) {
-		progress(b, &j->e, key, "busy (another batch is solving it): skipped");
-		b->skipped++;
+	if ((j->lock_fd = lock_file(b, key, ".solve.lock", LOCK_EX | LOCK_NB, msg,
+	    sizeof msg)) < 0) {
+		if (j->lock_fd == -2) {
+			progress(b, &j->e, key, "busy (another batch is solving it): skipped");
+			b->skipped++;
+		} else {
+			progress(b, &j->e, key, "failed: %s", msg);
+			b->failed++;
+			if (b->worst < CLI_INPUT)
+				b->worst = CLI_INPUT;
+		}
 		cli_entry_free(&j->e);
 		return -1;
 	}
@@ -440,12 +460,20 @@ finish(batch *b, job *j, int wstatus)
 	describe(&got, what, sizeof what);
 	/* Compare and replace under the entry's lock: a compiling process or another
 	 * batch may store an answer meanwhile. */
-	lock = lock_file(b, key, ".lock", LOCK_EX);
+	lock = lock_file(b, key, ".lock", LOCK_EX, msg, sizeof msg);
+	if (lock < 0) {
+		unlink(tmp);
+		progress(b, &j->e, key, "%s%s: not stored: %s", what,
+		    seconds(b, secs, t, sizeof t), msg);
+		b->failed++;
+		if (b->worst < CLI_INPUT)
+			b->worst = CLI_INPUT;
+		goto out; /* no status: the store's fault, not the entry's; tried again */
+	}
 	cli_result_peek(final, &have);
-	if (lock >= 0 && cli_result_better(&got, &have) && rename(tmp, final) == 0)
+	if (cli_result_better(&got, &have) && rename(tmp, final) == 0)
 		stored = 1;
-	if (lock >= 0)
-		close(lock);
+	close(lock);
 	if (!stored)
 		unlink(tmp);
 	b->solved++;
