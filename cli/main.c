@@ -206,7 +206,7 @@ usage(FILE *f)
 	    "commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nexit status: 0 ok, 1 check violation (check, split), 2 bad input or usage, "
+	fprintf(f, "\nexit status: 0 ok, 1 check violation (check, split, timeline), 2 bad input or usage, "
 	    "3 constraints conflict, 4 no solution within limits\n");
 }
 
