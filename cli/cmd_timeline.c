@@ -107,19 +107,23 @@ col_solve(const ilp_graph *g, const timeline_opts *t, int peak, column *c)
 		snprintf(c->name, sizeof c->name, "ilp (peak)");
 	} else if (so.budget_bytes >= 0 || so.budget_fraction >= 0) {
 		so.objective = ILP_OBJ_RUNTIME;
+		if (so.budget_bytes >= 0)
+			snprintf(c->name, sizeof c->name, "ilp (runtime, budget %lld B)",
+			    (long long)so.budget_bytes);
+		else
+			snprintf(c->name, sizeof c->name, "ilp (runtime, budget %g)",
+			    so.budget_fraction);
 	} else {
 		so.objective = ILP_OBJ_MEMORY;
 		snprintf(c->name, sizeof c->name, "ilp (memory)");
 	}
 	if (ilp_solve(g, &so, &c->p, &err) != 0) {
 		snprintf(c->error, sizeof c->error, "%s", err.msg);
-		if (c->name[0] == '\0')
-			snprintf(c->name, sizeof c->name, "ilp (runtime)");
 		return;
 	}
-	if (!peak && so.objective == ILP_OBJ_RUNTIME)
-		snprintf(c->name, sizeof c->name, "ilp (runtime, budget %lld B)",
-		    (long long)c->p->budget_bytes);
+	if (!peak && so.budget_fraction >= 0) /* the bytes the fraction became */
+		snprintf(c->name, sizeof c->name, "ilp (runtime, budget %g = %lld B)",
+		    so.budget_fraction, (long long)c->p->budget_bytes);
 }
 
 static void
