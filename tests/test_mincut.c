@@ -669,14 +669,17 @@ START_TEST(complete_walks_back)
 }
 END_TEST
 
-/* Parity on the corpus of real torch 2.6 joint graphs (tests/data/corpus, exported
- * with PyTorch's own saved set as reference "pytorch-2.6-mincut"): ilpart's saved set
- * must equal PyTorch's, graph by graph. */
+/* Parity on the corpora of real joint graphs exported with PyTorch's own saved set as
+ * reference "pytorch-X.Y-mincut": tests/data/corpus from torch 2.6, tests/data/corpus214
+ * from torch 2.14 (scripts/gen_corpus214.py). ilpart's saved set, under the rules the
+ * graph's meta.torch picks, must equal PyTorch's, graph by graph. */
 typedef struct parity_run {
 	const char *ref_name; /* PyTorch's saved set, recorded in the graph */
 	double budget;        /* torch's activation_memory_budget */
 	int via_graph;        /* the budget as the graph's memory_budget, config at 1 */
 	int equal;
+	int torch;            /* --torch (0: the graph's meta.torch) */
+	int quiet;            /* count only: no checker assertion */
 } parity_run;
 
 /* g with memory_budget `budget` on its last node, written and read back. */
@@ -715,6 +718,7 @@ parity_one(const char *path, ilp_graph *g, void *ctx)
 		return 0;
 	ilpi_mincut_options_init(&o);
 	o.check = 0;
+	o.torch_version = pr->torch;
 	o.activation_memory_budget = pr->budget;
 	/* no memory_budget field: the configured budget stands */
 	ck_assert_int_eq(ilpi_mincut_budget_of_graph(g, &o), 0);
@@ -733,11 +737,12 @@ parity_one(const char *path, ilp_graph *g, void *ctx)
 		if ((want[i] != 0) != (ilpi_saved(p, i) != 0))
 			len += (size_t)snprintf(diff + len, sizeof diff - len, " %s%s",
 			    want[i] ? "-" : "+", g->node[i].name);
-	fprintf(stderr, "mincut parity %-5g %-28s %s%s%s\n", pr->budget, name,
-	    diff[0] ? "DIFFERS (+ilpart only, -torch only):" : "equal", diff,
-	    pr->via_graph ? " (memory_budget field)" : "");
+	if (!pr->quiet)
+		fprintf(stderr, "mincut parity %-5g %-28s %s%s%s\n", pr->budget, name,
+		    diff[0] ? "DIFFERS (+ilpart only, -torch only):" : "equal", diff,
+		    pr->via_graph ? " (memory_budget field)" : "");
 	pr->equal += diff[0] == '\0';
-	if (pr->budget >= 1)
+	if (pr->budget >= 1 && !pr->quiet)
 		ck_assert_int_eq(ilp_check(g, p, &(ilp_check_options){ ILP_PREFER_PYTORCH },
 		    &err), 0);
 	free(want);
@@ -751,13 +756,45 @@ parity_one(const char *path, ilp_graph *g, void *ctx)
 static void
 corpus_parity(const char *ref_name, double budget, int via_graph)
 {
-	parity_run pr = { ref_name, budget, via_graph, 0 };
+	parity_run pr = { ref_name, budget, via_graph, 0, 0, 0 };
 	long graphs = t_each_corpus_graph(parity_one, &pr);
 
 	ck_assert_int_gt(graphs, 0);
 	ck_assert_msg(pr.equal == graphs, "%s: parity on %d of %ld corpus graphs", ref_name,
 	    pr.equal, graphs);
 }
+
+/* The torch 2.14 corpus at budget 1, 0.1, 0.3 and 0.5 (_i), under the graphs' own
+ * meta.torch: every saved set equal to torch 2.14's. The same references under torch
+ * 2.6's rules (--torch 2.6) are counted too: the corpus must tell the two apart (most
+ * of its graphs save parameters, which 2.6 saves as their transposes). */
+START_TEST(parity_corpus214)
+{
+	static const double f[] = { 1.0, 0.1, 0.3, 0.5 };
+	char name[64];
+	parity_run pr = { name, f[_i], 0, 0, 0, 0 }, old;
+	long graphs;
+
+	if (f[_i] >= 1)
+		snprintf(name, sizeof name, "pytorch-2.14-mincut");
+	else
+		snprintf(name, sizeof name, "pytorch-2.14-mincut-budget-%g", f[_i]);
+	graphs = t_each_graph_in("tests/data/corpus214", parity_one, &pr);
+	old = pr;
+	old.equal = 0;
+	old.torch = 206;
+	old.quiet = 1;
+	ck_assert_int_eq(t_each_graph_in("tests/data/corpus214", parity_one, &old), graphs);
+	fprintf(stderr, "mincut parity %-5g torch 2.14 corpus: %d of %ld equal (with torch "
+	    "2.6's rules instead: %d)\n", f[_i], pr.equal, graphs, old.equal);
+	ck_assert_int_ge(graphs, 8);
+	ck_assert_msg(pr.equal == graphs, "%s: parity on %d of %ld corpus graphs", name,
+	    pr.equal, graphs);
+	ck_assert_msg(old.equal < graphs / 2, "%s: torch 2.6's rules give torch 2.14's saved "
+	    "set on %d of %ld graphs: the corpus does not tell the rules apart", name,
+	    old.equal, graphs);
+}
+END_TEST
 
 START_TEST(parity_corpus)
 {
@@ -1136,6 +1173,7 @@ suite_mincut(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, parity_corpus);
 	tcase_add_loop_test(tc, parity_corpus_budget, 0, 3);
+	tcase_add_loop_test(tc, parity_corpus214, 0, 4);
 	tcase_add_test(tc, mc_budget_of_graph);
 	tcase_add_test(tc, mc_profile_estimator);
 	suite_add_tcase(s, tc);
