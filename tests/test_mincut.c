@@ -650,6 +650,250 @@ START_TEST(mc_seed_float8)
 }
 END_TEST
 
+/* ---- torch 2.14's rules beside torch 2.6's, on the same hand-made graphs -------------- */
+
+/* Runs min-cut under torch `torch` (206 or 214) with o, no check; asserts the saved and
+ * recomputed sets (NULL: not looked at); returns whether ilp_check accepts the result. */
+static int
+cut_torch(const ilp_graph *g, ilpi_mincut_options *o, int torch, const char *saved,
+    const char *recomputed)
+{
+	ilpi_mincut_info info;
+	ilp_partition *p;
+	ilp_error err = { 0 };
+	int ok;
+
+	o->torch_version = torch;
+	o->check = 0;
+	p = run(g, o, &info);
+	if (saved != NULL)
+		expect(g, p, ILPI_P_SAVED, saved);
+	if (recomputed != NULL)
+		expect(g, p, ILPI_P_RECOMPUTED, recomputed);
+	ok = ilp_check(g, p, &(ilp_check_options){ ILP_PREFER_PYTORCH }, &err) == 0;
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	return ok;
+}
+
+/* y = x @ t(w) with w a parameter ("param"); the backward needs t(w) and x. torch 2.6
+ * weighs w as any input: trunc(4000 * 1.1^2) against the transpose's 4000 * 1.1, so it
+ * saves the transpose. torch 2.14 (treat_parameters_as_free_to_save) weighs w 0 and
+ * saves w itself, recomputing the transpose; without the "param" flag, or with the
+ * switch off, it saves the transpose as 2.6 does. */
+static ilp_graph *
+linear_graph(const char *wflag)
+{
+	char nodes[2048];
+
+	snprintf(nodes, sizeof nodes, "%s, {'name': 'w', 'kind': 'primal', 'bytes': 4000%s}, "
+	    "%s, %s, %s, %s, %s", P("x", 4000), wflag,
+	    OP("t", "aten.t.default", "'w'", 4000, ", 'view_of': 'w'"),
+	    OP("mm", "aten.mm.default", "'x', 't'", 4000, ""), T("g", 4000),
+	    OP("gx", "aten.mm.default", "'g', 't'", 4000, ""),
+	    OP("gw", "aten.mm.default", "'g', 'x'", 4000, ""));
+	return t_graph_parts("", nodes, "'mm'", "'gx', 'gw'");
+}
+
+START_TEST(mc214_parameters_free_to_save)
+{
+	ilp_graph *g = linear_graph(", 'param': true");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+
+	ilpi_mincut_options_init(&o);
+	ck_assert(cut_torch(g, &o, 206, "x t", ""));
+	ck_assert(cut_torch(g, &o, 214, "x w", "t"));
+	/* the weight torch 2.14 gives the parameter */
+	p = run(g, &o, &info);
+	ck_assert(weight_of(g, &info, "w") == 0);
+	ck_assert(weight_of(g, &info, "t") == trunc(4000 * 1.1));
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ck_assert_int_eq(ilpi_mincut_options_set(&o, "treat_parameters_as_free_to_save",
+	    "false"), 0);
+	ck_assert(cut_torch(g, &o, 214, "x t", ""));
+	/* torch 2.6 has no such switch; asked for, it acts as 2.14's */
+	ck_assert_int_eq(ilpi_mincut_options_set(&o, "treat_parameters_as_free_to_save",
+	    "true"), 0);
+	ck_assert(cut_torch(g, &o, 206, "x w", "t"));
+	ilp_graph_free(g);
+	g = linear_graph("");
+	ilpi_mincut_options_init(&o);
+	ck_assert(cut_torch(g, &o, 214, "x t", ""));
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* A constant lifted into the graph (fx get_attr, e.g. the tensor of torch.tensor([...]) in
+ * forward), copied by lift_fresh_copy and indexed by gather: torch (2.6 and 2.14 alike)
+ * never bans a get_attr node (not a call_function) and cannot save it (no "val" meta:
+ * infinite weight), so all three are recomputed in the backward and only x is saved.
+ * ilpart used to ban it as an op outside the allowlist and save it. */
+START_TEST(mc214_lifted_constant_recomputed)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 400) ", "
+	    OP("_tensor_constant0", "get_attr", "", 400, "") ", "
+	    OP("lift_fresh_copy", "aten.lift_fresh_copy.default", "'_tensor_constant0'", 400,
+	    "") ", " P("idx", 8) ", "
+	    OP("gather", "aten.gather.default", "'lift_fresh_copy', 'idx'", 400, "") ", "
+	    OP("y", "aten.mul.Tensor", "'x', 'gather'", 400, "") ", " T("t", 400) ", "
+	    OP("gx", "aten.mul.Tensor", "'t', 'gather'", 400, ""), "'y'", "'gx', null");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+
+	ilpi_mincut_options_init(&o);
+	for (int torch = 206; torch <= 214; torch += 8) {
+		ck_assert(cut_torch(g, &o, torch, "idx",
+		    "_tensor_constant0 lift_fresh_copy gather"));
+		p = run(g, &o, &info);
+		ck_assert_int_eq(ban_of(g, &info, "_tensor_constant0"), ILPI_MC_FREE);
+		ck_assert(isinf(weight_of(g, &info, "_tensor_constant0")));
+		ilpi_mincut_info_free(&info);
+		ilp_partition_free(p);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* aten.split is a view op in torch 2.14: its tuple is never banned and the getitems can
+ * be recomputed from the saved input (trunc(1000 * 1.1^2) = 1210 against two chunks of
+ * 500 * 1.1 * 2 each). torch 2.6 bans the split (not in the allowlist), so both chunks
+ * must be saved. */
+START_TEST(mc214_split_is_a_view)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 1000) ", "
+	    OP("split", "aten.split.Tensor", "'x'", 0, ", 'tuple': true") ", "
+	    OP("g0", "getitem", "'split'", 500, ", 'index': 0, 'view_of': 'x'") ", "
+	    OP("g1", "getitem", "'split'", 500, ", 'index': 1, 'view_of': 'x'") ", "
+	    OP("y", "aten.add.Tensor", "'g0', 'g1'", 500, "") ", " T("t", 500) ", "
+	    OP("m0", "aten.mul.Tensor", "'t', 'g0'", 500, "") ", "
+	    OP("m1", "aten.mul.Tensor", "'t', 'g1'", 500, "") ", "
+	    OP("gx", "aten.cat.default", "'m0', 'm1'", 1000, ""), "'y'", "'gx'");
+	ilpi_mincut_options o;
+
+	ilpi_mincut_options_init(&o);
+	ck_assert(cut_torch(g, &o, 206, "g0 g1", ""));
+	ck_assert(cut_torch(g, &o, 214, "x", "split g0 g1"));
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* A = x @ w tagged MUST_SAVE, B = relu(A) tagged PREFER_RECOMPUTE, the backward reads B.
+ * At budget 1 both torches save A. At 0.1 torch 2.6's knapsack offers A (a banned node
+ * like any other), cannot keep it within the budget and lifts its ban: A is recomputed,
+ * against its tag, and the inputs are saved. torch 2.14 keeps MUST_SAVE nodes out of the
+ * knapsack; with nothing left to offer it keeps the aggressive cut, which saves A: more
+ * than B(0.1), but the tag holds. */
+START_TEST(mc214_must_save_kept_under_budget)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 400) ", " P("w", 40) ", "
+	    OP("a", "aten.mm.default", "'x', 'w'", 4000,
+	    ", 'recompute': 'MUST_SAVE', 'ac_graph_id': 1") ", "
+	    OP("b", "aten.relu.default", "'a'", 4000,
+	    ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 1") ", "
+	    OP("y", "aten.sum.default", "'b'", 4, "") ", " T("t", 4) ", "
+	    OP("gb", "aten.mul.Tensor", "'t', 'b'", 4000, ""), "'y'", "'gb', null");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+
+	ilpi_mincut_options_init(&o);
+	ck_assert(cut_torch(g, &o, 206, "a", "b"));
+	ck_assert(cut_torch(g, &o, 214, "a", "b"));
+	o.activation_memory_budget = 0.1;
+	ck_assert(!cut_torch(g, &o, 206, "x w", "a b"));
+	ck_assert(cut_torch(g, &o, 214, "a", "b"));
+	p = run(g, &o, &info);
+	ck_assert_str_eq(info.budget_step, "aggressive (no banned node to lift)");
+	ck_assert_uint_eq(info.knapsack_items, 0);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	o.torch_version = 206;
+	p = run(g, &o, &info);
+	ck_assert_str_eq(info.budget_step, "knapsack");
+	ck_assert_uint_eq(info.knapsack_items, 1);
+	ck_assert_uint_eq(info.knapsack_released, 1);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* Two banned matmuls of equal size and runtime, "zz" before "aa" in the graph; the budget
+ * keeps one. The DP keeps the first item of equal worth: torch 2.6 orders the items by
+ * name before sorting by size (keeps aa), torch 2.14 by graph order (keeps zz). */
+START_TEST(mc214_knapsack_ties_in_graph_order)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 100) ", "
+	    OP("zz", "aten.mm.default", "'x', 'x'", 1000, ", 'flops': 64") ", "
+	    OP("aa", "aten.mm.default", "'x', 'x'", 1000, ", 'flops': 64") ", "
+	    OP("y", "aten.add.Tensor", "'zz', 'aa'", 1000, "") ", " T("t", 1000) ", "
+	    OP("g1", "aten.mul.Tensor", "'t', 'zz'", 1000, "") ", "
+	    OP("g2", "aten.mul.Tensor", "'g1', 'aa'", 100, ""), "'y'", "'g2'");
+	ilpi_mincut_options o;
+
+	ilpi_mincut_options_init(&o);
+	ck_assert(cut_torch(g, &o, 206, "zz aa", ""));
+	o.activation_memory_budget = 0.6;
+	ck_assert(cut_torch(g, &o, 206, "x aa", "zz"));
+	ck_assert(cut_torch(g, &o, 214, "x zz", "aa"));
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* Which rules a version gets: the nearest of 2.6 and 2.14 (a tie: the newer), from
+ * --torch, else the graph's meta.torch, else the newest. */
+START_TEST(mc214_version_choice)
+{
+	static const struct {
+		const char *v;
+		int want;
+	} cases[] = { { "2.6", 206 }, { "2.6.0+debian", 206 }, { "2.7.1", 206 },
+	    { "2.9.0a0+git1234", 206 }, { "2.10", 214 }, { "2.14.1", 214 }, { "2.15", 214 },
+	    { "3.0", 214 }, { "1.13.1", 206 } };
+	static const char *const bad[] = { "", "2", "2.", ".6", "x2.6", "2.6x", "2.100",
+	    "nightly" };
+	ilp_graph *g = sin_cos("aten.sin.default", "");
+	ilpi_mincut_options o;
+
+	ilpi_mincut_options_init(&o);
+	ck_assert_int_eq(ilpi_mincut_torch_rules(g, &o), 214); /* no meta.torch */
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		o.torch_version = ilpi_torch_version_parse(cases[k].v);
+		ck_assert_msg(ilpi_mincut_torch_rules(g, &o) == cases[k].want, "%s", cases[k].v);
+	}
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+		ck_assert_msg(ilpi_torch_version_parse(bad[k]) < 0, "'%s'", bad[k]);
+	ilp_graph_free(g);
+	/* the graph's meta.torch, kept by the writer; --torch over it */
+	g = t_graph_q("{'format': 'ilpart-joint-graph', 'version': 1, 'nodes': ["
+	    P("x", 8) ", " OP("s", "aten.sin.default", "'x'", 8, "") ", " T("t", 8) ", "
+	    OP("m", "aten.mul.Tensor", "'t', 's'", 8, "") "], 'outputs': {'forward': ['s'], "
+	    "'backward': ['m']}, 'meta': {'torch': '2.6.0+debian', 'other': [1]}}");
+	o.torch_version = 0;
+	ck_assert_str_eq(g->torch, "2.6.0+debian");
+	ck_assert_int_eq(ilpi_mincut_torch_rules(g, &o), 206);
+	o.torch_version = 214;
+	ck_assert_int_eq(ilpi_mincut_torch_rules(g, &o), 214);
+	{
+		ilp_graph *h = NULL;
+		ilp_error err = { 0 };
+		char *json = NULL;
+
+		ck_assert_int_eq(ilp_graph_to_json(g, &json, &err), 0);
+		ck_assert_int_eq(ilp_graph_read_buffer(json, strlen(json), "x", &h, &err), 0);
+		ck_assert_str_eq(h->torch, "2.6.0+debian");
+		ck_assert_int_eq(h->torch_version, 206);
+		free(json);
+		ilp_graph_free(h);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(complete_walks_back)
 {
 	/* saving only x: the backward recomputes sin (for m1) and nothing else; saving
@@ -1160,6 +1404,12 @@ suite_mincut(void)
 	tcase_add_test(tc, mc_reduction);
 	tcase_add_test(tc, mc_materialized_backward);
 	tcase_add_loop_test(tc, mc_forward_op_as_gradient, 0, 2);
+	tcase_add_test(tc, mc214_parameters_free_to_save);
+	tcase_add_test(tc, mc214_lifted_constant_recomputed);
+	tcase_add_test(tc, mc214_split_is_a_view);
+	tcase_add_test(tc, mc214_must_save_kept_under_budget);
+	tcase_add_test(tc, mc214_knapsack_ties_in_graph_order);
+	tcase_add_test(tc, mc214_version_choice);
 	tcase_add_test(tc, mc_used_far_apart);
 	tcase_add_test(tc, mc_long_fusible_chain);
 	tcase_add_test(tc, mc_other_bans);
