@@ -650,6 +650,58 @@ START_TEST(mc_seed_float8)
 }
 END_TEST
 
+/* torch 2.14's dp_knapsack_sliding_hirschberg on 300 random instances (memories in
+ * thousandths, small integer runtimes, some all alike), recorded by
+ * scripts/gen_knapsack214.py: ilpart keeps the same items saved on every one. */
+START_TEST(knapsack_hirschberg_torch)
+{
+	FILE *f = fopen(t_srcpath("tests/data/knapsack/hirschberg-2.14.txt"), "r");
+	char line[4096];
+	int cases = 0, differ = 0, over = 0;
+	ilp_error err = { 0 };
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f) != NULL) {
+		double mem[16], rt[16], cap, used = 0;
+		uint8_t want[16] = { 0 }, save[16];
+		char *p = line, *end;
+		long n;
+
+		if (line[0] == '#')
+			continue;
+		cap = strtod(p, &end);
+		n = strtol(end, &p, 10);
+		ck_assert(n >= 1 && n <= 16);
+		for (long i = 0; i < n; i++)
+			mem[i] = strtod(p, &p);
+		for (long i = 0; i < n; i++)
+			rt[i] = strtod(p, &p);
+		for (;;) {
+			long k = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			ck_assert(k >= 0 && k < n);
+			want[k] = 1;
+			p = end;
+		}
+		ck_assert_int_eq(ilpi_knapsack((ilpi_knapsack_solver)ilpi_knapsack_solver_parse(
+		    "dp_knapsack_sliding_hirschberg"), mem, rt, (size_t)n, cap, save, &err), 0);
+		for (long i = 0; i < n; i++) {
+			differ += save[i] != want[i];
+			used += save[i] ? mem[i] : 0;
+		}
+		over += used > cap + 1e-9;
+		cases++;
+	}
+	fclose(f);
+	fprintf(stderr, "knapsack hirschberg: %d instances, %d items differ from torch 2.14; "
+	    "%d over capacity (torch's too)\n", cases, differ, over);
+	ck_assert_int_eq(cases, 300);
+	ck_assert_int_eq(differ, 0);
+}
+END_TEST
+
 /* ---- torch 2.14's rules beside torch 2.6's, on the same hand-made graphs -------------- */
 
 /* Runs min-cut under torch `torch` (206 or 214) with o, no check; asserts the saved and
@@ -1410,6 +1462,7 @@ suite_mincut(void)
 	tcase_add_test(tc, mc214_must_save_kept_under_budget);
 	tcase_add_test(tc, mc214_knapsack_ties_in_graph_order);
 	tcase_add_test(tc, mc214_version_choice);
+	tcase_add_test(tc, knapsack_hirschberg_torch);
 	tcase_add_test(tc, mc_used_far_apart);
 	tcase_add_test(tc, mc_long_fusible_chain);
 	tcase_add_test(tc, mc_other_bans);
