@@ -34,7 +34,7 @@ BUDGETS = (0.1, 0.3, 0.5)
 
 
 class LossOf(nn.Module):
-    """A transformers causal LM whose forward returns its own loss."""
+    """A transformers language model whose forward returns its own loss."""
 
     def __init__(self, lm):
         super().__init__()
@@ -66,7 +66,14 @@ def hf_lm(kind, checkpointing=False):
         import transformers
 
         torch.manual_seed(0)
-        if kind == "gpt2":
+        if kind == "bert":
+            cfg = transformers.BertConfig(hidden_size=32, num_hidden_layers=2,
+                                          num_attention_heads=2, intermediate_size=64,
+                                          vocab_size=128, max_position_embeddings=32,
+                                          hidden_dropout_prob=0.0,
+                                          attention_probs_dropout_prob=0.0)
+            lm = transformers.BertForMaskedLM(cfg)
+        elif kind == "gpt2":
             cfg = transformers.GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=128,
                                           n_positions=32, attn_pdrop=0.0, embd_pdrop=0.0,
                                           resid_pdrop=0.0)
@@ -124,6 +131,9 @@ def corpus():
                      "seq 16, loss in the graph", hf_lm("llama")),
         "hf-llama-ckpt": ("transformers Llama as hf-llama with the library's own gradient "
                           "checkpointing (use_reentrant=False)", hf_lm("llama", True)),
+        "hf-bert-ckpt": ("transformers BERT (masked LM), 2 layers, d=32, 2 heads, vocab 128, "
+                         "seq 16, dropout 0, with the library's own gradient checkpointing",
+                         hf_lm("bert", True)),
     }
 
 

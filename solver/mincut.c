@@ -546,6 +546,32 @@ node_weight(const mc *m, size_t i)
 	return materialized(m, i) ? w : 2 * w;
 }
 
+/* A hard rule that comes from a SAC tag as ilpart reads it (graph/region.c): the node's
+ * tag, a getitem's tuple's, a view's MUST_SAVE base, a region end. */
+static int
+tag_reason(uint8_t why)
+{
+	return why == ILPI_WHY_TAG || why == ILPI_WHY_GETITEM || why == ILPI_WHY_VIEW ||
+	    why == ILPI_WHY_BOUNDARY;
+}
+
+/* torch 2.14's rules: the tags bind as torch reads them, not as ilpart's hard rules do,
+ * so that min-cut gives torch's own partition and the checker names where it breaks a
+ * tag (torch's should_ban_recomputation passes over a getitem before its MUST_SAVE
+ * check: a region ending in a LayerNorm output, a getitem, is recomputed). The other
+ * hard rules (mutated inputs, random and effectful ops, primals, tuples) stay. */
+static void
+torch_reads_tags(mc *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		if ((m->rules.bits[i] & ILPI_R_NO_SAVE) && tag_reason(m->rules.why_no_save[i]))
+			m->rules.bits[i] &= (uint8_t)~ILPI_R_NO_SAVE;
+		if ((m->rules.bits[i] & ILPI_R_NO_RECOMPUTE) &&
+		    tag_reason(m->rules.why_no_recompute[i]))
+			m->rules.bits[i] &= (uint8_t)~ILPI_R_NO_RECOMPUTE;
+	}
+}
+
 /* The main loop of solve_min_cut, before the edges. */
 static void
 main_loop(mc *m)
@@ -933,6 +959,8 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
 		if (ilpi_rules_build(g, &ro, &m.rules, err) != 0)
 			goto out;
 		m.have_rules = 1;
+		if (m.torch >= ILPI_TORCH_2_14)
+			torch_reads_tags(&m);
 	}
 	mark_live(g, m.live);
 	classify_ops(&m);
