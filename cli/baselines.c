@@ -1,6 +1,7 @@
 /*
  * baselines.c - the partitions compare and pareto put beside the ILP optimum: ilpart's
- * min-cut (torch 2.6 rules, tags read as torch reads them), every reference partition
+ * min-cut (the rules of the graph's torch, or --torch's; tags read as torch reads them),
+ * every reference partition
  * the graph file records, and save-everything-needed.
  */
 #include "config.h"
@@ -45,10 +46,12 @@ cli_baseline(const ilp_graph *g, const ilp_solve_options *so, size_t k, const ch
 		ilpi_mincut_options_init(&mo);
 		ilpi_mincut_options_from_solve(&mo, so);
 		if (mo.activation_memory_budget < 1)
-			snprintf(name, name_len, "mincut (torch 2.6, budget %g)",
+			snprintf(name, name_len, "mincut (torch %s, budget %g)",
+			    ilpi_mincut_torch_name(ilpi_mincut_torch_rules(g, &mo)),
 			    mo.activation_memory_budget);
 		else
-			snprintf(name, name_len, "mincut (torch 2.6)");
+			snprintf(name, name_len, "mincut (torch %s)",
+			    ilpi_mincut_torch_name(ilpi_mincut_torch_rules(g, &mo)));
 		mo.prefer = ILP_PREFER_PYTORCH; /* the heuristic reads the tags as torch does */
 		mo.check = 0;                   /* callers report what the checker says */
 		return ilpi_mincut_run(g, &mo, out, NULL, err);

@@ -56,6 +56,9 @@ int cli_operand(const char *cmd, const char *arg, const char **files, int max, i
 int cli_opt_device(const char *cmd, const char *v, ilp_device *dev);
 int cli_opt_seconds(const char *cmd, const char *v, double *seconds);
 int cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fraction);
+/* --torch VERSION: the torch release whose partitioner min-cut reproduces
+ * (ilp_solve_options.torch_version: major * 100 + minor). */
+int cli_opt_torch(const char *cmd, const char *v, int *version);
 /* --fraction-cap pytorch|normalised (ilp_solve_options.fraction_cap). */
 int cli_opt_fraction_cap(const char *cmd, const char *v, ilp_fraction_cap *cap);
 

@@ -1,6 +1,6 @@
 /*
  * cmd_compare.c - `ilpart compare`: one table, one row per partition of the same
- * graph: the ILP optimum, ilpart's min-cut (torch 2.6 rules), each reference
+ * graph: the ILP optimum, ilpart's min-cut (the graph's torch's rules), each reference
  * partition recorded in the graph file, and save-everything-needed.
  */
 #include "config.h"
@@ -53,6 +53,9 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 		if (cli_opt(cmd, argc, argv, &i, "--memory-budget", &v)) {
 			if (cli_opt_budget(cmd, v, &c->so.budget_bytes, &c->so.budget_fraction) !=
 			    CLI_OK)
+				return CLI_INPUT;
+		} else if (cli_opt(cmd, argc, argv, &i, "--torch", &v)) {
+			if (cli_opt_torch(cmd, v, &c->so.torch_version) != CLI_OK)
 				return CLI_INPUT;
 		} else if (cli_opt(cmd, argc, argv, &i, "--fraction-cap", &v)) {
 			if (cli_opt_fraction_cap(cmd, v, &c->so.fraction_cap) != CLI_OK)

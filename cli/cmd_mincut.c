@@ -1,4 +1,5 @@
-/* cmd_mincut.c - `ilpart mincut`: PyTorch's min-cut heuristic (torch 2.6 rules). */
+/* cmd_mincut.c - `ilpart mincut`: PyTorch's min-cut heuristic (the rules of the graph's
+ * torch, 2.6 or 2.14, or of --torch VERSION). */
 #include "config.h"
 
 #include <stdio.h>
@@ -25,8 +26,12 @@ set_config(ilpi_mincut_options *o, const char *arg)
 }
 
 static void
-explain(const ilp_graph *g, const ilp_partition *p, const ilpi_mincut_info *info)
+explain(const ilp_graph *g, const ilpi_mincut_options *o, const ilp_partition *p,
+    const ilpi_mincut_info *info)
 {
+	printf("# torch %s rules (%s)\n", ilpi_mincut_torch_name(ilpi_mincut_torch_rules(g, o)),
+	    o->torch_version > 0 ? "--torch" : g->torch != NULL ? "the graph's meta.torch" :
+	    "no meta.torch: the newest");
 	printf("# min-cut value %.17g\n", info->cut_value);
 	if (info->budget_step != NULL)
 		printf("# memory budget: %s (knapsack over %zu banned nodes, %zu bans lifted)\n",
@@ -59,6 +64,7 @@ record(ilp_partition *p, const ilp_graph *g, const ilpi_mincut_options *o, ilp_b
 
 	ilp_solve_options_init(&so);
 	so.prefer = o->prefer;
+	so.torch_version = o->torch_version;
 	so.bans = bans;
 	so.device = o->device;
 	ilpi_partition_record(p, g, &so);
@@ -95,6 +101,9 @@ cmd_mincut(int argc, char **argv)
 				return CLI_INPUT;
 			if (set_config(&o, v) != 0)
 				return cli_usage("mincut", "--config: bad setting '%s'", v);
+		} else if (cli_opt("mincut", argc, argv, &i, "--torch", &v)) {
+			if (cli_opt_torch("mincut", v, &o.torch_version) != CLI_OK)
+				return CLI_INPUT;
 		} else if (cli_opt("mincut", argc, argv, &i, "--device", &v)) {
 			if (cli_opt_device("mincut", v, &o.device) != CLI_OK)
 				return CLI_INPUT;
@@ -144,7 +153,7 @@ cmd_mincut(int argc, char **argv)
 		goto out;
 	}
 	if (do_explain) {
-		explain(g, p, &info);
+		explain(g, &o, p, &info);
 		ilpi_mincut_info_free(&info);
 		rc = CLI_OK;
 		goto out;

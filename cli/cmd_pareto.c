@@ -415,6 +415,9 @@ cmd_pareto(int argc, char **argv)
 				return cli_usage("pareto", "--axis: expected saved or peak, not '%s'",
 				    v);
 			peak_axis = strcmp(v, "peak") == 0;
+		} else if (cli_opt("pareto", argc, argv, &i, "--torch", &v)) {
+			if (cli_opt_torch("pareto", v, &so.torch_version) != CLI_OK)
+				return CLI_INPUT;
 		} else if (cli_opt("pareto", argc, argv, &i, "--fraction-cap", &v)) {
 			if (cli_opt_fraction_cap("pareto", v, &so.fraction_cap) != CLI_OK)
 				return CLI_INPUT;

@@ -1,6 +1,6 @@
 /*
  * cmd_solve.c - `ilpart solve GRAPH [-o PARTITION] [--split DIR] [--objective O]
- * [--memory-budget B] [--fraction-cap C] [--alpha A] [--device D] [--time-limit S] [--gap G]
+ * [--memory-budget B] [--fraction-cap C] [--torch V] [--alpha A] [--device D] [--time-limit S] [--gap G]
  * [--write-lp F] [--write-mps F] [-v] [--policy F] [--prefer M] [--bans M]`:
  * the optimal partition by ILP (solver/), checked, as JSON.
  */
@@ -21,7 +21,8 @@
 
 static const char *usage_line =
     "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted|peak] "
-    "[--memory-budget B] [--fraction-cap pytorch|normalised] [--peak-budget B] [--alpha A] "
+    "[--memory-budget B] [--fraction-cap pytorch|normalised] [--torch VERSION] "
+    "[--peak-budget B] [--alpha A] "
     "[--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
     "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v] "
     "[--policy F] "
@@ -117,7 +118,7 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 /* The options that take a value; parse_args dispatches on the one it found. */
 static const char *const value_opts[] = { "-o", "--split", "--objective",
     "--memory-budget", "--peak-budget", "--alpha", "--device", "--time-limit", "--gap", "--rng-replay",
-    "--write-lp", "--write-mps", "--fraction-cap" };
+    "--write-lp", "--write-mps", "--fraction-cap", "--torch" };
 
 static int
 parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
@@ -209,6 +210,9 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 				    "not '%s'", v), -1;
 		} else if (strcmp(name, "--fraction-cap") == 0) {
 			if (cli_opt_fraction_cap("solve", v, &o->fraction_cap) != CLI_OK)
+				return -1;
+		} else if (strcmp(name, "--torch") == 0) {
+			if (cli_opt_torch("solve", v, &o->torch_version) != CLI_OK)
 				return -1;
 		} else if (strcmp(name, "--write-lp") == 0) {
 			o->write_lp = v;

@@ -25,8 +25,9 @@ static const struct {
 } commands[] = {
 	{ "solve", cmd_solve, "optimal partition by ILP (GLPK)",
 	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted|peak]\n"
-	    "    [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak-budget B]\n"
-	    "    [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] [--gap G]\n"
+	    "    [--memory-budget B] [--fraction-cap pytorch|normalised] [--torch VERSION]\n"
+	    "    [--peak-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
+	    "    [--time-limit S] [--gap G]\n"
 	    "    [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v]\n"
 	    "    " SAC_OPTS,
 	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
@@ -34,7 +35,8 @@ static const struct {
 	    "min-cut saves. A budget lifts PyTorch's bans as its budget path does.\n"
 	    "--fraction-cap pytorch (default): a fraction's bytes are also capped at what\n"
 	    "PyTorch's own partition at F saves when it obeys the rules, so the optimum\n"
-	    "dominates it; normalised: torch's normalisation alone.\n"
+	    "dominates it; normalised: torch's normalisation alone. --torch: whose\n"
+	    "partitioner that is (2.6 or 2.14; default the graph's meta.torch, else 2.14).\n"
 	    "--rng-replay: may random ops be recomputed by replaying a saved RNG state\n"
 	    "(default auto: with a budget). Budgeted solves decompose along repeated blocks\n"
 	    "when the graph allows; --monolithic always solves the whole model.\n"
@@ -42,9 +44,11 @@ static const struct {
 	    "--objective peak: least simulated peak memory, then least recompute time;\n"
 	    "--peak-budget B (runtime objective): simulated peak <= B bytes. docs/solver.md\n"
 	    "\"Peak memory\".\n" },
-	{ "mincut", cmd_mincut, "PyTorch 2.6's min-cut heuristic",
-	    "GRAPH [-o PARTITION] [--memory-budget F] [--config NAME=VALUE]... [--device D]\n"
-	    "    [--explain] [--no-check] " SAC_OPTS,
+	{ "mincut", cmd_mincut, "PyTorch's min-cut heuristic (torch 2.6 or 2.14 rules)",
+	    "GRAPH [-o PARTITION] [--memory-budget F] [--torch VERSION] [--config NAME=VALUE]...\n"
+	    "    [--device D] [--explain] [--no-check] " SAC_OPTS,
+	    "  --torch     whose partitioner: 2.6 or 2.14 (another version: the nearest;\n"
+	    "              default: the graph's meta.torch, else the newest, 2.14)\n"
 	    "  --prefer    how PREFER_* tags bind (default pytorch: PREFER_RECOMPUTE binds,\n"
 	    "              PREFER_SAVE does not; hard: both bind; soft: neither)\n"
 	    "  --bans none clears the five ban_recompute_* switches\n"
@@ -53,8 +57,10 @@ static const struct {
 	    "              ban_recompute_not_in_allowlist, ban_recompute_reductions,\n"
 	    "              recompute_views, aggressive_recomputation, max_dist_from_bw,\n"
 	    "              unsafe_allow_optimization_of_collectives,\n"
+	    "              treat_parameters_as_free_to_save (default: on with 2.14's rules),\n"
 	    "              activation_memory_budget, activation_memory_budget_solver\n"
-	    "              (dp, greedy, ilp), activation_memory_budget_runtime_estimator\n"
+	    "              (dp, greedy, ilp, dp_knapsack_sliding_hirschberg),\n"
+	    "              activation_memory_budget_runtime_estimator\n"
 	    "              (flops, testing, profile: the graph's time_us)\n"
 	    "  --memory-budget F  torch's budget path at F; --config activation_memory_budget=F\n"
 	    "              is torch's config, which a node's memory_budget overrides\n"
@@ -73,11 +79,12 @@ static const struct {
 	    "docs/partition.md.\n" },
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
 	    "GRAPH [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak] [--json]\n"
-	    "    [--device D] [--time-limit S] [--no-times]\n"
+	    "    [--torch VERSION] [--device D] [--time-limit S] [--no-times]\n"
 	    "    " SAC_OPTS,
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
-	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"
-	    "does), each reference partition of the graph file, and save-everything-needed.\n"
+	    "time within B bytes), ilpart's min-cut (the rules of the graph's torch, 2.6 or\n"
+	    "2.14, or of --torch VERSION; tags read as torch does), each reference partition\n"
+	    "of the graph file, and save-everything-needed.\n"
 	    "SAC is ilp_check's verdict in the --prefer mode (default hard). B is bytes\n"
 	    "(1024, 512MiB, 2GB) or a fraction (0.3), as for solve. --no-times hides solve\n"
 	    "times (for golden tests). D: " CLI_DEVICE_HELP ".\n"
@@ -85,8 +92,8 @@ static const struct {
 	    "the least-peak row and where it differs from the saved-bytes optimum.\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
 	    "GRAPH [--points N | --budgets B,B...] [--fraction-cap pytorch|normalised]\n"
-	    "    [--axis saved|peak] [-o FILE] [--json] [--device D] [--time-limit S]\n"
-	    "    [--solve-each] " SAC_OPTS,
+	    "    [--torch VERSION] [--axis saved|peak] [-o FILE] [--json] [--device D]\n"
+	    "    [--time-limit S] [--solve-each] " SAC_OPTS,
 	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"
 	    "bytes to the saved bytes of the runtime optimum, or the --budgets given (bytes\n"
 	    "or fractions, as solve --memory-budget reads them); for each, the ILP's least\n"

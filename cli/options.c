@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "graph/graph.h"
 
 int
 cli_parse_number(const char *s, double *out, const char **end)
@@ -158,5 +159,19 @@ cli_opt_fraction_cap(const char *cmd, const char *v, ilp_fraction_cap *cap)
 	else
 		return cli_usage(cmd, "--fraction-cap: expected pytorch or normalised, not '%s'",
 		    v);
+	return CLI_OK;
+}
+
+int
+cli_opt_torch(const char *cmd, const char *v, int *version)
+{
+	int t;
+
+	if (v == NULL)
+		return CLI_INPUT;
+	if ((t = ilpi_torch_version_parse(v)) < 0)
+		return cli_usage(cmd, "--torch: expected a torch version such as 2.6 or 2.14 "
+		    "(MAJOR.MINOR, as torch.__version__ starts), not '%s'", v);
+	*version = t;
 	return CLI_OK;
 }

@@ -72,6 +72,7 @@ ilp_graph_free(ilp_graph *g)
 	free(g->in);
 	free(g->node);
 	free(g->description);
+	free(g->torch);
 	free(g->policy_name);
 	free(g->path);
 	ilpi_intern_free(&g->pool);
@@ -238,4 +239,28 @@ const char *
 ilp_graph_node_name(const ilp_graph *g, size_t i)
 {
 	return i < g->n ? g->node[i].name : NULL;
+}
+
+int
+ilpi_torch_version_parse(const char *s)
+{
+	long v[2] = { 0, 0 };
+
+	for (int k = 0; k < 2; k++) {
+		int digits = 0;
+
+		if (k == 1 && *s++ != '.')
+			return -1;
+		while (*s >= '0' && *s <= '9' && digits < 4) {
+			v[k] = 10 * v[k] + (*s++ - '0');
+			digits++;
+		}
+		if (digits == 0 || (*s >= '0' && *s <= '9'))
+			return -1;
+	}
+	/* what may follow: ".patch", a pre-release ("a0", "rc1") or a local tag ("+cpu") */
+	if (*s != '\0' && *s != '.' && *s != '+' && *s != 'a' && *s != 'b' && *s != 'r' &&
+	    *s != 'd')
+		return -1;
+	return v[1] < 100 && v[0] < 100 ? (int)(v[0] * 100 + v[1]) : -1;
 }

@@ -101,6 +101,11 @@ struct ilp_graph {
 	 * (min-cut budget; ilpi_mincut_budget_of_graph); < 0: no node has one. */
 	double memory_budget;
 	int32_t memory_budget_node;
+	/* meta.torch: the torch release that exported the graph, as written ("2.14.1"), or
+	 * NULL; torch_version is its major * 100 + minor (214), 0 without one. min-cut
+	 * follows that release's partitioner (docs/mincut.md "Which PyTorch"). */
+	char *torch;
+	int torch_version;
 	ilpi_pool pool;
 
 	ilpi_node *node;
@@ -198,6 +203,9 @@ static inline int64_t ilpi_charged_bytes(const ilp_graph *g, const ilpi_node *n)
 
 /* ---- shared helpers ------------------------------------------------------- */
 
+/* A torch version string ("2.6", "2.14.1", "2.7.0a0+git1234", "2.6.0+debian") ->
+ * major * 100 + minor; -1 when it does not start with MAJOR.MINOR (digits, minor < 100). */
+int ilpi_torch_version_parse(const char *s);
 /* Bytes per element of a canonical dtype name, 0 when unknown. */
 int ilpi_dtype_size(const char *dtype);
 /* Canonical short name for a dtype spelling ("torch.float32" -> "f32"), NULL if unknown. */

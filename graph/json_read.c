@@ -697,6 +697,27 @@ check_total_bytes(reader *r)
 	return 0;
 }
 
+/* meta is free-form, but for "torch": the torch release that exported the graph, whose
+ * partitioner min-cut reproduces (docs/mincut.md "Which PyTorch"). */
+static int
+read_meta(reader *r, const ilpi_jv *meta)
+{
+	const ilpi_jv *t = meta != NULL && ilpi_jv_is_object(meta) ?
+	    ilpi_jv_get(meta, "torch") : NULL;
+
+	if (t == NULL || ilpi_jv_is_null(t))
+		return 0;
+	if (!ilpi_jv_is_string(t) || (r->g->torch_version = ilpi_torch_version_parse(
+	    t->u.str)) < 0) {
+		r->g->torch_version = 0;
+		return fail(r, "graph", "meta.torch", "expected torch's version string, such "
+		    "as \"2.6.0\" or \"2.14.1\" (torch.__version__)");
+	}
+	if ((r->g->torch = strdup(t->u.str)) == NULL)
+		return fail(r, "graph", "meta.torch", "out of memory");
+	return 0;
+}
+
 /* s: the nodes were streamed (read whole already; the root's "nodes" is empty). */
 static int
 read_top(reader *r, const ilpi_jv *root, const streamer *s)
@@ -725,6 +746,8 @@ read_top(reader *r, const ilpi_jv *root, const streamer *s)
 		return -1;
 	if (rsb != NULL && get_int(r, "graph", rsb, "rng_state_bytes", MAX_BYTES,
 	    &r->g->rng_state_bytes) != 0)
+		return -1;
+	if (read_meta(r, ilpi_jv_get(root, "meta")) != 0)
 		return -1;
 	if ((s == NULL && read_nodes(r, ilpi_jv_get(root, "nodes")) != 0) ||
 	    check_total_bytes(r) != 0)

@@ -168,6 +168,11 @@ ilp_graph_to_json(const ilp_graph *g, char **out, ilp_error *err)
 	name_list(&b, g, g->bw_out, g->n_bw_out);
 	ilpi_buf_puts(&b, "}");
 	write_refs(&b, g);
+	if (g->torch != NULL) { /* min-cut follows that torch: the one meta key kept */
+		ilpi_buf_puts(&b, ",\n  \"meta\": {\"torch\": ");
+		ilpi_buf_json_str(&b, g->torch);
+		ilpi_buf_puts(&b, "}");
+	}
 	ilpi_buf_puts(&b, "\n}\n");
 	if ((*out = ilpi_buf_take(&b)) == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);

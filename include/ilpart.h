@@ -222,6 +222,10 @@ typedef struct ilp_solve_options {
 	ilp_rng_replay rng_replay; /* default AUTO */
 	int monolithic;            /* 1: never decompose along repeated blocks (docs/solver.md) */
 	ilp_fraction_cap fraction_cap; /* with budget_fraction; default PYTORCH */
+	int torch_version;         /* the torch whose min-cut partitioner the min-cut (and the
+	                            * pytorch fraction cap) reproduces: major * 100 + minor
+	                            * (214 = 2.14); 0 (default): the graph's meta.torch, else
+	                            * the newest ilpart knows (docs/mincut.md) */
 } ilp_solve_options;
 
 /* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */
@@ -257,7 +261,8 @@ int ilp_pareto_fraction_bytes(ilp_pareto *p, double frac, int64_t *bytes,
 int ilp_pareto_solve(ilp_pareto *p, int64_t budget, ilp_partition **out,
     ilp_error *err);
 void ilp_pareto_free(ilp_pareto *p);
-/* PyTorch's min-cut heuristic (torch 2.6 rules) on the same cost model. */
+/* PyTorch's min-cut heuristic (the rules of o->torch_version's release, or of the graph's
+ * torch) on the same cost model. */
 int ilp_mincut(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err);
 /* Fills the cost fields of `p` (saved bytes with shared storage counted once,

@@ -1,6 +1,7 @@
 /*
- * knapsack.c - torch 2.6's knapsack solvers for the memory-budget path
- * (_activation_checkpointing/knapsack.py): dp_knapsack, greedy_knapsack, ilp_knapsack.
+ * knapsack.c - torch's knapsack solvers for the memory-budget path
+ * (_activation_checkpointing/knapsack.py): dp_knapsack, greedy_knapsack, ilp_knapsack
+ * (torch 2.6 and 2.14 alike) and dp_knapsack_sliding_hirschberg (torch 2.14).
  */
 #include "config.h"
 
@@ -22,13 +23,16 @@ ilpi_knapsack_solver_parse(const char *name)
 		return ILPI_KNAPSACK_GREEDY;
 	if (strcmp(name, "ilp") == 0)
 		return ILPI_KNAPSACK_ILP;
+	if (strcmp(name, "dp_knapsack_sliding_hirschberg") == 0)
+		return ILPI_KNAPSACK_HIRSCHBERG;
 	return -1;
 }
 
 const char *
 ilpi_knapsack_solver_name(ilpi_knapsack_solver s)
 {
-	return s == ILPI_KNAPSACK_GREEDY ? "greedy" : s == ILPI_KNAPSACK_ILP ? "ilp" : "dp";
+	return s == ILPI_KNAPSACK_GREEDY ? "greedy" : s == ILPI_KNAPSACK_ILP ? "ilp" :
+	    s == ILPI_KNAPSACK_HIRSCHBERG ? "dp_knapsack_sliding_hirschberg" : "dp";
 }
 
 /* Python's int(round(x)) for the values torch quantises: nearest, ties to even
@@ -211,6 +215,105 @@ ilpi_knapsack_ilp(const double *memory, const double *runtime, size_t n, double 
 	return rc;
 }
 
+/* One half's DP profile over capacities 0..cap-1 (float32, as torch's tensors): items of
+ * quantised memory 0 add to every capacity, items of cap or more are skipped. */
+static void
+hb_profile(const long *qm, const double *runtime, size_t from, size_t to, size_t cap,
+    float *dp, float *cand)
+{
+	memset(dp, 0, cap * sizeof *dp);
+	for (size_t i = from; i < to; i++) {
+		float rt = (float)runtime[i];
+		long m = qm[i];
+
+		if (m == 0) {
+			for (size_t j = 0; j < cap; j++)
+				dp[j] += rt;
+			continue;
+		}
+		if (m < 0 || (size_t)m >= cap)
+			continue;
+		for (size_t j = 0; j + (size_t)m < cap; j++)
+			cand[j] = dp[j] + rt;
+		for (size_t j = (size_t)m; j < cap; j++)
+			dp[j] = dp[j] > cand[j - (size_t)m] ? dp[j] : cand[j - (size_t)m];
+	}
+}
+
+typedef struct hb_seg {
+	size_t start, end;
+	long cap;
+} hb_seg;
+
+int
+ilpi_knapsack_hirschberg(const double *memory, const double *runtime, size_t n,
+    double max_memory, uint8_t *save, ilp_error *err)
+{
+	const double S = 10000;
+	long qmax = py_round(max_memory * S), *qm = NULL;
+	float *dp = NULL, *cand = NULL, *left = NULL;
+	hb_seg *stack = NULL;
+	size_t w, top = 0;
+	int rc = -1;
+
+	if (n == 0)
+		return 0;
+	if (qmax < 0)
+		qmax = 0;
+	w = (size_t)qmax + 2; /* a segment's profile has capacity + 1 entries */
+	qm = malloc(n * sizeof *qm);
+	dp = malloc(w * sizeof *dp);
+	cand = malloc(w * sizeof *cand);
+	left = malloc(w * sizeof *left);
+	stack = malloc((2 * n + 2) * sizeof *stack); /* depth-first: at most 2 log2 n */
+	if (qm == NULL || dp == NULL || cand == NULL || left == NULL || stack == NULL) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "knapsack: out of memory (%zu items, capacity %ld)",
+		    n, qmax);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		qm[i] = py_round(memory[i] * S);
+	stack[top++] = (hb_seg){ 0, n, qmax };
+	while (top > 0) {
+		hb_seg sg = stack[--top];
+		size_t len = sg.end - sg.start, mid, cap, best = 0;
+		long lc, rcap;
+
+		if (len == 0)
+			continue;
+		if (len == 1) {
+			save[sg.start] = qm[sg.start] <= sg.cap && runtime[sg.start] > 0.0;
+			continue;
+		}
+		/* torch: the left half is the upper one, the right the lower one */
+		mid = sg.start + len / 2;
+		cap = (size_t)sg.cap + 1;
+		hb_profile(qm, runtime, mid, sg.end, cap, dp, cand);
+		memcpy(left, dp, cap * sizeof *left);
+		hb_profile(qm, runtime, sg.start, mid, cap, dp, cand);
+		for (size_t j = 0; j < cap; j++) {
+			left[j] += dp[cap - 1 - j];
+			if (left[j] > left[best])
+				best = j; /* torch.argmax: the first maximum */
+		}
+		/* the right half gets the incremented capacity less the split, as torch does */
+		lc = (long)best;
+		rcap = (long)cap - (long)best;
+		lc = lc < 0 ? 0 : lc > qmax ? qmax : lc;
+		rcap = rcap < 0 ? 0 : rcap > qmax ? qmax : rcap;
+		stack[top++] = (hb_seg){ sg.start, mid, rcap };
+		stack[top++] = (hb_seg){ mid, sg.end, lc };
+	}
+	rc = 0;
+out:
+	free(qm);
+	free(dp);
+	free(cand);
+	free(left);
+	free(stack);
+	return rc;
+}
+
 int
 ilpi_knapsack(ilpi_knapsack_solver s, const double *memory, const double *runtime, size_t n,
     double max_memory, uint8_t *save, ilp_error *err)
@@ -221,6 +324,8 @@ ilpi_knapsack(ilpi_knapsack_solver s, const double *memory, const double *runtim
 		return 0;
 	case ILPI_KNAPSACK_ILP:
 		return ilpi_knapsack_ilp(memory, runtime, n, max_memory, save, err);
+	case ILPI_KNAPSACK_HIRSCHBERG:
+		return ilpi_knapsack_hirschberg(memory, runtime, n, max_memory, save, err);
 	case ILPI_KNAPSACK_DP:
 		break;
 	}

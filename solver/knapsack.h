@@ -1,6 +1,7 @@
 /*
- * knapsack.h - the 0-1 knapsack solvers of torch 2.6's memory-budget path
- * (torch/_functorch/_activation_checkpointing/knapsack.py), internal.
+ * knapsack.h - the 0-1 knapsack solvers of torch's memory-budget path
+ * (torch/_functorch/_activation_checkpointing/knapsack.py: 2.6's three, and the
+ * memory-saving DP torch 2.14 adds), internal.
  *
  * Items are the banned nodes the budget path may release; memory[i] is an item's
  * normalised size, runtime[i] its estimated runtime. Each solver maximises the runtime
@@ -19,10 +20,12 @@
 typedef enum ilpi_knapsack_solver {
 	ILPI_KNAPSACK_DP = 0,   /* torch's default: quantised DP in float32 */
 	ILPI_KNAPSACK_GREEDY,
-	ILPI_KNAPSACK_ILP       /* torch uses scipy's milp; ilpart GLPK (ties may differ) */
+	ILPI_KNAPSACK_ILP,      /* torch uses scipy's milp; ilpart GLPK (ties may differ) */
+	ILPI_KNAPSACK_HIRSCHBERG /* torch 2.14's dp_knapsack_sliding_hirschberg */
 } ilpi_knapsack_solver;
 
-/* "dp", "greedy", "ilp" -> the solver; -1 for another name. */
+/* "dp", "greedy", "ilp", "dp_knapsack_sliding_hirschberg" -> the solver; -1 for another
+ * name. */
 int ilpi_knapsack_solver_parse(const char *name);
 const char *ilpi_knapsack_solver_name(ilpi_knapsack_solver s);
 
@@ -35,6 +38,12 @@ void ilpi_knapsack_greedy(const double *memory, const double *runtime, size_t n,
     double max_memory, uint8_t *save);
 /* ilp_knapsack: an optimal 0-1 solution (GLPK). */
 int ilpi_knapsack_ilp(const double *memory, const double *runtime, size_t n,
+    double max_memory, uint8_t *save, ilp_error *err);
+/* dp_knapsack_sliding_hirschberg (torch 2.14): the same quantised DP in float32 over
+ * halves of the items, splitting the capacity where the two halves' profiles sum
+ * highest (the first such split), down to single items; the choice may differ from
+ * dp's where several are equally good. */
+int ilpi_knapsack_hirschberg(const double *memory, const double *runtime, size_t n,
     double max_memory, uint8_t *save, ilp_error *err);
 /* Dispatch on s. */
 int ilpi_knapsack(ilpi_knapsack_solver s, const double *memory, const double *runtime,

@@ -1,6 +1,7 @@
 /*
- * mincut.c - PyTorch's min_cut_rematerialization_partition (torch 2.6 rules of
- * torch/_functorch/partitioners.py) re-implemented over ilpart's graph model.
+ * mincut.c - PyTorch's min_cut_rematerialization_partition (the rules of
+ * torch/_functorch/partitioners.py in torch 2.6 and in torch 2.14, chosen by the graph's
+ * torch version or --torch) re-implemented over ilpart's graph model.
  *
  * The steps follow torch's own: classification (done by graph/classify.c, matching
  * classify_nodes), dist_from_bw, cleanup_recompute_tags, should_ban_recomputation
@@ -42,6 +43,45 @@ enum {
 	OT_GETITEM = 1u << 7
 };
 
+/* "aten.split.Tensor" is of packet "aten.split": target without "torch.ops." and without
+ * its overload. */
+static int
+of_packet(const char *target, const char *packet)
+{
+	size_t k = strlen(packet);
+
+	if (strncmp(target, "torch.ops.", 10) == 0)
+		target += 10;
+	return strncmp(target, packet, k) == 0 &&
+	    (target[k] == '\0' || (target[k] == '.' && strchr(target + k + 1, '.') == NULL));
+}
+
+/* torch 2.14's get_default_op_list beside 2.6's (policies/op_table.c): split is a view op,
+ * prepare_softmax_online recomputable, and the max-pool offsets op renamed. */
+static unsigned
+op_class_2_14(const char *target, unsigned cls)
+{
+	if (target == NULL)
+		return cls;
+	if (of_packet(target, "aten.split"))
+		return cls | ILPI_OPC_VIEW | ILPI_OPC_RECOMPUTABLE;
+	if (of_packet(target, "prims.prepare_softmax_online") ||
+	    of_packet(target, "prims._low_memory_max_pool_offsets_to_indices"))
+		return cls | ILPI_OPC_RECOMPUTABLE;
+	if (of_packet(target, "prims._low_memory_max_pool2d_offsets_to_indices"))
+		return cls & ~(unsigned)ILPI_OPC_RECOMPUTABLE;
+	return cls;
+}
+
+/* A lifted constant (an fx get_attr node): torch's should_ban_recomputation passes over
+ * everything but call_function nodes, and its weight is infinite (no "val" in its meta:
+ * is_non_tensor_node), so it is always recomputed, in torch 2.6 as in 2.14. */
+static int
+is_get_attr(const ilpi_node *n)
+{
+	return n->kind == ILPI_OP && n->target != NULL && strcmp(n->target, "get_attr") == 0;
+}
+
 /* `cls` is the node's ilpi_op_class, computed once per graph by ilpi_op_classes. */
 static uint8_t
 op_flags(const ilpi_node *n, unsigned cls)
@@ -65,6 +105,8 @@ ilpi_mincut_options_init(ilpi_mincut_options *o)
 {
 	memset(o, 0, sizeof *o);
 	o->prefer = ILP_PREFER_PYTORCH;
+	o->torch_version = 0; /* the graph's */
+	o->treat_parameters_as_free_to_save = -1;
 	o->ban_recompute_used_far_apart = 1;
 	o->ban_recompute_long_fusible_chains = 1;
 	o->ban_recompute_materialized_backward = 1;
@@ -81,11 +123,34 @@ ilpi_mincut_options_init(ilpi_mincut_options *o)
 	ilp_device_lookup("h100", &o->device);
 }
 
+int
+ilpi_mincut_torch_rules(const ilp_graph *g, const ilpi_mincut_options *o)
+{
+	static const int known[] = { ILPI_TORCH_2_6, ILPI_TORCH_2_14 };
+	int v = o->torch_version > 0 ? o->torch_version :
+	    g != NULL && g->torch_version > 0 ? g->torch_version : ILPI_TORCH_NEWEST;
+	int best = known[0];
+
+	if (v / 100 != 2)
+		return v / 100 < 2 ? ILPI_TORCH_2_6 : ILPI_TORCH_NEWEST;
+	for (size_t k = 1; k < sizeof known / sizeof known[0]; k++)
+		if (abs(known[k] - v) <= abs(best - v)) /* a tie: the newer */
+			best = known[k];
+	return best;
+}
+
+const char *
+ilpi_mincut_torch_name(int rules)
+{
+	return rules == ILPI_TORCH_2_6 ? "2.6" : "2.14";
+}
+
 void
 ilpi_mincut_options_from_solve(ilpi_mincut_options *o, const ilp_solve_options *so)
 {
 	o->prefer = so->prefer;
 	o->device = so->device;
+	o->torch_version = so->torch_version;
 	if (so->budget_fraction >= 0) /* the same fraction, in torch's budget path */
 		o->activation_memory_budget = so->budget_fraction;
 	if (so->bans == ILP_BANS_NONE) {
@@ -126,6 +191,7 @@ ilpi_mincut_options_set(ilpi_mincut_options *o, const char *name, const char *va
 		{ "aggressive_recomputation", &o->aggressive_recomputation },
 		{ "unsafe_allow_optimization_of_collectives",
 		    &o->unsafe_allow_optimization_of_collectives },
+		{ "treat_parameters_as_free_to_save", &o->treat_parameters_as_free_to_save },
 	};
 
 	if (strcmp(name, "activation_memory_budget") == 0) {
@@ -215,6 +281,8 @@ ilpi_mc_ban_text(ilpi_mc_ban b)
 typedef struct mc {
 	const ilp_graph *g;
 	const ilpi_mincut_options *o;
+	int torch;          /* ILPI_TORCH_2_6 or ILPI_TORCH_2_14 */
+	int free_params;    /* treat_parameters_as_free_to_save in effect */
 	size_t n;
 	uint8_t *live;      /* needed by some output (torch runs DCE first) */
 	uint8_t *ot;        /* OT_* */
@@ -269,18 +337,22 @@ op_classes(mc *m)
 	if ((m->opc = malloc((m->n + 1) * sizeof *m->opc)) == NULL ||
 	    ilpi_op_classes(m->g, m->opc) != 0)
 		return -1;
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->torch == ILPI_TORCH_2_14)
+			m->opc[i] = op_class_2_14(m->g->node[i].target, m->opc[i]);
 		m->ot[i] = op_flags(&m->g->node[i], m->opc[i]);
+	}
 	return 0;
 }
 
 static int
-mc_alloc(mc *m, const ilp_graph *g)
+mc_alloc(mc *m, const ilp_graph *g, int torch)
 {
 	size_t n = g->n + 1;
 
 	memset(m, 0, sizeof *m);
 	m->g = g;
+	m->torch = torch;
 	m->n = g->n;
 	m->live = calloc(n, 1);
 	m->ot = calloc(n, 1);
@@ -419,7 +491,7 @@ should_ban(mc *m, size_t i)
 {
 	const ilpi_node *n = &m->g->node[i];
 
-	if (n->kind != ILPI_OP || (m->ot[i] & OT_GETITEM))
+	if (n->kind != ILPI_OP || (m->ot[i] & OT_GETITEM) || is_get_attr(n))
 		return ILPI_MC_FREE;
 	if (m->save[i])
 		return (ilpi_mc_ban)m->save[i];
@@ -462,7 +534,9 @@ node_weight(const mc *m, size_t i)
 	int64_t k = m->dist[i];
 	double w;
 
-	if (n->flags & ILPI_F_TUPLE)
+	if (m->free_params && n->kind == ILPI_PRIMAL && (n->flags & ILPI_F_PARAM))
+		return 0; /* treat_parameters_as_free_to_save: a static-lifetime input */
+	if ((n->flags & ILPI_F_TUPLE) || is_get_attr(n))
 		return INFINITY; /* is_non_tensor_node */
 	if (m->o->recompute_views && (m->ot[i] & OT_VIEW))
 		return INFINITY;
@@ -470,6 +544,32 @@ node_weight(const mc *m, size_t i)
 	k = k < 1 ? 1 : k;
 	w = trunc((double)n->bytes * pow(1.1, (double)k));
 	return materialized(m, i) ? w : 2 * w;
+}
+
+/* A hard rule that comes from a SAC tag as ilpart reads it (graph/region.c): the node's
+ * tag, a getitem's tuple's, a view's MUST_SAVE base, a region end. */
+static int
+tag_reason(uint8_t why)
+{
+	return why == ILPI_WHY_TAG || why == ILPI_WHY_GETITEM || why == ILPI_WHY_VIEW ||
+	    why == ILPI_WHY_BOUNDARY;
+}
+
+/* torch 2.14's rules: the tags bind as torch reads them, not as ilpart's hard rules do,
+ * so that min-cut gives torch's own partition and the checker names where it breaks a
+ * tag (torch's should_ban_recomputation passes over a getitem before its MUST_SAVE
+ * check: a region ending in a LayerNorm output, a getitem, is recomputed). The other
+ * hard rules (mutated inputs, random and effectful ops, primals, tuples) stay. */
+static void
+torch_reads_tags(mc *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		if ((m->rules.bits[i] & ILPI_R_NO_SAVE) && tag_reason(m->rules.why_no_save[i]))
+			m->rules.bits[i] &= (uint8_t)~ILPI_R_NO_SAVE;
+		if ((m->rules.bits[i] & ILPI_R_NO_RECOMPUTE) &&
+		    tag_reason(m->rules.why_no_recompute[i]))
+			m->rules.bits[i] &= (uint8_t)~ILPI_R_NO_RECOMPUTE;
+	}
 }
 
 /* The main loop of solve_min_cut, before the edges. */
@@ -491,13 +591,15 @@ main_loop(mc *m)
 			continue;
 		}
 		/* torch's required_bw_nodes also hold the backward outputs, a forward op
-		 * among them too: it runs in the backward, unbanned and never saved; and a
-		 * must-recompute node goes to the sink. Unless the hard rules forbid
-		 * recomputing it: then it must be saved (a gradient) or is banned and
-		 * unsaveable, a conflict exactly when the backward needs it, as for the
-		 * ILP (torch would recompute it against the rule, or fail). */
+		 * among them too: in torch 2.6 it runs in the backward, unbanned and never
+		 * saved (torch 2.14 only asks for its value, as for a primal: it is not in
+		 * the tangents' closure); and a must-recompute node goes to the sink.
+		 * Unless the hard rules forbid recomputing it: then it must be saved (a
+		 * gradient) or is banned and unsaveable, a conflict exactly when the
+		 * backward needs it, as for the ILP (torch would recompute it against the
+		 * rule, or fail). */
 		if (n->kind == ILPI_OP && (n->flags & ILPI_F_BW_OUTPUT) &&
-		    !(hard & ILPI_R_NO_RECOMPUTE)) {
+		    m->torch == ILPI_TORCH_2_6 && !(hard & ILPI_R_NO_RECOMPUTE)) {
 			m->in_sink[i] = 1;
 			continue;
 		}
@@ -752,7 +854,7 @@ ilpi_mincut_pure(const ilp_graph *g, const double *weight, const uint8_t *banned
 	mc m;
 	int rc = -1;
 
-	if (mc_alloc(&m, g) != 0) {
+	if (mc_alloc(&m, g, ILPI_TORCH_NEWEST) != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		goto out;
 	}
@@ -832,9 +934,11 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
 
 	if (info != NULL)
 		memset(info, 0, sizeof *info);
-	if (mc_alloc(&m, g) != 0)
+	if (mc_alloc(&m, g, ilpi_mincut_torch_rules(g, o)) != 0)
 		goto nomem;
 	m.o = o;
+	m.free_params = o->treat_parameters_as_free_to_save >= 0 ?
+	    o->treat_parameters_as_free_to_save != 0 : m.torch >= ILPI_TORCH_2_14;
 	m.far = sw->far;
 	m.chain = sw->chain;
 	m.dont_ban = dont_ban;
@@ -855,6 +959,8 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
 		if (ilpi_rules_build(g, &ro, &m.rules, err) != 0)
 			goto out;
 		m.have_rules = 1;
+		if (m.torch >= ILPI_TORCH_2_14)
+			torch_reads_tags(&m);
 	}
 	mark_live(g, m.live);
 	classify_ops(&m);
@@ -871,8 +977,8 @@ ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_
 		goto out;
 	if (banned != NULL)
 		for (size_t i = 0; i < g->n; i++)
-			banned[i] = m.ban[i] != ILPI_MC_FREE && m.ban[i] != ILPI_MC_UNSAFE &&
-			    m.ban[i] != ILPI_MC_RULE;
+			banned[i] = m.ban[i] != ILPI_MC_UNSAFE && m.ban[i] != ILPI_MC_RULE ?
+			    m.ban[i] : ILPI_MC_FREE;
 	if (info != NULL && fill_info(&m, info, value) != 0)
 		goto nomem;
 	rc = 0;
@@ -931,9 +1037,10 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 			snprintf(msg, sizeof msg, "%s", err->msg);
 			/* ILP_ERR_VIOLATION: the heuristic's answer breaks a rule the ILP
 			 * keeps (the CLI reports it as a conflict, exit 3). */
-			ilpi_err(err, ILP_ERR_VIOLATION, "%s: min-cut: conflict: torch 2.6's rules "
+			ilpi_err(err, ILP_ERR_VIOLATION, "%s: min-cut: conflict: torch %s's rules "
 			    "give a partition that ilpart's checker rejects in prefer mode %s: %s",
-			    g->path, ilp_prefer_name(o->prefer), msg);
+			    g->path, ilpi_mincut_torch_name(ilpi_mincut_torch_rules(g, o)),
+			    ilp_prefer_name(o->prefer), msg);
 			goto fail;
 		}
 	}

@@ -1,7 +1,8 @@
 /*
- * mincut.h - PyTorch's min-cut rematerialization heuristic (torch 2.6 rules) over
- * ilpart's graph model (internal; implemented in solver/mincut.c, documented with
- * every known difference in docs/mincut.md).
+ * mincut.h - PyTorch's min-cut rematerialization heuristic over ilpart's graph model, as
+ * torch 2.6 and torch 2.14 partition (internal; implemented in solver/mincut.c, documented
+ * with the rules that differ between the two and every known difference from torch in
+ * docs/mincut.md).
  */
 #ifndef ILPART_SOLVER_MINCUT_H
 #define ILPART_SOLVER_MINCUT_H
@@ -12,9 +13,24 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 
+/* The torch releases whose partitioner min-cut reproduces, as major * 100 + minor. Any
+ * other version maps to the nearest of them (ilpi_mincut_torch_rules). */
+enum {
+	ILPI_TORCH_2_6 = 206,
+	ILPI_TORCH_2_14 = 214,
+	ILPI_TORCH_NEWEST = ILPI_TORCH_2_14
+};
+
 /* torch._functorch.config switches the partitioner reads, plus how SAC tags are read. */
 typedef struct ilpi_mincut_options {
 	ilp_prefer_mode prefer;           /* ILP_PREFER_PYTORCH: torch's own reading */
+	/* Which torch's partitioner: major * 100 + minor as asked (--torch), 0: the graph's
+	 * meta.torch, else the newest. ilpi_mincut_torch_rules resolves it. */
+	int torch_version;
+	/* treat_parameters_as_free_to_save (torch 2.7 on): a parameter or buffer primal
+	 * ("param") weighs 0 in the cut. -1: the release's default (on from 2.7; torch 2.6
+	 * has no such switch: off). */
+	int treat_parameters_as_free_to_save;
 	int ban_recompute_used_far_apart;
 	int ban_recompute_long_fusible_chains;
 	int ban_recompute_materialized_backward;
@@ -82,10 +98,16 @@ typedef struct ilpi_mincut_info {
 	double budget_min_bytes, budget_max_bytes;
 } ilpi_mincut_info;
 
-/* torch 2.6 defaults, prefer mode "pytorch", check on, device "h100". */
+/* torch's defaults (those of 2.6 and 2.14 differ only where -1 says "the release's"),
+ * prefer mode "pytorch", check on, device "h100", torch version from the graph. */
 void ilpi_mincut_options_init(ilpi_mincut_options *o);
-/* Maps ilp_solve_options: prefer, device, budget_fraction (activation_memory_budget);
- * bans NONE clears the five ban_recompute_* switches. */
+/* The rule set min-cut follows on g with o: ILPI_TORCH_2_6 or ILPI_TORCH_2_14, the nearest
+ * to o->torch_version, else to g's meta.torch, else the newest (a tie: the newer). */
+int ilpi_mincut_torch_rules(const ilp_graph *g, const ilpi_mincut_options *o);
+/* "2.6" or "2.14" for a rule set. */
+const char *ilpi_mincut_torch_name(int rules);
+/* Maps ilp_solve_options: prefer, device, budget_fraction (activation_memory_budget),
+ * torch_version; bans NONE clears the five ban_recompute_* switches. */
 void ilpi_mincut_options_from_solve(ilpi_mincut_options *o, const ilp_solve_options *so);
 /* Sets a switch by its torch config name ("ban_recompute_reductions", ...) from
  * "true"/"false"/"1"/"0" (max_dist_from_bw: an integer). -1 for an unknown name or
@@ -104,8 +126,9 @@ void ilpi_mincut_info_free(ilpi_mincut_info *info);
 
 /* One call of torch's solve_min_cut with switches sw and dont_ban (NULL: none; nonzero
  * entries are never banned, as torch's dont_ban set). saved gets the raw cut (before
- * the backward drops what it never reads), banned (may be NULL) torch's banned_nodes;
- * info (may be NULL) is filled. g->n + 1 entries each. */
+ * the backward drops what it never reads), banned (may be NULL) torch's banned_nodes,
+ * each as its ilpi_mc_ban reason (0: not banned); info (may be NULL) is filled. g->n + 1
+ * entries each. */
 int ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o,
     const ilpi_mc_switches *sw, const uint8_t *dont_ban, uint8_t *saved, uint8_t *banned,
     ilpi_mincut_info *info, ilp_error *err);
@@ -115,7 +138,7 @@ void ilpi_mincut_switches(const ilpi_mincut_options *o, ilpi_mc_switches *sw);
  * the raw saved set in saved; info (may be NULL) describes the final cut. */
 int ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *saved,
     ilpi_mincut_info *info, ilp_error *err);
-/* torch 2.6's min_cut_rematerialization_partition: the first node whose
+/* torch's min_cut_rematerialization_partition (2.6 and 2.14): the first node whose
  * meta["memory_budget"] is a float (g->memory_budget) replaces
  * config.activation_memory_budget for the whole graph. Sets o's budget from g; returns
  * 1 if g has one, else 0 (o unchanged). */

@@ -1,11 +1,13 @@
 /*
- * mincut_budget.c - the memory-budget path of torch 2.6's min-cut partitioner
+ * mincut_budget.c - the memory-budget path of torch's min-cut partitioner
  * (choose_saved_values_set with activation_memory_budget < 1, in
  * torch/_functorch/partitioners.py): the fraction is normalised between the inputs'
  * bytes and the bytes saved at budget 1; two more aggressive cuts are tried first;
  * then a knapsack (solver/knapsack.c) over the banned nodes decides which bans to lift,
- * and the graph is cut again with those nodes in dont_ban. docs/mincut.md, "Memory
- * budget", lists what is reproduced and what is not.
+ * and the graph is cut again with those nodes in dont_ban. torch 2.14 keeps MUST_SAVE
+ * nodes out of the knapsack (their bans stay), breaks size ties by graph order rather
+ * than by name, and with nothing to offer keeps the aggressive cut where 2.6 saved the
+ * inputs. docs/mincut.md, "Memory budget", lists what is reproduced and what is not.
  */
 #include "config.h"
 
@@ -81,7 +83,7 @@ typedef struct item {
 	const char *name;
 } item;
 
-/* sorted by name, then (stable) by size descending */
+/* torch 2.6: sorted by name, then (stable) by size descending */
 static int
 by_size_then_name(const void *a, const void *b)
 {
@@ -90,6 +92,28 @@ by_size_then_name(const void *a, const void *b)
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/* torch 2.14: banned_nodes is an ordered set, filled in graph order by the aggressive cut
+ * (its far-apart and long-chain bans are off), then sorted (stable) by size descending */
+static int
+by_size_then_order(const void *a, const void *b)
+{
+	const item *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* torch 2.14 leaves nodes whose recompute meta is MUST_SAVE out of the knapsack: a
+ * MUST_SAVE tag, a region end cleanup_recompute_tags made one, a collective
+ * force_save_collectives made one. */
+static int
+must_save_ban(uint8_t why)
+{
+	return why == ILPI_MC_MUST_SAVE || why == ILPI_MC_REGION_END ||
+	    why == ILPI_MC_COLLECTIVE;
 }
 
 int
@@ -141,7 +165,7 @@ knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_swi
 	item *it = malloc((g->n + 1) * sizeof *it);
 	double *mem = malloc((g->n + 1) * sizeof *mem), *rt = malloc((g->n + 1) * sizeof *rt);
 	uint8_t *keep = calloc(g->n + 1, 1), *dont_ban = calloc(g->n + 1, 1);
-	int rc = -1;
+	int rules = ilpi_mincut_torch_rules(g, o), rc = -1;
 
 	if (it == NULL || mem == NULL || rt == NULL || keep == NULL || dont_ban == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
@@ -150,7 +174,8 @@ knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_swi
 	/* get_recomputable_banned_nodes: needed by the backward, not an input's storage */
 	for (size_t i = 0; i < g->n; i++) {
 		if (!banned[i] || dist[i] >= 1000000000 ||
-		    g->node[g->node[i].storage].kind == ILPI_PRIMAL)
+		    g->node[g->node[i].storage].kind == ILPI_PRIMAL ||
+		    (rules >= ILPI_TORCH_2_14 && must_save_ban(banned[i])))
 			continue;
 		it[n].node = i;
 		it[n].size = ilpi_size_of(g, i);
@@ -158,11 +183,13 @@ knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_swi
 		n++;
 	}
 	if (n == 0) {
-		inputs(g, saved);
+		if (rules < ILPI_TORCH_2_14)
+			inputs(g, saved); /* torch 2.14: the aggressive cut, already in saved */
 		rc = 1; /* the caller keeps the aggressive cut's info */
 		goto out;
 	}
-	qsort(it, n, sizeof *it, by_size_then_name);
+	qsort(it, n, sizeof *it, rules >= ILPI_TORCH_2_14 ? by_size_then_order :
+	    by_size_then_name);
 	for (size_t k = 0; k < n; k++) {
 		if (o->activation_memory_budget_runtime_estimator == ILPI_MC_EST_PROFILE &&
 		    g->node[it[k].node].time_us < 0) {
@@ -277,7 +304,8 @@ ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *sa
 	rc = knapsack_cut(g, o, &aggr, banned, ai.dist_from_bw, min_act, max_act, saved,
 	    info, err);
 	if (rc == 1) {
-		step = "inputs (no banned node to lift)";
+		step = ilpi_mincut_torch_rules(g, o) >= ILPI_TORCH_2_14 ?
+		    "aggressive (no banned node to lift)" : "inputs (no banned node to lift)";
 		if (info != NULL) {
 			*info = ai;
 			memset(&ai, 0, sizeof ai);

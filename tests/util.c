@@ -64,12 +64,20 @@ cmp_str(const void *a, const void *b)
 char **
 t_corpus(size_t *n)
 {
-	const char *dir = t_srcpath("tests/data/corpus");
-	DIR *d = opendir(dir);
+	return t_corpus_in("tests/data/corpus", n);
+}
+
+char **
+t_corpus_in(const char *rel, size_t *n)
+{
+	char dir[4096];
+	DIR *d;
 	struct dirent *e;
 	char **paths = NULL;
 	size_t cap = 0;
 
+	snprintf(dir, sizeof dir, "%s", t_srcpath(rel));
+	d = opendir(dir);
 	ck_assert_msg(d != NULL, "no corpus at %s", dir);
 	*n = 0;
 	while ((e = readdir(d)) != NULL) {
@@ -91,8 +99,15 @@ t_corpus(size_t *n)
 long
 t_each_corpus_graph(long (*fn)(const char *path, ilp_graph *g, void *ctx), void *ctx)
 {
+	return t_each_graph_in("tests/data/corpus", fn, ctx);
+}
+
+long
+t_each_graph_in(const char *rel, long (*fn)(const char *path, ilp_graph *g, void *ctx),
+    void *ctx)
+{
 	size_t n;
-	char **paths = t_corpus(&n);
+	char **paths = t_corpus_in(rel, &n);
 	long sum = 0;
 
 	for (size_t f = 0; f < n; f++) {

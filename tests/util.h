@@ -21,10 +21,15 @@ ilp_graph *t_graph_file(const char *path);
 /* The graph files of tests/data/corpus, sorted by name: *n paths, freed with
  * t_strs_free. Fails the running test when the directory cannot be read. */
 char **t_corpus(size_t *n);
+/* The same for another directory of graphs, `rel` to the source root. */
+char **t_corpus_in(const char *rel, size_t *n);
 void t_strs_free(char **s, size_t n);
 /* Reads each corpus graph (t_corpus order), calls fn(path, g, ctx) on it and frees it;
  * returns the sum of fn's answers (say, how many graphs it looked at). */
 long t_each_corpus_graph(long (*fn)(const char *path, ilp_graph *g, void *ctx), void *ctx);
+/* The same over the graphs of t_corpus_in(rel). */
+long t_each_graph_in(const char *rel, long (*fn)(const char *path, ilp_graph *g, void *ctx),
+    void *ctx);
 /* t_graph(t_q(s)): a whole graph document written with single quotes. */
 ilp_graph *t_graph_q(const char *s);
 /* A joint graph from single-quoted parts: `extra` top-level members, each followed by a

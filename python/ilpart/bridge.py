@@ -344,7 +344,8 @@ def _capturing_partition(store, reference, execute, budgets=()):
         jm = prepare_joint(joint_module)
         store.append(export_graph(jm, num_fwd_outputs, reference=reference,
                                   joint_inputs=joint_inputs, prepare=False,
-                                  budgets=budgets))
+                                  budgets=budgets, static_lifetime_input_indices=kwargs.get(
+                                      "static_lifetime_input_indices")))
         if not execute:
             raise _Captured()
         return min_cut_rematerialization_partition(jm, joint_inputs,

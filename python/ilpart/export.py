@@ -459,12 +459,15 @@ def _copy_for_partitioning(joint_module: fx.GraphModule) -> fx.GraphModule:
 
 
 def reference_saved(joint_module: fx.GraphModule, num_fwd_outputs: int, joint_inputs: Any = None,
-                    budget: Optional[float] = None) -> List[str]:
+                    budget: Optional[float] = None,
+                    static_lifetime_input_indices: Optional[Sequence[int]] = None) -> List[str]:
     """PyTorch's own min-cut partition of a deepcopy of `joint_module`: the list of joint
     node names it saves for the backward (graph order). The RNG states PyTorch adds when
     it functionalises random ops are not joint nodes and are left out. budget: run it
     with torch._functorch.config.activation_memory_budget = budget (default: as
-    configured)."""
+    configured). static_lifetime_input_indices: what AOTAutograd passes the partitioner
+    (torch 2.7 on: the parameters and buffers, which treat_parameters_as_free_to_save
+    makes free to save); None: not passed."""
     import contextlib
 
     from torch._functorch import config as fconfig
@@ -473,9 +476,11 @@ def reference_saved(joint_module: fx.GraphModule, num_fwd_outputs: int, joint_in
     jm = _copy_for_partitioning(joint_module)
     ctx = (fconfig.patch(activation_memory_budget=float(budget)) if budget is not None
            else contextlib.nullcontext())
+    kw = ({} if static_lifetime_input_indices is None else
+          {"static_lifetime_input_indices": list(static_lifetime_input_indices)})
     with ctx:
         _fw, bw = min_cut_rematerialization_partition(jm, joint_inputs,
-                                                      num_fwd_outputs=num_fwd_outputs)
+                                                      num_fwd_outputs=num_fwd_outputs, **kw)
     order = {n.name: i for i, n in enumerate(joint_module.graph.nodes)}
     names = set()
     for n in bw.graph.find_nodes(op="placeholder"):
@@ -491,7 +496,9 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
                  rng_functionalized: Optional[bool] = None, prepare: bool = True,
                  budgets: Sequence[float] = (),
                  mutated: Optional[Sequence[str]] = None,
-                 params: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+                 params: Optional[Sequence[str]] = None,
+                 static_lifetime_input_indices: Optional[Sequence[int]] = None
+                 ) -> Dict[str, Any]:
     """The joint graph of `joint_module` as a dict in docs/format.md's schema.
 
     num_fwd_outputs: how many of the graph's outputs are forward outputs (the rest are
@@ -509,12 +516,24 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
     params: names of the primals that are module parameters or buffers (marked "param":
     alive for the whole run, so ilpart does not charge them as saved bytes); default:
     param_primals(joint_module), found while AOTAutograd partitions.
+    static_lifetime_input_indices: what AOTAutograd passed the partition function, handed
+    on to PyTorch's partition for the references (torch 2.7 on saves those inputs freely).
     """
     if prepare:
         joint_module = prepare_joint(joint_module)
     graph = joint_module.graph
     mutated = set(mutated_primals(joint_module) if mutated is None else mutated)
-    params = set(param_primals(joint_module) if params is None else params)
+    if params is None:
+        params = param_primals(joint_module)
+        if static_lifetime_input_indices is not None:
+            # torch 2.7 on hands the partitioner its static-lifetime inputs (parameters,
+            # buffers, inputs marked static), indices into its _is_primal placeholders
+            prim = [n for n in graph.find_nodes(op="placeholder")
+                    if _placeholder_kind(n) == "primal" and "fwd_seed" not in str(n.target)
+                    and "fwd_base_offset" not in str(n.target)]
+            params = set(params) | {prim[i].name for i in static_lifetime_input_indices
+                                    if 0 <= i < len(prim)}
+    params = set(params)
     nodes = []
     index = {}
     view_base = {}  # node name -> storage base name (for getitem of aliasing tuple ops)
@@ -599,7 +618,9 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
         for f in (None,) + tuple(budgets):
             try:
                 saved = reference_saved(joint_module, num_fwd_outputs, joint_inputs,
-                                        budget=1.0 if f is None else f)
+                                        budget=1.0 if f is None else f,
+                                        static_lifetime_input_indices=(
+                                            static_lifetime_input_indices))
             except Exception as e:  # noqa: BLE001 - PyTorch's partitioner failing on it
                 # A reference is for comparison only: the graph is exported without it.
                 from .runner import IlpartWarning
