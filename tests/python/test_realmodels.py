@@ -25,8 +25,10 @@ activation_memory_budget 0.5, 0.3 and 0.1 recorded. Then, per model and variant:
   exactly when `ilpart check` rejects torch's set).
 * peak: the peak `ilpart check` simulates for PyTorch's partitions (budget 1, 0.5, 0.3,
   0.1) and ilpart's against the CPU allocator's measured peak (tests/python/peakmem.py):
-  within 5 % for the models without convolutions; on ResNet-18 (convolution and
-  batch-norm workspace, docs/partition.md "Peak memory") a lower bound above half.
+  within 5 % where PEAK_EXACT says so (all Llama and Qwen2 variants, plain GPT-2, BERT,
+  T5: equal to the byte), elsewhere a lower bound above half the measured peak
+  (convolution workspace in ResNet-18 and ViT; a matmul of the recomputation in the
+  checkpointed GPT-2, BERT, T5: docs/python.md, "Real models").
 
 Without transformers and torchvision (Debian's torch 2.6) every test is a counted skip.
 """
@@ -58,9 +60,13 @@ RTOL, ATOL = 1e-4, 1e-5
 # Errors ilpart.backend() is known to end in on this torch (issue 22 item 4, branch
 # torch214): such a compile is a counted skip naming the error; any other error fails.
 BACKEND_KNOWN = ("Please convert all Tensors to FakeTensors first",)
-# Measured peak within 5 % of the simulated one; models with convolutions: a lower bound.
-PEAK_EXACT = ("gpt2", "llama", "qwen2", "bert", "t5", "vit")
-PEAK_LOWER_BOUND = ("resnet18",)
+# Where the measured peak is within 5 % of the simulated one (measured: equal to the byte);
+# elsewhere the simulated peak is a lower bound above half the measured one:
+# convolutions (ResNet-18, ViT's patch embedding) allocate workspace inside the op, and the
+# checkpointed GPT-2, BERT and T5 measure 1.4-10 % more at a matmul of the backward's
+# recomputation (docs/python.md, "Real models").
+PEAK_EXACT = ("llama/plain", "llama/ckpt", "llama/sac", "qwen2/plain", "qwen2/ckpt",
+              "qwen2/sac", "gpt2/plain", "bert/plain", "t5/plain")
 
 # The cases compared with Inductor by default (a cold Inductor compile of one of these
 # models takes about a minute of CPU, two per case); ILPART_REALMODELS_INDUCTOR=all (or a
@@ -187,11 +193,15 @@ def ilpart_inductor(model, inputs, random):
     return out, pf
 
 
-def violation(path, saved):
-    """`ilpart check --prefer pytorch`'s verdict on a saved set: None or the message."""
+def violation(path, saved, rng_states=()):
+    """`ilpart check --prefer pytorch`'s verdict on a saved set: None or the message.
+    rng_states: the random ops whose RNG state the partition replays."""
+    part = {"format": "ilpart-partition", "version": 1, "producer": {"prefer": "pytorch"},
+            "saved": saved}
+    if rng_states:
+        part["rng_states"] = list(rng_states)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"format": "ilpart-partition", "version": 1,
-                   "producer": {"prefer": "pytorch"}, "saved": saved}, f)
+        json.dump(part, f)
     try:
         rc, out, err = cli("check", path, f.name, "--prefer", "pytorch")
     finally:
@@ -306,7 +316,9 @@ class RealModels(unittest.TestCase):
             rc, out, err = cli("mincut", path, "--prefer", "pytorch", "--no-check", *extra)
             self.assertEqual(rc, 0, err)
             got = json.loads(out)["saved"]
-            broken = violation(path, ref)
+            # torch replays the RNG state of the random ops it recomputes where it
+            # functionalises them; ilpart's min-cut records the replay (docs/mincut.md)
+            broken = violation(path, ref, json.loads(out).get("rng_states", ()))
             rc2, _out2, err2 = cli("mincut", path, "--prefer", "pytorch", *extra)
             extra_s, missing_s = sorted(set(got) - set(ref)), sorted(set(ref) - set(got))
             print("\n  %-20s graph %d: %s%s" % (
@@ -337,14 +349,22 @@ class RealModels(unittest.TestCase):
                      for f in (None,) + BUDGETS if c.reference(f)[i] is not None]
             parts.append(("ilpart", c.history[i]["partition"]))
             for plabel, p in parts:
+                try:
+                    sim, where = test_peak.simulated(path, p)
+                except AssertionError as e:
+                    # torch's budget path recomputes a random op without its RNG state
+                    # (not executable as ilpart reads it): no simulated peak to compare
+                    self.assertIn("RNG state", str(e))
+                    print("\n  %-14s graph %d %-11s not simulated: %s" % (
+                        label, i, plabel, str(e).strip()[-100:]), end="")
+                    continue
                 fw, bw = split_modules(jm, p["saved"], n_out, functionalize_rng=False)
                 meas = peakmem.measure(fw, bw, n_out, prim, tang)[0]
-                sim, where = test_peak.simulated(path, p)
                 print("\n  %-14s graph %d %-11s simulated %9d  measured %9d  (%+.2f%%)  peak in %s"
                       % (label, i, plabel, sim, meas, 100.0 * (meas - sim) / max(sim, 1), where),
                       end="")
                 self.assertGreater(meas, 0)
-                if name in PEAK_EXACT:
+                if label in PEAK_EXACT:
                     self.assertLessEqual(abs(meas - sim), 0.05 * meas,
                                          "%s %s: simulated %d, measured %d"
                                          % (label, plabel, sim, meas))

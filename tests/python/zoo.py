@@ -172,6 +172,13 @@ def build(name, variant="plain", seed=0):
             inputs = [ids, torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
     model.train()
+    if name == "resnet18" and variant != "plain":
+        # Frozen batch-norm statistics (as when fine-tuning): torch.compile of a checkpointed
+        # training-mode BatchNorm fails in torch 2.14 itself ("modified by an inplace
+        # operation": the running statistics the recomputation reads were updated).
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
     return model, inputs
 
 
