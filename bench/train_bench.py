@@ -107,6 +107,7 @@ def hf_model(name):
     torch.manual_seed(0)
     if name == "hf-gpt2":
         cfg = T.GPT2Config(vocab_size=1024, n_positions=128, n_layer=4, n_embd=128, n_head=4,
+                           bos_token_id=0, eos_token_id=0,
                            resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, use_cache=False)
         hf = T.GPT2LMHeadModel(cfg)
     else:
