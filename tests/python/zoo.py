@@ -121,12 +121,19 @@ def _hf(name):
 def _tv(name, variant):
     import torchvision
     if name == "resnet18":
-        m = torchvision.models.resnet18(num_classes=10)
-        if variant != "plain":
-            ctx = sac_context() if variant == "sac" else None
-            for layer in (m.layer1, m.layer2, m.layer3, m.layer4):
-                for i in range(len(layer)):
-                    layer[i] = Checkpointed(layer[i], ctx)
+        if variant == "plain":
+            return torchvision.models.resnet18(num_classes=10)
+        # Checkpointed: GroupNorm (torchvision's norm_layer argument) in place of
+        # BatchNorm. torch.compile of a checkpointed training-mode BatchNorm fails in torch
+        # 2.14 itself ("modified by an inplace operation": the recomputation reads the
+        # running statistics the forward has since updated), with PyTorch's partition as
+        # with ilpart's.
+        m = torchvision.models.resnet18(num_classes=10,
+                                        norm_layer=lambda c: nn.GroupNorm(8, c))
+        ctx = sac_context() if variant == "sac" else None
+        for layer in (m.layer1, m.layer2, m.layer3, m.layer4):
+            for i in range(len(layer)):
+                layer[i] = Checkpointed(layer[i], ctx)
         return m
     if name == "vit":
         m = torchvision.models.VisionTransformer(image_size=IMAGE, patch_size=8, num_layers=2,
@@ -172,13 +179,6 @@ def build(name, variant="plain", seed=0):
             inputs = [ids, torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
     model.train()
-    if name == "resnet18" and variant != "plain":
-        # Frozen batch-norm statistics (as when fine-tuning): torch.compile of a checkpointed
-        # training-mode BatchNorm fails in torch 2.14 itself ("modified by an inplace
-        # operation": the running statistics the recomputation reads were updated).
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                m.eval()
     return model, inputs
 
 
