@@ -32,6 +32,12 @@ chroot:
 
     ./scripts/setup.sh build
     ./scripts/torch-chroot.sh python3 bench/train_bench.py [--models llama,gpt] [--rounds 7]
+
+Under torch 2.14 (ILPART_SUITE=sid) the models also include transformers' own GPT-2 and Llama
+(hf-gpt2, hf-llama; tests/python/zoo.py's wrapper, random init):
+
+    ILPART_SUITE=sid ./scripts/torch-chroot.sh python3 bench/train_bench.py \\
+        --models hf-gpt2,hf-llama,llama,gpt
 """
 
 import argparse
@@ -87,7 +93,31 @@ def make_model(name):
     if name == "gpt":
         m = models.GPT(vocab=1024, seq=128, layers=4, d=128, heads=4)
         return m, lambda: (torch.randint(0, 1024, (4, 128)), torch.randint(0, 1024, (4, 128)))
+    if name in ("hf-gpt2", "hf-llama"):
+        return hf_model(name)
     raise SystemExit("unknown model %r" % name)
+
+
+def hf_model(name):
+    """transformers' own GPT-2 and Llama (random init, no download) at the in-tree models'
+    sizes; the forward returns the language-model loss. GPT-2's dropout is off: on torch 2.14
+    ilpart.backend() cannot compile dropout yet (issue 22 item 4)."""
+    import torch
+    import transformers as T
+    torch.manual_seed(0)
+    if name == "hf-gpt2":
+        cfg = T.GPT2Config(vocab_size=1024, n_positions=128, n_layer=4, n_embd=128, n_head=4,
+                           bos_token_id=0, eos_token_id=0,
+                           resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, use_cache=False)
+        hf = T.GPT2LMHeadModel(cfg)
+    else:
+        cfg = T.LlamaConfig(vocab_size=1024, hidden_size=128, intermediate_size=344,
+                            num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4,
+                            max_position_embeddings=128, use_cache=False)
+        hf = T.LlamaForCausalLM(cfg)
+    import zoo
+    m = zoo.LossOf(hf)
+    return m, lambda: (torch.randint(0, 1024, (4, 128)), torch.randint(0, 1024, (4, 128)))
 
 
 def loss_of(out):
@@ -314,7 +344,11 @@ def table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", default="llama,gpt,llama-sac")
+    import importlib.util
+    hf = ",hf-gpt2,hf-llama" if importlib.util.find_spec("transformers") else ""
+    ap.add_argument("--models", default="llama,gpt,llama-sac" + hf,
+                    help="default: llama,gpt,llama-sac, and hf-gpt2,hf-llama where "
+                    "transformers is installed")
     ap.add_argument("--partitioners", default=",".join(DEFAULT),
                     help="any of: " + ", ".join(p for p, _ in PARTITIONERS))
     ap.add_argument("--rounds", type=int, default=7)

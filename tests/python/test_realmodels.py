@@ -1,0 +1,398 @@
+"""Real model code nobody here wrote (issue 22 item 6, issue 24 item 3): transformers'
+GPT-2, Llama, Qwen2, BERT and T5 and torchvision's ResNet-18 and ViT (tests/python/zoo.py:
+tiny configs, random init, CPU, float32), each plain, with the library's own gradient
+checkpointing and under a SAC policy that saves matmuls. Each model and variant is
+compiled once through `ilpart.partition_fn` (torch.compile, split graphs run as they are);
+every joint graph is exported with this torch's own partitions at budget 1 and at
+activation_memory_budget 0.5, 0.3 and 0.1 recorded. Then, per model and variant:
+
+* train: ilpart's split modules and the modules PyTorch's own partitioner
+  (min_cut_rematerialization_partition) makes of the same joint graph, run on the same
+  inputs, give the loss and every gradient bit for bit; the backward obeys the SAC tags and
+  `ilpart check` accepts the partition (util.check_entry); ilpart saves no more bytes than
+  PyTorch's partition wherever that partition obeys the tags (where it breaks one, the
+  breach is printed).
+* inductor: the compiled training step through `partition_fn` and through
+  `ilpart.backend()` (Inductor with ilpart's partition) against `torch.compile(model)`
+  (Inductor, PyTorch's partition; `fallback_random` where the model draws random numbers,
+  so that both draw eager's), within float tolerance. A cold Inductor compile of one of
+  these models takes about a minute of CPU, so only INDUCTOR_DEFAULT runs by default; the
+  others are counted skips (ILPART_REALMODELS_INDUCTOR=all runs them all). A backend()
+  compile ending in a known error of this torch (BACKEND_KNOWN) is a counted skip too.
+* mincut_F: `ilpart mincut --prefer pytorch` (torch's reading of the tags, `--memory-budget
+  F`) saves exactly the set this torch's own partitioner saved, at budget 1 and at 0.5, 0.3
+  and 0.1; a partition that breaks a tag is reported as such (`ilpart mincut` exits 3
+  exactly when `ilpart check` rejects torch's set).
+* peak: the peak `ilpart check` simulates for PyTorch's partitions (budget 1, 0.5, 0.3,
+  0.1) and ilpart's against the CPU allocator's measured peak (tests/python/peakmem.py):
+  within 5 % where PEAK_EXACT says so (all Llama and Qwen2 variants, plain GPT-2, BERT,
+  T5: equal to the byte), elsewhere a lower bound above half the measured peak
+  (convolution workspace in ResNet-18 and ViT; a matmul of the recomputation in the
+  checkpointed GPT-2, BERT, T5: docs/python.md, "Real models").
+
+Without transformers and torchvision (Debian's torch 2.6) every test is a counted skip.
+"""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ilpart  # noqa: E402
+import peakmem  # noqa: E402
+import util  # noqa: E402
+import zoo  # noqa: E402
+
+MISSING = zoo.missing()
+BUDGETS = (0.5, 0.3, 0.1)
+# Inductor against split graphs run as they are: Inductor fuses pointwise ops and
+# reassociates reductions (sums over the batch, softmax, norms) in float32; over one
+# training step of these 2-layer models the gradients differ by a few float32 ulps of
+# their largest elements. 1e-4 relative / 1e-5 absolute is test_inductor.py's (five steps).
+RTOL, ATOL = 1e-4, 1e-5
+# Errors ilpart.backend() is known to end in on this torch (issue 22 item 4, branch
+# torch214): such a compile is a counted skip naming the error; any other error fails.
+BACKEND_KNOWN = ("Please convert all Tensors to FakeTensors first",)
+# Where the measured peak is within 5 % of the simulated one (measured: equal to the byte);
+# elsewhere the simulated peak is a lower bound above half the measured one:
+# convolutions (ResNet-18, ViT's patch embedding) allocate workspace inside the op, and the
+# checkpointed GPT-2, BERT and T5 measure 1.4-10 % more at a matmul of the backward's
+# recomputation (docs/python.md, "Real models").
+PEAK_EXACT = ("llama/plain", "llama/ckpt", "llama/sac", "qwen2/plain", "qwen2/ckpt",
+              "qwen2/sac", "gpt2/plain", "bert/plain", "t5/plain")
+
+# The cases compared with Inductor by default (a cold Inductor compile of one of these
+# models takes about a minute of CPU, two per case); ILPART_REALMODELS_INDUCTOR=all (or a
+# comma-separated list of MODEL/VARIANT) selects others.
+INDUCTOR_DEFAULT = ("gpt2/sac", "llama/ckpt")
+
+_CASES = {}
+
+
+def inductor_selected(name, variant):
+    sel = os.environ.get("ILPART_REALMODELS_INDUCTOR", ",".join(INDUCTOR_DEFAULT))
+    return sel == "all" or "%s/%s" % (name, variant) in sel.split(",")
+
+
+def run_split(fw, bw, n_out, primals, tangents, seed=0):
+    """The forward's user outputs and the backward's gradients of split modules (fw, bw)
+    run on real inputs, the backward given what the forward saved."""
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        outs = list(fw(*primals))
+        grads = list(bw(*(outs[n_out:] + list(tangents))))
+    return outs[:n_out] + grads
+
+
+def cli(*args):
+    r = subprocess.run([ilpart.find_binary()] + [str(a) for a in args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def grads_of(model, inputs, seed=0):
+    """One training step's loss and gradients (parameters in order; None kept)."""
+    for p in model.parameters():
+        p.grad = None
+    torch.manual_seed(seed)
+    loss = model(*inputs)
+    loss.backward()
+    return loss.detach().clone(), [None if p.grad is None else p.grad.detach().clone()
+                                   for p in model.parameters()]
+
+
+def max_diff(a, b):
+    (la, ga), (lb, gb) = a, b
+    d = (la - lb).abs().max().item()
+    for x, y in zip(ga, gb):
+        if x is not None and y is not None:
+            d = max(d, (x - y).abs().max().item())
+    return d
+
+
+class Case:
+    """One model in one variant: compiled once through ilpart.partition_fn (every joint
+    graph exported with this torch's own partitions at budget 1 and at BUDGETS recorded as
+    references), shared by the tests of the case."""
+
+    def __init__(self, name, variant):
+        from functorch.compile import min_cut_rematerialization_partition
+        from ilpart.export import _copy_for_partitioning, export_graph, prepare_joint
+        self.name, self.variant = name, variant
+        self.model, self.inputs = zoo.build(name, variant)
+        self.random = bool(zoo.has_dropout(self.model))
+        self.tmp = tempfile.TemporaryDirectory()
+        self.graphs, self.joints, self.torch_modules = [], [], []
+        pf = ilpart.partition_fn(reference=False)
+
+        def partition(jm, joint_inputs, *, num_fwd_outputs, **kw):
+            jm = prepare_joint(jm)
+            g = export_graph(jm, num_fwd_outputs, reference=True, joint_inputs=joint_inputs,
+                             prepare=False, budgets=BUDGETS)
+            self.graphs.append(g)
+            self.joints.append((jm, num_fwd_outputs))
+            self.torch_modules.append(min_cut_rematerialization_partition(
+                _copy_for_partitioning(jm), joint_inputs, num_fwd_outputs=num_fwd_outputs))
+            return pf(jm, joint_inputs, num_fwd_outputs=num_fwd_outputs, **kw)
+
+        t0 = time.perf_counter()
+        torch._dynamo.reset()
+        mine = copy.deepcopy(self.model)
+        compiled = torch.compile(mine, backend=ilpart.backend(partition=partition,
+                                                              codegen="eager"))
+        self.ilpart = grads_of(compiled, self.inputs)
+        self.ilpart_model = mine
+        self.history = pf.history
+        self.paths = []
+        for i, g in enumerate(self.graphs):
+            p = os.path.join(self.tmp.name, "%s-%s-%d.json" % (name, variant, i))
+            ilpart.write_json(p, g)
+            self.paths.append(p)
+        self.seconds = time.perf_counter() - t0
+
+    def reference(self, budget=None):
+        """This torch's saved set of each graph (at activation_memory_budget `budget`)."""
+        want = ilpart.reference_name(budget)
+        out = []
+        for g in self.graphs:
+            refs = {r["name"]: r["saved"] for r in g.get("reference", ())}
+            out.append(refs.get(want))
+        return out
+
+
+def case(name, variant):
+    key = (name, variant)
+    if key not in _CASES:
+        _CASES[key] = Case(name, variant)
+    return _CASES[key]
+
+
+def torch_inductor(model, inputs, random):
+    """torch.compile(model): PyTorch's own compiled path, Inductor, its own partition."""
+    import torch._inductor.config as iconfig
+    torch._dynamo.reset()
+    m = copy.deepcopy(model)
+    with iconfig.patch(fallback_random=random):
+        return grads_of(torch.compile(m), inputs)
+
+
+def ilpart_inductor(model, inputs, random):
+    import torch._inductor.config as iconfig
+    torch._dynamo.reset()
+    m = copy.deepcopy(model)
+    pf = ilpart.partition_fn()
+    with iconfig.patch(fallback_random=random):
+        out = grads_of(torch.compile(m, backend=ilpart.backend(partition=pf)), inputs)
+    return out, pf
+
+
+def violation(path, saved, rng_states=()):
+    """`ilpart check --prefer pytorch`'s verdict on a saved set: None or the message.
+    rng_states: the random ops whose RNG state the partition replays."""
+    part = {"format": "ilpart-partition", "version": 1, "producer": {"prefer": "pytorch"},
+            "saved": saved}
+    if rng_states:
+        part["rng_states"] = list(rng_states)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(part, f)
+    try:
+        rc, out, err = cli("check", path, f.name, "--prefer", "pytorch")
+    finally:
+        os.unlink(f.name)
+    if rc == 0:
+        return None
+    return (err or out).strip().splitlines()[-1] if (err or out).strip() else "exit %d" % rc
+
+
+def assert_close(tc, got, want, what):
+    (lg, gg), (lw, gw) = got, want
+    torch.testing.assert_close(lg, lw, rtol=RTOL, atol=ATOL, msg=lambda m: what + " loss: " + m)
+    for i, (a, b) in enumerate(zip(gg, gw)):
+        tc.assertEqual(a is None, b is None, "%s grad %d" % (what, i))
+        if a is not None:
+            torch.testing.assert_close(a, b, rtol=RTOL, atol=ATOL,
+                                       msg=lambda m, i=i: "%s grad %d: %s" % (what, i, m))
+
+
+@unittest.skipIf(MISSING, MISSING)
+class RealModels(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        import logging
+        logging.getLogger("torch._higher_order_ops.wrap").setLevel(logging.ERROR)
+        cls.t0 = time.perf_counter()
+
+    @classmethod
+    def tearDownClass(cls):
+        for c in _CASES.values():
+            c.tmp.cleanup()
+        print("\n  test_realmodels: %.1f s" % (time.perf_counter() - cls.t0))
+
+    def train(self, name, variant):
+        """ilpart's partition against PyTorch's of the same joint graph, both run as split
+        fx graphs on the same inputs: loss and gradients bit for bit; tags; bytes."""
+        c = case(name, variant)
+        label = "%s/%s" % (name, variant)
+        self.assertTrue(c.history, "%s: ilpart's partition_fn was not called" % label)
+        for i, e in enumerate(c.history):
+            jm, n_out = c.joints[i]
+            prim, tang = peakmem.make_inputs(jm)
+            tfw, tbw = c.torch_modules[i]
+            theirs = run_split(tfw, tbw, n_out, prim, tang)
+            mine = run_split(e["forward"], e["backward"], n_out, prim, tang)
+            self.assertEqual(len(mine), len(theirs))
+            for k, a in enumerate(theirs):
+                if a is not None and a.is_floating_point():
+                    self.assertTrue(torch.isfinite(a).all(), "%s graph %d output %d is not "
+                                    "finite: the comparison would be void" % (label, i, k))
+            for k, (a, b) in enumerate(zip(mine, theirs)):
+                self.assertEqual(a is None, b is None, "%s graph %d output %d" % (label, i, k))
+                if a is not None:
+                    self.assertTrue(torch.equal(a, b), "%s graph %d output %d differs from "
+                                    "PyTorch's partition: max |diff| %g" % (
+                                        label, i, k, (a - b).abs().max().item()))
+            util.check_entry(self, e)
+            g = e["graph"]
+            ref = c.reference()[i]
+            self.assertIsNotNone(ref, "%s: no PyTorch reference recorded" % label)
+            mine_b = ilpart.saved_bytes(g, util.saved_names(e["backward"]))
+            theirs_b = ilpart.saved_bytes(g, ref)
+            broken = violation(c.paths[i], ref)
+            print("\n  %-16s graph %d (%4d nodes, random %s): saved bytes ilpart %8d  pytorch "
+                  "%8d%s; %.1f s" % (label, i, len(g["nodes"]), c.random, mine_b, theirs_b,
+                                    "  (PyTorch breaks a tag: %s)" % broken[-120:] if broken
+                                    else "", c.seconds), end="")
+            if broken is None:
+                self.assertLessEqual(mine_b, theirs_b, label)
+
+    def inductor(self, name, variant):
+        """One training step through partition_fn and through ilpart.backend() against
+        torch.compile(model) (Inductor), fallback_random where the model draws random
+        numbers."""
+        label = "%s/%s" % (name, variant)
+        if not inductor_selected(name, variant):
+            self.skipTest("Inductor comparison not selected (a cold Inductor compile of "
+                          "these models takes about a minute of CPU; "
+                          "ILPART_REALMODELS_INDUCTOR=all runs all)")
+        c = case(name, variant)
+        clock = [time.perf_counter()]
+        ind = torch_inductor(c.model, c.inputs, c.random)
+        clock.append(time.perf_counter())
+        assert_close(self, c.ilpart, ind, label + " partition_fn vs torch.compile")
+        try:
+            mine, pf = ilpart_inductor(c.model, c.inputs, c.random)
+        except Exception as e:  # noqa: BLE001 - torch.compile wraps the cause
+            known = [k for k in BACKEND_KNOWN if k in str(e)]
+            if not known:
+                raise
+            mine = None
+            backend = "FAILS (known: %s)" % known[0]
+        clock.append(time.perf_counter())
+        if mine is not None:
+            assert_close(self, mine, ind, label + " backend() vs torch.compile")
+            for e in pf.history:
+                util.check_entry(self, e)
+            backend = "max |diff| %.2g" % max_diff(mine, ind)
+        print("\n  %-16s partition_fn vs torch.compile max |diff| %.2g; backend() %s; "
+              "seconds: torch.compile %.1f, backend() %.1f" % (
+                  label, max_diff(c.ilpart, ind), backend, clock[1] - clock[0],
+                  clock[2] - clock[1]), end="")
+        if mine is None:
+            self.skipTest("ilpart.backend() on torch %s: %s" % (torch.__version__, backend))
+
+    def mincut(self, name, variant, budget):
+        c = case(name, variant)
+        label = "%s/%s@%s" % (name, variant, budget or 1)
+        refs = c.reference(budget)
+        problems = []
+        for i, (path, ref) in enumerate(zip(c.paths, refs)):
+            self.assertIsNotNone(ref, "%s graph %d: PyTorch made no partition" % (label, i))
+            extra = ["--memory-budget", budget] if budget else []
+            rc, out, err = cli("mincut", path, "--prefer", "pytorch", "--no-check", *extra)
+            self.assertEqual(rc, 0, err)
+            got = json.loads(out)["saved"]
+            # torch replays the RNG state of the random ops it recomputes where it
+            # functionalises them; ilpart's min-cut records the replay (docs/mincut.md)
+            broken = violation(path, ref, json.loads(out).get("rng_states", ()))
+            rc2, _out2, err2 = cli("mincut", path, "--prefer", "pytorch", *extra)
+            extra_s, missing_s = sorted(set(got) - set(ref)), sorted(set(ref) - set(got))
+            print("\n  %-20s graph %d: %s%s" % (
+                label, i, "equal" if got == ref else "DIFFERS: ilpart also saves %s; "
+                "PyTorch also saves %s" % (extra_s[:6], missing_s[:6]),
+                "; PyTorch breaks a tag: " + broken[-110:] if broken else ""), end="")
+            if got != ref:
+                problems.append("graph %d: ilpart mincut saves %s more, %s fewer than torch %s"
+                                % (i, extra_s, missing_s, torch.__version__))
+            # a partition that breaks a tag is reported as such
+            elif (rc2 == 3) != (broken is not None):
+                problems.append("graph %d: mincut exit %d (%s) but check of torch's set: %s"
+                                % (i, rc2, err2.strip()[-200:], broken))
+        self.assertFalse(problems, "%s: %s" % (label, "; ".join(problems)))
+
+    def peak(self, name, variant):
+        """Simulated against measured peak of PyTorch's partitions (budget 1, 0.5, 0.3,
+        0.1) and ilpart's memory optimum of each joint graph."""
+        import test_peak
+        from ilpart.bridge import split_modules
+        c = case(name, variant)
+        label = "%s/%s" % (name, variant)
+        for i, ((jm, n_out), g, path) in enumerate(zip(c.joints, c.graphs, c.paths)):
+            prim, tang = peakmem.make_inputs(jm)
+            parts = [("pytorch@%s" % (f or 1), {"format": "ilpart-partition", "version": 1,
+                                                "producer": {"prefer": "pytorch"},
+                                                "saved": c.reference(f)[i]})
+                     for f in (None,) + BUDGETS if c.reference(f)[i] is not None]
+            parts.append(("ilpart", c.history[i]["partition"]))
+            for plabel, p in parts:
+                try:
+                    sim, where = test_peak.simulated(path, p)
+                except AssertionError as e:
+                    # torch's budget path recomputes a random op without its RNG state
+                    # (not executable as ilpart reads it): no simulated peak to compare
+                    self.assertIn("RNG state", str(e))
+                    print("\n  %-14s graph %d %-11s not simulated: %s" % (
+                        label, i, plabel, str(e).strip()[-100:]), end="")
+                    continue
+                fw, bw = split_modules(jm, p["saved"], n_out, functionalize_rng=False)
+                meas = peakmem.measure(fw, bw, n_out, prim, tang)[0]
+                print("\n  %-14s graph %d %-11s simulated %9d  measured %9d  (%+.2f%%)  peak in %s"
+                      % (label, i, plabel, sim, meas, 100.0 * (meas - sim) / max(sim, 1), where),
+                      end="")
+                self.assertGreater(meas, 0)
+                if label in PEAK_EXACT:
+                    self.assertLessEqual(abs(meas - sim), 0.05 * meas,
+                                         "%s %s: simulated %d, measured %d"
+                                         % (label, plabel, sim, meas))
+                else:
+                    self.assertLessEqual(sim, meas, "%s %s" % (label, plabel))
+                    self.assertGreater(sim, 0.5 * meas, "%s %s" % (label, plabel))
+
+
+def _add_tests():
+    for name in zoo.MODELS:
+        for variant in zoo.VARIANTS:
+            setattr(RealModels, "test_%s_%s_train" % (name, variant),
+                    lambda self, n=name, v=variant: self.train(n, v))
+            setattr(RealModels, "test_%s_%s_inductor" % (name, variant),
+                    lambda self, n=name, v=variant: self.inductor(n, v))
+            setattr(RealModels, "test_%s_%s_peak" % (name, variant),
+                    lambda self, n=name, v=variant: self.peak(n, v))
+            for b in (None,) + BUDGETS:
+                setattr(RealModels, "test_%s_%s_mincut_%s" % (name, variant,
+                                                              "1" if b is None else b),
+                        lambda self, n=name, v=variant, b=b: self.mincut(n, v, b))
+
+
+_add_tests()
+
+if __name__ == "__main__":
+    unittest.main()
