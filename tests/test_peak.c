@@ -1,8 +1,8 @@
-/* test_peak.c - the peak objective (solver/peak.c, --objective peak, --peak-budget)
+/* test_peak.c - the peak objective (solver/peak/peak.c, --objective peak, --peak-budget)
  * against the simulator: on random graphs small enough to enumerate every partition,
  * a proven-optimal answer's simulated peak is the least any executable partition has;
  * on the corpus, the least-peak answer is never above any other partition compare
- * shows that obeys the same rules, and no exact peak row (solver/peak_cuts.c) cuts off
+ * shows that obeys the same rules, and no exact peak row (solver/peak/peak_cuts.c) cuts off
  * an answer the search simulated. */
 #include "config.h"
 
@@ -13,9 +13,11 @@
 #include "graph/clock.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
-#include "solver/mincut.h"
-#include "solver/peak.h"
-#include "solver/peak_cuts.h"
+#include "solver/mincut/mincut.h"
+#include "solver/peak/peak.h"
+#include "solver/peak/peak_cuts.h"
+#include "solver/driver/solve.h"
+#include "solver/driver/stage.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -319,7 +321,7 @@ START_TEST(peak_saved_value_freed_before_recomputed_users_step)
 }
 END_TEST
 
-/* Random graphs whose bound rows (solver/peak.c) exceeded the simulated peak of the
+/* Random graphs whose bound rows (solver/peak/peak.c) exceeded the simulated peak of the
  * best answer: the second stage found nothing at that peak ("internal error: stage
  * 'least-recompute' is infeasible", exit 4), or the column's floor was above it. */
 static const char *const rows_above[3] = {
@@ -579,7 +581,7 @@ executable_partitions(const ilp_graph *g, ilp_partition **out, size_t cap)
 	return n;
 }
 
-/* The general peak rows (solver/peak_cuts.c ilpi_peak_cuts_add_general) bound every
+/* The general peak rows (solver/peak/peak_cuts.c ilpi_peak_cuts_add_general) bound every
  * partition from below, not only the answer they were taken at: rows at every backward
  * step of a third of the executable partitions of random graphs and random stacks, each
  * evaluated at every one of those partitions, never above its simulated peak (nor more

@@ -28,13 +28,15 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "policies/rules.h"
-#include "solver/blocks.h"
+#include "solver/blocks/blocks.h"
 #include "solver/cost.h"
-#include "solver/glpk_env.h"
-#include "solver/mck.h"
-#include "solver/mincut.h"
-#include "solver/model.h"
-#include "solver/reduce.h"
+#include "solver/model/glpk_env.h"
+#include "solver/blocks/mck.h"
+#include "solver/mincut/mincut.h"
+#include "solver/model/model.h"
+#include "solver/model/reduce.h"
+#include "solver/driver/budget.h"
+#include "solver/driver/decomp.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -1151,7 +1153,7 @@ START_TEST(solve_equals_front_at_every_budget)
 }
 END_TEST
 
-/* ---- independent segments: combination by counts (solver/mck.c) ------------------- */
+/* ---- independent segments: combination by counts (solver/blocks/mck.c) ------------------- */
 
 /* A front of (bytes, cost) for the oracle: ascending bytes, strictly descending cost. */
 typedef struct kfront {

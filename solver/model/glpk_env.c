@@ -10,7 +10,7 @@
 #include <glpk.h>
 
 #include "graph/graph.h"
-#include "solver/glpk_env.h"
+#include "solver/model/glpk_env.h"
 
 /* One frame per active ilpi_glpk_run; GLPK's environment is per thread, and so is this. */
 typedef struct frame {

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "solver/reduce.h"
+#include "solver/model/reduce.h"
 
 typedef struct ilpi_blocks ilpi_blocks;
 
@@ -34,7 +34,7 @@ typedef struct ilpi_blocks_stats {
 	                           * the last cut's for each cut to come, exceed the work
 	                           * limit (n_points: the points kept then) */
 	int counts;               /* the last budgeted solve combined independent
-	                           * segments by counts (solver/mck.c) */
+	                           * segments by counts (solver/blocks/mck.c) */
 } ilpi_blocks_stats;
 
 /*
@@ -69,7 +69,7 @@ int ilpi_blocks_plan_extra(const ilpi_reduced *red, const ilpi_blocks_extra *x,
  * <= 0: no limit. */
 void ilpi_blocks_set_time_limit(ilpi_blocks *b, double seconds);
 /* The combination's work limit in points (default 48 M; tests lower it), and the
- * counts' (solver/mck.c, default 8 M) when lower. */
+ * counts' (solver/blocks/mck.c, default 8 M) when lower. */
 void ilpi_blocks_set_max_points(ilpi_blocks *b, size_t points);
 
 /* The class fronts (no GLPK). Returns 1 (no error) when a segment is too wide for
@@ -122,49 +122,5 @@ struct ilpi_buf;
 /* One line for the plan, then one per class: how many segments, its items, its first
  * segment's first and last node, and the variables of its entry and exit states. */
 void ilpi_blocks_describe(const ilp_graph *g, const ilpi_blocks *b, struct ilpi_buf *out);
-
-/*
- * The decomposition a solve with options o would use, described as above (solve.c:
- * the same rules, costs and reduction). *text is caller-owned; "blocks: none ..." when
- * the model has no narrow cuts.
- */
-int ilpi_blocks_report(const ilp_graph *g, const ilp_solve_options *o, char **text,
-    ilp_error *err);
-
-/*
- * The whole front of the budgeted runtime model of g under o (implemented in solve.c:
- * the rules a budget brings, the same costs and reduction as ilp_solve), combined once
- * without bounds, for reading every budget's optimum off it. *out is NULL, with no
- * error, when the decomposition does not apply or the combination is over its work or
- * time limit (o->time_limit): the caller then solves each budget on its own. The
- * caller owns *out (ilpi_front_free); g must outlive it.
- */
-typedef struct ilpi_front ilpi_front;
-
-int ilpi_front_new(const ilp_graph *g, const ilp_solve_options *o, ilpi_front **out,
-    ilp_error *err);
-
-/* Least saved bytes of any partition; saved bytes of the runtime optimum (least
- * cost, then least bytes within 1e-9 of it, as ilp_solve without a budget). */
-int64_t ilpi_front_least_bytes(const ilpi_front *f);
-int64_t ilpi_front_runtime_bytes(const ilpi_front *f);
-
-/*
- * The partition ilp_solve gives with the runtime objective and budget_bytes = budget:
- * the front's point it picks, lowered to node decisions, evaluated and checked. Returns
- * 1 (no partition, no error) when the budget is below the least bytes; the caller owns
- * *out.
- */
-int ilpi_front_solve(ilpi_front *f, int64_t budget, ilp_partition **out, ilp_error *err);
-
-void ilpi_front_free(ilpi_front *f);
-
-/* The bytes ilp_solve's first pass turns budget fraction frac into under o (torch's
- * normalisation, capped by PyTorch's partition at frac: docs/solver.md "Memory
- * budgets"). *pt_bytes, *pt_us: that partition's bytes and time when it obeys the
- * rules (ilp_solve solves again within *pt_bytes when it saves more than *bytes and
- * the optimum within *bytes is slower), else *pt_bytes = -1. */
-int ilpi_budget_fraction_bytes(const ilp_graph *g, const ilp_solve_options *o,
-    double frac, int64_t *bytes, int64_t *pt_bytes, double *pt_us, ilp_error *err);
 
 #endif /* ILPART_SOLVER_BLOCKS_H */

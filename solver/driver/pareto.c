@@ -1,6 +1,6 @@
 /*
  * pareto.c - ilp_pareto: optimal partitions at many memory budgets. When the model
- * decomposes along repeated blocks (solver/blocks.c), one combination without bounds
+ * decomposes along repeated blocks (solver/blocks/blocks.c), one combination without bounds
  * yields its whole front of (saved bytes, recompute cost) and every budget's optimum
  * is read off it, lowered and checked; otherwise each budget is one ilp_solve.
  */
@@ -8,9 +8,8 @@
 
 #include <stdlib.h>
 
-#include "graph/graph.h"
-#include "graph/partition.h"
-#include "solver/blocks.h"
+#include "solver/driver/budget.h"
+#include "solver/driver/decomp.h"
 
 struct ilp_pareto {
 	const ilp_graph *g;

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "graph/graph.h"
-#include "solver/glpk_env.h"
-#include "solver/knapsack.h"
+#include "solver/model/glpk_env.h"
+#include "solver/mincut/knapsack.h"
 
 int
 ilpi_knapsack_solver_parse(const char *name)

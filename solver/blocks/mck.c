@@ -33,7 +33,7 @@
 
 #include "graph/clock.h"
 #include "graph/grow.h"
-#include "solver/mck.h"
+#include "solver/blocks/mck.h"
 
 typedef struct mpt {          /* a point of a bundle front or of the combination */
 	int64_t bytes;

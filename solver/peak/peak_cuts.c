@@ -36,8 +36,8 @@
 #include "graph/grow.h"
 #include "graph/lower.h"
 #include "graph/region.h"
-#include "solver/peak_cuts.h"
-#include "solver/reduce.h"
+#include "solver/peak/peak_cuts.h"
+#include "solver/model/reduce.h"
 
 #define ABSENT INT32_MIN
 #define HELD INT32_MAX

@@ -1,13 +1,13 @@
 /*
- * peak.h - peak-memory rows for the ILP (internal; solver/peak.c, docs/solver.md
+ * peak.h - peak-memory rows for the ILP (internal; solver/peak/peak.c, docs/solver.md
  * "Peak memory"). A column P and rows P >= a lower bound of the memory live at the
  * steps where the peak can be, over the fixed order of the backward ops.
  */
 #ifndef ILPART_SOLVER_PEAK_H
 #define ILPART_SOLVER_PEAK_H
 
-#include "solver/model.h"
-#include "solver/reduce.h"
+#include "solver/model/model.h"
+#include "solver/model/reduce.h"
 
 typedef struct ilpi_peak_rows {
 	int col;            /* the column P (model bytes) */
@@ -21,20 +21,8 @@ typedef struct ilpi_peak_rows {
 int ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr,
     ilp_error *err);
 
-/* Seconds a peak-objective or peak-budget solve takes at most when the caller gives no
- * time limit (solver/solve.c; docs/solver.md "Peak memory": 60). Every stage, seed
- * solve and descent of the search keeps to it. Only tests change it. */
-extern double ilpi_peak_default_limit;
-
 /* Nonzeros the peak rows may hold before they go through running sums (the same LP;
- * solver/peak.c). Only tests change it. */
+ * solver/peak/peak.c). Only tests change it. */
 extern size_t ilpi_peak_dense_nz;
-
-/* Test hook (tests/test_peak.c): when > 0, the peak search's clock checks between its
- * phases and between the rows and points it adds (not the descents' and the front's
- * own) count it down, and from the check that brings it to 0 on the time limit counts
- * as spent whatever the clock says; so a test can stop the search at its Nth check
- * without timing it. 0: the clock alone. */
-extern long ilpi_peak_test_checks;
 
 #endif /* ILPART_SOLVER_PEAK_H */

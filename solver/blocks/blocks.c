@@ -23,8 +23,8 @@
 #include "graph/clock.h"
 #include "graph/grow.h"
 #include "graph/strbuf.h"
-#include "solver/blocks.h"
-#include "solver/mck.h"
+#include "solver/blocks/blocks.h"
+#include "solver/blocks/mck.h"
 
 enum {
 	MAX_WIDTH = 4,            /* state variables at a cut: 2^(in+out) sub-fronts */
@@ -1806,7 +1806,7 @@ done:
 
 /*
  * With no state at any cut the segments are independent: only how many segments of a
- * class take each point of its front matters, and solver/mck.c combines them by
+ * class take each point of its front matters, and solver/blocks/mck.c combines them by
  * counts. Returns as ilpi_blocks_solve (3: its first answer, out of time or over its
  * work limit); the segments of a class take its points in front order.
  */

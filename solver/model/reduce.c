@@ -23,7 +23,7 @@
 
 #include "graph/grow.h"
 #include "policies/rules.h"
-#include "solver/reduce.h"
+#include "solver/model/reduce.h"
 
 void
 ilpi_reduced_free(ilpi_reduced *red)

@@ -38,7 +38,7 @@ void ilpi_glpk_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the nth fault point passed from now in this thread, inside an ilpi_glpk_run, raises a
  * GLPK error through glp_error as GLPK's own internal errors do; 0 disarms. The fault
  * points are the start of every ilpi_glpk_run and every call of the branch-and-bound
- * callback (solver/model.c). Disarmed, a fault point costs one comparison. Returns
+ * callback (solver/model/model.c). Disarmed, a fault point costs one comparison. Returns
  * the fault points that were still to pass (0: the fault was raised, or none armed).
  */
 unsigned ilpi_glpk_fault(unsigned nth);

@@ -1,5 +1,5 @@
 /*
- * peak_cuts.h - exact peak rows at simulated peak points (internal; solver/peak_cuts.c,
+ * peak_cuts.h - exact peak rows at simulated peak points (internal; solver/peak/peak_cuts.c,
  * docs/solver.md "Peak memory"). Added lazily: at the backward step where a simulated
  * answer peaks, a row P >= the bytes live there, written over the s/r columns and a
  * few continuous columns that say where recomputation is placed, a lower bound for
@@ -9,7 +9,7 @@
 #define ILPART_SOLVER_PEAK_CUTS_H
 
 #include "graph/memsim.h"
-#include "solver/model.h"
+#include "solver/model/model.h"
 
 typedef struct ilpi_peak_cuts ilpi_peak_cuts;
 
@@ -53,18 +53,9 @@ int32_t ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k);
  * 0 before the first general row. */
 double ilpi_peak_cuts_floor(const ilpi_peak_cuts *pc);
 /* Points refused because the rows added reached their cap (a graph-sized row set a
- * point: see PEAK_CUT_ROWS_MAX in solver/peak_cuts.c). */
+ * point: see PEAK_CUT_ROWS_MAX in solver/peak/peak_cuts.c). */
 int ilpi_peak_cuts_refused(const ilpi_peak_cuts *pc);
 /* Rows and columns added so far. */
 void ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *points);
-
-/* Test hook (solver/solve.c): builds the peak model of g under o (the peak objective),
- * adds general and exact rows at every step (exact rows at forward steps too) of every
- * partition of parts[] that is an answer of the model, and evaluates every row at each
- * of those answers: *excess is
- * the largest row value, or ilpi_peak_cuts_floor, minus that answer's simulated peak
- * (rows and floor are lower bounds: at most 0), *points the rows added. */
-int ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o,
-    ilp_partition *const *parts, size_t n, double *excess, int *points, ilp_error *err);
 
 #endif /* ILPART_SOLVER_PEAK_CUTS_H */

@@ -1,6 +1,6 @@
 /*
  * maxflow.h - maximum flow / minimum s-t cut on flat arrays (internal; Dinic's
- * algorithm, used by the min-cut heuristic of solver/mincut.c).
+ * algorithm, used by the min-cut heuristic of solver/mincut/mincut.c).
  *
  * Capacities are doubles; INFINITY is allowed and never saturates. Finite capacities
  * are expected to be integer-valued (byte counts), so sums stay exact below 2^53.

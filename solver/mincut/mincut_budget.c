@@ -3,7 +3,7 @@
  * (choose_saved_values_set with activation_memory_budget < 1, in
  * torch/_functorch/partitioners.py): the fraction is normalised between the inputs'
  * bytes and the bytes saved at budget 1; two more aggressive cuts are tried first;
- * then a knapsack (solver/knapsack.c) over the banned nodes decides which bans to lift,
+ * then a knapsack (solver/mincut/knapsack.c) over the banned nodes decides which bans to lift,
  * and the graph is cut again with those nodes in dont_ban. docs/mincut.md, "Memory
  * budget", lists what is reproduced and what is not.
  */
@@ -16,8 +16,8 @@
 
 #include "graph/graph.h"
 #include "policies/bans.h"
-#include "solver/knapsack.h"
-#include "solver/mincut.h"
+#include "solver/mincut/knapsack.h"
+#include "solver/mincut/mincut.h"
 
 static double
 size_bytes(const ilp_graph *g, const uint8_t *set)

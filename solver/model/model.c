@@ -15,8 +15,8 @@
 
 #include "graph/fileio.h"
 #include "graph/strbuf.h"
-#include "solver/glpk_env.h"
-#include "solver/model.h"
+#include "solver/model/glpk_env.h"
+#include "solver/model/model.h"
 
 static int64_t
 gcd64(int64_t a, int64_t b)

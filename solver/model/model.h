@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "solver/reduce.h"
+#include "solver/model/reduce.h"
 
 struct glp_prob;
 

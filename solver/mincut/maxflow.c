@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "graph/grow.h"
-#include "solver/maxflow.h"
+#include "solver/mincut/maxflow.h"
 
 struct ilpi_flow {
 	size_t n;

@@ -26,9 +26,9 @@
 #include "graph/grow.h"
 #include "graph/lower.h"
 #include "graph/memsim.h"
-#include "solver/model.h"
-#include "solver/peak.h"
-#include "solver/reduce.h"
+#include "solver/model/model.h"
+#include "solver/peak/peak.h"
+#include "solver/model/reduce.h"
 
 typedef struct term {
 	int col;

@@ -6,7 +6,7 @@
  * classify_nodes), dist_from_bw, cleanup_recompute_tags, should_ban_recomputation
  * with its config switches, get_node_weight, the node_in/node_out flow network with
  * source and sink, the used-far-apart and long-fusible-chain bans, a maximum flow
- * (solver/maxflow.c), then the cut closest to the sink (what networkx.minimum_cut
+ * (solver/mincut/maxflow.c), then the cut closest to the sink (what networkx.minimum_cut
  * returns; the cut is unique, so no tie-breaking is involved) becomes the saved set,
  * and the backward recomputes whatever it needs. docs/mincut.md lists the
  * differences from torch.
@@ -25,9 +25,9 @@
 #include "policies/bans.h"
 #include "policies/rules.h"
 #include "solver/cost.h"
-#include "solver/knapsack.h"
-#include "solver/maxflow.h"
-#include "solver/mincut.h"
+#include "solver/mincut/knapsack.h"
+#include "solver/mincut/maxflow.h"
+#include "solver/mincut/mincut.h"
 
 /* ---- operator classes (policies/op_table.c) ----------------------------------- */
 

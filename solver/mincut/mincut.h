@@ -1,6 +1,6 @@
 /*
  * mincut.h - PyTorch's min-cut rematerialization heuristic (torch 2.6 rules) over
- * ilpart's graph model (internal; implemented in solver/mincut.c, documented with
+ * ilpart's graph model (internal; implemented in solver/mincut/mincut.c, documented with
  * every known difference in docs/mincut.md).
  */
 #ifndef ILPART_SOLVER_MINCUT_H
@@ -25,7 +25,7 @@ typedef struct ilpi_mincut_options {
 	long max_dist_from_bw;
 	int unsafe_allow_optimization_of_collectives;
 	int check;                        /* run ilp_check on the result (default 1) */
-	/* the memory-budget path (solver/mincut_budget.c, docs/mincut.md "Memory budget") */
+	/* the memory-budget path (solver/mincut/mincut_budget.c, docs/mincut.md "Memory budget") */
 	double activation_memory_budget;  /* 1: off; 0 <= F < 1: choose_saved_values_set */
 	int activation_memory_budget_solver;            /* ilpi_knapsack_solver */
 	int activation_memory_budget_runtime_estimator; /* ilpi_mc_estimator */
@@ -111,7 +111,7 @@ int ilpi_mincut_cut(const ilp_graph *g, const ilpi_mincut_options *o,
     ilpi_mincut_info *info, ilp_error *err);
 /* The switches of o (aggressive_recomputation applied). */
 void ilpi_mincut_switches(const ilpi_mincut_options *o, ilpi_mc_switches *sw);
-/* choose_saved_values_set with o->activation_memory_budget < 1 (solver/mincut_budget.c):
+/* choose_saved_values_set with o->activation_memory_budget < 1 (solver/mincut/mincut_budget.c):
  * the raw saved set in saved; info (may be NULL) describes the final cut. */
 int ilpi_mincut_budget(const ilp_graph *g, const ilpi_mincut_options *o, uint8_t *saved,
     ilpi_mincut_info *info, ilp_error *err);
