@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cost.h"
 #include "graph/fileio.h"
 #include "graph/graph.h"
 #include "graph/grow.h"
@@ -145,16 +146,12 @@ ilpi_partition_set_producer(ilp_partition *p, const char *method, const char *ob
 static void
 device_text(const ilp_device *d, char *out, size_t size)
 {
-	static const char *const names[] = { "h100", "a100", "cpu" };
-	ilp_device known;
+	const char *name = ilpi_device_name(d);
 
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (ilp_device_lookup(names[i], &known) == 0 &&
-		    known.peak_flops == d->peak_flops && known.bandwidth == d->bandwidth) {
-			snprintf(out, size, "%s", names[i]);
-			return;
-		}
-	snprintf(out, size, "%.17g:%.17g", d->peak_flops, d->bandwidth);
+	if (name != NULL)
+		snprintf(out, size, "%s", name);
+	else
+		snprintf(out, size, "%.17g:%.17g", d->peak_flops, d->bandwidth);
 }
 
 void

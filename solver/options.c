@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "graph/cost.h"
 #include "solver/options.h"
 
 void
@@ -20,7 +21,7 @@ ilp_solve_options_init(ilp_solve_options *o)
 	o->peak_budget = -1;
 	o->prefer = ILP_PREFER_HARD;
 	o->bans = ILP_BANS_PYTORCH;
-	ilp_device_lookup("h100", &o->device);
+	ilp_device_lookup(ILPI_DEVICE_DEFAULT, &o->device);
 	o->time_limit = 0;
 	o->gap = 0;
 }

@@ -6,7 +6,7 @@
  *
  * The oracle enumerates every set of saved values, derives the least recompute set
  * that makes it executable, and scores it; it shares with the solver only the rules
- * (policies/rules.c) and the per-node cost (solver/cost.c), not the model.
+ * (policies/rules.c) and the per-node cost (graph/cost.c), not the model.
  *
  * Debug switches (environment): T_SEEDS=N graphs per loop iteration (default 60),
  * T_ONE=SEED runs one graph, T_DUMP prints each graph's JSON, T_DEBUG each solve.
@@ -29,7 +29,7 @@
 #include "graph/partition.h"
 #include "policies/rules.h"
 #include "solver/blocks/blocks.h"
-#include "solver/cost.h"
+#include "graph/cost.h"
 #include "solver/model/glpk_env.h"
 #include "solver/blocks/mck.h"
 #include "solver/mincut/mincut.h"

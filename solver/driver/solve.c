@@ -12,7 +12,7 @@
 #include <glpk.h>
 
 #include "graph/clock.h"
-#include "solver/cost.h"
+#include "graph/cost.h"
 #include "solver/model/glpk_env.h"
 #include "solver/options.h"
 #include "solver/driver/answer.h"

@@ -24,7 +24,7 @@
 #include "graph/region.h"
 #include "policies/bans.h"
 #include "policies/rules.h"
-#include "solver/cost.h"
+#include "graph/cost.h"
 #include "solver/mincut/knapsack.h"
 #include "solver/mincut/maxflow.h"
 #include "solver/mincut/mincut.h"

@@ -1,11 +1,12 @@
-/* cost.c - roofline recompute costs, device profiles and partition evaluation. */
+/* cost.c - roofline recompute costs, device profiles and partition evaluation (the
+ * graph layer: the solvers, the checker and the commands all cost partitions so). */
 #include "config.h"
 
 #include <string.h>
 
 #include "graph/graph.h"
 #include "graph/partition.h"
-#include "solver/cost.h"
+#include "graph/cost.h"
 
 /*
  * Dense 16-bit tensor-core peak and HBM bandwidth from the vendors' data sheets
@@ -35,6 +36,16 @@ ilp_device_lookup(const char *name, ilp_device *out)
 			return 0;
 		}
 	return -1;
+}
+
+const char *
+ilpi_device_name(const ilp_device *d)
+{
+	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+		if (profiles[i].peak_flops == d->peak_flops &&
+		    profiles[i].bandwidth == d->bandwidth)
+			return profiles[i].name;
+	return NULL;
 }
 
 double
@@ -103,7 +114,7 @@ ilp_partition_evaluate(const ilp_graph *g, ilp_partition *p, const ilp_device *d
 	if (ilpi_partition_fits(g, p, err) != 0)
 		return -1;
 	if (dev == NULL) {
-		ilp_device_lookup("h100", &def);
+		ilp_device_lookup(ILPI_DEVICE_DEFAULT, &def);
 		dev = &def;
 	}
 	for (size_t i = 0; i < g->n; i++)
