@@ -214,6 +214,7 @@ main(int argc, char **argv)
 	 * large block, no trimming of the heap), so it is not faulted in again. */
 	mallopt(M_MMAP_THRESHOLD, 256 << 20);
 	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+	cli_self_init(argv[0]);
 #ifdef ILPART_FAULT_INJECTION
 	/* tests/ilpart_fault only (never the installed command): ILPART_FAULT_GLPK=N
 	 * raises a GLPK error at the Nth fault point (solver/model/glpk_env.h). */
