@@ -158,13 +158,13 @@ void
 ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_options *o)
 {
 	ilpi_run_options *r = &p->opt;
-	static const char *const objectives[] = { "memory", "runtime", "weighted", "peak" };
 
 	memcpy(p->graph_fp, g->fingerprint, sizeof p->graph_fp);
 	r->known = 1;
 	if (strcmp(p->method, "ilp") == 0) {
-		if ((unsigned)o->objective < sizeof objectives / sizeof *objectives)
-			set_field(r->objective, sizeof r->objective, objectives[o->objective]);
+		/* the objective's name as the solver set it (ilpi_partition_set_producer) */
+		snprintf(r->objective, sizeof r->objective, "%.*s", (int)sizeof r->objective - 1,
+		    p->objective);
 		r->alpha = o->objective == ILP_OBJ_WEIGHTED ? o->alpha : -1;
 		r->budget_bytes = o->budget_bytes;
 		r->budget_fraction = o->budget_bytes >= 0 ? -1 : o->budget_fraction;

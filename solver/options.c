@@ -29,12 +29,6 @@ ilp_solve_options_init(ilp_solve_options *o)
 int
 ilpi_solve_options_check(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 {
-	if (o->objective != ILP_OBJ_MEMORY && o->objective != ILP_OBJ_RUNTIME &&
-	    o->objective != ILP_OBJ_WEIGHTED && o->objective != ILP_OBJ_PEAK) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'objective': unknown objective %d",
-		    g->path, (int)o->objective);
-		return -1;
-	}
 	if (o->budget_bytes >= 0 && o->budget_fraction >= 0) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'memory-budget': give bytes or a "
 		    "fraction, not both", g->path);

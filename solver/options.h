@@ -8,7 +8,8 @@
 #include "graph/graph.h"
 
 /* 0 when o is a valid set of options for a solve of g, else -1 with ILP_ERR_INPUT
- * naming the option. */
+ * naming the option. The objective itself is checked by the driver's table
+ * (drv_options_check, solver/driver/objectives.c), then this. */
 int ilpi_solve_options_check(const ilp_graph *g, const ilp_solve_options *o,
     ilp_error *err);
 

@@ -376,15 +376,14 @@ START_TEST(peak_default_time_limit_bounds_every_stage)
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
 	ilp_check_options co = { ILP_PREFER_HARD };
-	double was = ilpi_peak_default_limit, t0;
+	ilpi_solve_hooks hooks = { 2, 0 };
+	double t0;
 
 	ilp_solve_options_init(&o);
 	o.objective = ILP_OBJ_PEAK;
 	ck_assert(o.time_limit <= 0);
-	ilpi_peak_default_limit = 2;
 	t0 = ilpi_now();
-	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
-	ilpi_peak_default_limit = was;
+	ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "%s", err.msg);
 	/* the clock is read between GLPK's calls and simulations: some slack under ASan */
 	ck_assert_msg(ilpi_now() - t0 < 2 + 15, "%.1f s", ilpi_now() - t0);
 	/* the search is far from a proof at 2 s: stopped by the clock, and said so */
@@ -733,7 +732,7 @@ watch_cuts(void *ctx, const char *line)
 }
 
 /* The time limit spent at every clock check of the peak search in turn
- * (ilpi_peak_test_checks: the Nth check finds it spent, whatever the clock says): the
+ * (ilpi_solve_hooks.peak_checks: the Nth check finds it spent, whatever the clock says): the
  * seeds, the seed cuts, the front, the descent, the general rows and the loop are each
  * cut short at some N, and every run still ends with a partition the checker accepts,
  * simulated at its objective value, with status "optimal" only at the proven least peak
@@ -765,11 +764,13 @@ START_TEST(peak_clock_checks_end_with_a_checked_partition)
 	o.log = watch_cuts;
 	o.log_ctx = &cl;
 	for (n = 1; n < 1000; n++) {
+		ilpi_solve_hooks hooks = { ILPI_PEAK_DEFAULT_LIMIT, n };
+
 		p = NULL;
-		ilpi_peak_test_checks = n;
-		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "check %ld: %s", n, err.msg);
-		if (ilpi_peak_test_checks > 0) {
-			ilpi_peak_test_checks = 0; /* the search ended before its nth check */
+		ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "check %ld: %s", n,
+		    err.msg);
+		if (hooks.peak_checks > 0) {
+			/* the search ended before its nth check */
 			ck_assert_str_eq(p->status, "optimal");
 			ilp_partition_free(p);
 			break;

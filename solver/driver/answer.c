@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "solver/driver/stage.h"
+#include "solver/driver/objectives.h"
 #include "solver/driver/answer.h"
 
 /* The item answer of a node partition `p`: an item is saved when its rep is, else
@@ -94,20 +95,13 @@ drv_to_nodes(solve_ctx *c)
 	return 0;
 }
 
-static const char *
-objective_name(ilp_objective o)
-{
-	return o == ILP_OBJ_RUNTIME ? "runtime" : o == ILP_OBJ_WEIGHTED ? "weighted" :
-	    o == ILP_OBJ_PEAK ? "peak" : "memory";
-}
-
 /* Soft mode: every preference the optimum overrode, with the penalty it accepted for
  * doing so (the objective gains at least that much by overriding). */
 static int
 record_overrides(solve_ctx *c, ilp_partition *p)
 {
 	const ilpi_reduced *red = &c->red;
-	int time_units = c->o->objective == ILP_OBJ_RUNTIME;
+	int time_units = (drv_objective_of(c->o->objective)->flags & DRV_OBJ_TIME_UNITS) != 0;
 
 	if (c->o->prefer != ILP_PREFER_SOFT)
 		return 0;
@@ -135,6 +129,7 @@ record_overrides(solve_ctx *c, ilp_partition *p)
 int
 drv_make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
 {
+	const drv_objective *obj = drv_objective_of(c->o->objective);
 	const ilp_graph *g = c->g;
 	ilp_partition *p;
 	ilp_check_options co;
@@ -147,43 +142,20 @@ drv_make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
 		    "value unavailable", g->path);
 		return -1;
 	}
-	if ((p = ilp_partition_new(g)) == NULL) {
+	if ((p = drv_node_partition(c)) == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
 	}
-	for (size_t v = 0; v < g->n; v++)
-		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
-		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 	ilpi_partition_mark_rng(g, p);
-	ilpi_partition_set_producer(p, "ilp", objective_name(c->o->objective),
-	    ilp_prefer_name(c->o->prefer), c->status);
+	ilpi_partition_set_producer(p, "ilp", obj->name, ilp_prefer_name(c->o->prefer),
+	    c->status);
 	ilpi_partition_record(p, g, c->o);
 	p->gap = c->gap;
 	p->budget_bytes = c->budget;
 	if (ilp_partition_evaluate(g, p, &c->o->device, err) != 0 ||
 	    record_overrides(c, p) != 0)
 		goto fail;
-	switch (c->o->objective) {
-	case ILP_OBJ_MEMORY:
-		p->objective_value = (double)p->saved_bytes;
-		break;
-	case ILP_OBJ_RUNTIME:
-		p->objective_value = p->recompute_time_us;
-		break;
-	case ILP_OBJ_WEIGHTED:
-		p->objective_value = (double)p->saved_bytes + c->o->alpha * p->recompute_time_us;
-		break;
-	case ILP_OBJ_PEAK:
-		/* Proven: the bound; the answer's truth: its simulated peak. */
-		p->objective_value = (double)c->peak_sim;
-		if (c->peak_sim > 0 && c->peak_bound >= 0 &&
-		    (double)c->peak_sim > ceil(c->peak_bound - 1e-6)) {
-			ilpi_partition_set_producer(p, NULL, NULL, NULL,
-			    strcmp(c->status, "time-limit") == 0 ? "time-limit" : "feasible");
-			p->gap = ((double)c->peak_sim - c->peak_bound) / (double)c->peak_sim;
-		}
-		break;
-	}
+	p->objective_value = obj->value(c, p);
 	co.prefer = c->o->prefer;
 	if (ilp_check(g, p, &co, &cerr) != 0) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the ILP partition fails the "
@@ -226,4 +198,15 @@ drv_breaks_rules(const solve_ctx *c, const ilp_partition *p, char *buf, size_t l
 		return buf;
 	}
 	return NULL;
+}
+
+ilp_partition *
+drv_node_partition(const solve_ctx *c)
+{
+	ilp_partition *p = ilp_partition_new(c->g);
+
+	for (size_t v = 0; p != NULL && v < c->g->n; v++)
+		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+	return p;
 }

@@ -30,6 +30,23 @@
 #define PEAK_GENERAL_FRAC 0.95
 #define PEAK_GENERAL_FIRST 16
 
+/* What tests change in a solve, passed in (ilpi_solve_hooked, solver/driver/solve.h),
+ * never global; ilp_solve uses the defaults. */
+typedef struct ilpi_solve_hooks {
+	/* seconds a peak-objective or peak-budget solve takes at most when the caller gives
+	 * no time limit (docs/solver.md "Peak memory"): every stage, seed solve and descent
+	 * of the search keeps to it; 60 by default */
+	double peak_default_limit;
+	/* when > 0, the peak search's clock checks between its phases and between the rows
+	 * and points it adds (not the descents' and the front's own) count it down, and
+	 * from the check that brings it to 0 on the time limit counts as spent whatever the
+	 * clock says (a test stops the search at its Nth check without timing it); 0: the
+	 * clock alone */
+	long peak_checks;
+} ilpi_solve_hooks;
+
+#define ILPI_PEAK_DEFAULT_LIMIT 60
+
 /* Everything a solve allocates lives here (the model's buffers in `m`, owned by
  * solver/model/model.c), so a GLPK error longjmp out of run_model loses nothing. */
 typedef struct solve_ctx {
@@ -85,13 +102,13 @@ typedef struct solve_ctx {
 	double audit_excess;      /* the largest row value minus simulated peak */
 	int audit_points;
 	int cuts_invalid;         /* a row above some simulated answer's peak: no proof */
-	int nofeas_ok;            /* the running stage may find its model infeasible */
 	const char *stage_now;    /* the stage GLPK is solving, for its error messages */
 	uint8_t *hist;            /* simulated answers (s then r), for checking the rows */
 	int64_t *hist_sim;
 	size_t n_hist, cap_hist;
 	uint8_t *starts_buf;      /* peak objective: the descents' starts and scratch */
 	int late;                 /* peak search: its time limit is spent (peak_late) */
+	ilpi_solve_hooks *hooks;  /* the caller's, or NULL: the defaults */
 	uint8_t *fb_buf;          /* peak budget: the best fitting seed (s, r) */
 } solve_ctx;
 

@@ -16,6 +16,7 @@
 #include "solver/driver/obj_runtime.h"
 #include "solver/driver/solve.h"
 #include "solver/driver/stage.h"
+#include "solver/driver/objectives.h"
 #include "solver/driver/decomp.h"
 
 /* rc 1 (over a limit of the decomposition): the monolithic model takes over. */
@@ -244,7 +245,7 @@ ilpi_blocks_report(const ilp_graph *g, const ilp_solve_options *o, char **text,
 	c.o = o;
 	c.budget = -1;
 	ilpi_buf_init(&out);
-	if (ilpi_solve_options_check(g, o, err) != 0 || drv_prepare(&c, err) != 0)
+	if (drv_options_check(g, o, err) != 0 || drv_prepare(&c, err) != 0)
 		goto done;
 	if (ilpi_blocks_plan_extra(&c.red, soft_extra(&c, &x), 1, &c.blocks, err) != 0)
 		goto done;
@@ -312,7 +313,7 @@ ilpi_front_new(const ilp_graph *g, const ilp_solve_options *o, ilpi_front **out,
 	c->peak_bound = -1;
 	c->peak_sim = -1;
 	c->peak_best = -1;
-	if (ilpi_solve_options_check(g, &f->o, err) != 0 || drv_prepare(c, err) != 0)
+	if (drv_options_check(g, &f->o, err) != 0 || drv_prepare(c, err) != 0)
 		goto fail;
 	/* Longer segments than ilp_solve's: the unbounded combination keeps every cut's
 	 * front, so fewer cuts keep fewer points (the 96-layer transformer: 0.4 GB at every

@@ -21,7 +21,7 @@ drv_obj_memory(solve_ctx *c, ilp_error *err)
 
 	if ((rc = drv_lex_blocks(c, 1, err)) != 1)
 		return rc;
-	if (drv_stage(c, "least-memory", &t1, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
+	if (drv_stage(c, "least-memory", 0, &t1, c->ws, c->wr, c->ts, c->tr, &mip, err) != 0)
 		return -1;
 	memcpy(c->s, c->ts, n);
 	memcpy(c->r, c->tr, n);
@@ -29,7 +29,8 @@ drv_obj_memory(solve_ctx *c, ilp_error *err)
 		return 0;
 	best = ilpi_model_value(&c->m, &t1, c->ts, c->tr);
 	ilpi_model_set_limit(&c->m, ILPI_LIMIT_LEVEL, &t1, drv_level(mip.obj, t1.pen_s == NULL));
-	if (drv_stage(c, "least-recompute", &t2, c->ts, c->tr, c->s, c->r, &mip, 1, err) != 0)
+	if (drv_stage(c, "least-recompute", DRV_STAGE_WRITE, &t2, c->ts, c->tr, c->s, c->r, &mip,
+	    err) != 0)
 		return -1;
 	/* GLPK keeps the level row within its tolerance; the bytes must not grow. */
 	if (ilpi_model_value(&c->m, &t1, c->s, c->r) > best + 1e-9 * (1 + fabs(best))) {
@@ -38,4 +39,12 @@ drv_obj_memory(solve_ctx *c, ilp_error *err)
 		memcpy(c->r, c->tr, n);
 	}
 	return 0;
+}
+
+/* The memory objective's value: the saved bytes. */
+double
+drv_obj_memory_value(const solve_ctx *c, ilp_partition *p)
+{
+	(void)c;
+	return (double)p->saved_bytes;
 }

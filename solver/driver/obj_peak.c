@@ -19,61 +19,52 @@
 #include "solver/driver/stage.h"
 #include "solver/driver/obj_peak.h"
 
-/* Least simulated peak, then least recompute cost at that peak. The peak rows bound
- * the peak from below; the simulator (graph/memsim.c) is the truth. Each answer is
- * simulated and cut off by a no-good cut carrying its true peak, until the ILP's bound
- * meets the best simulated peak (proven optimal) or time runs out (the gap is
- * reported). docs/solver.md "Peak memory". */
-int
-drv_obj_peak(solve_ctx *c, ilp_error *err)
+/* The search's start: the cut set, the seeds' incumbent, better incumbents from the
+ * blocks' front and a descent (a tenth of the time each), the general rows at the
+ * incumbent's highest steps, and the peak column's floor as the first bound. The best
+ * simulated peak in *best (< 0: none), the descents' starts in *st. */
+static int
+peak_start(solve_ctx *c, int64_t *best, peak_starts *st, ilp_error *err)
 {
-	ilpi_terms none = { 0, 0, NULL, NULL }, tc = drv_terms(c, 0, 1, 1);
-	ilpi_mip mip;
 	size_t n = c->red.n_items;
-	/* The decisions' tiny costs add at most half a byte: bounds stay exact in bytes. */
-	double unit = c->m.byte_unit, eps = 0.5 / unit / (double)(2 * n + 1), limit;
-	int64_t best = -1, sim, seeded;
-	peak_starts starts;
+	double unit = c->m.byte_unit, limit = drv_peak_limit(c);
+	int64_t seeded;
 	double t1, floor0;
-	int iter, rc;
 
-	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
-	memset(&mip, 0, sizeof mip);
-	limit = drv_peak_limit(c->o);
 	c->peak_bound = 0;
 	if (ilpi_peak_cuts_new(c->g, &c->m, c->peak.col, &c->cuts) != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
 	}
-	if (drv_peak_try_seeds(c, &best, err) != 0)
+	if (drv_peak_try_seeds(c, best, err) != 0)
 		return -1;
 	/* A tenth of the time each for better incumbents: the blocks' front, then a
 	 * descent (never past the limit). */
-	seeded = best;
+	seeded = *best;
 	t1 = ilpi_now();
-	starts.n = 0;
-	if ((starts.s = c->starts_buf = malloc(PEAK_STARTS * n + 2 * n + 1)) == NULL) {
+	st->n = 0;
+	if ((st->s = c->starts_buf = malloc(PEAK_STARTS * n + 2 * n + 1)) == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
 	}
 	if (drv_peak_late(c))
 		drv_note(c, "peak front: not made (cut short by the time limit)");
 	else
-		drv_peak_front_seeds(c, &best, &starts, fmin(t1 + limit * 0.1, c->t0 + limit));
+		drv_peak_front_seeds(c, best, st, fmin(t1 + limit * 0.1, c->t0 + limit));
 	if (drv_peak_late(c))
 		drv_note(c, "peak descent: not run (cut short by the time limit)");
 	else
-		drv_peak_descent(c, &best, &starts, fmin(ilpi_now() + limit * 0.15, c->t0 + limit));
+		drv_peak_descent(c, best, st, fmin(ilpi_now() + limit * 0.15, c->t0 + limit));
 	/* General rows at the incumbent's highest steps, before any solve (the rows and
 	 * checks after the time limit are left out: they would only serve the loop). */
-	if (best >= 0 && (drv_general_rows(c, c->ws, c->wr, best, PEAK_GENERAL_FRAC,
-	    PEAK_GENERAL_FIRST) != 0 || (best == seeded && !drv_peak_late(c) &&
-	    drv_check_cuts(c, c->ws, c->wr, best) != 0))) {
+	if (*best >= 0 && (drv_general_rows(c, c->ws, c->wr, *best, PEAK_GENERAL_FRAC,
+	    PEAK_GENERAL_FIRST) != 0 || (*best == seeded && !drv_peak_late(c) &&
+	    drv_check_cuts(c, c->ws, c->wr, *best) != 0))) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
 	}
-	if (best >= 0 && best != seeded && !drv_peak_late(c) &&
-	    drv_cut_answer(c, c->ws, c->wr, best) != 0) {
+	if (*best >= 0 && *best != seeded && !drv_peak_late(c) &&
+	    drv_cut_answer(c, c->ws, c->wr, *best) != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
 	}
@@ -86,16 +77,34 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	 * 48-layer transformer under load) still reports that, not 0. */
 	floor0 = fmax(glp_get_col_lb(c->m.lp, c->peak.col) * unit - 0.5,
 	    ilpi_peak_cuts_floor(c->cuts));
-	if (best >= 0 && (double)best < floor0) {
+	if (*best >= 0 && (double)(*best) < floor0) {
 		drv_note(c, "peak floor %.0f bytes is above a simulated answer (%lld bytes)",
-		    floor0, (long long)best);
+		    floor0, (long long)(*best));
 		c->cuts_invalid = 1;
 	} else {
 		c->peak_bound = floor0;
 		drv_note(c, "peak floor before the loop: %.0f bytes (model: %d rows, %d nonzeros)",
 		    floor0, glp_get_num_rows(c->m.lp), glp_get_num_nz(c->m.lp));
 	}
-	for (iter = 0;; iter++) {
+	return 0;
+}
+
+/* The least-peak loop: solves for an answer below the best simulated peak, simulates
+ * it, cuts it off and descends from it, until none is left (the proof), the bound
+ * meets the best or the time is spent. *best and the bound (c->peak_bound) improve;
+ * the last solve in *mip, the solves made in *iter. */
+static int
+peak_loop(solve_ctx *c, int64_t *best, peak_starts *st, ilpi_mip *mip, int *iter,
+    ilp_error *err)
+{
+	ilpi_terms none = { 0, 0, NULL, NULL };
+	size_t n = c->red.n_items;
+	/* The decisions' tiny costs add at most half a byte: bounds stay exact in bytes. */
+	double unit = c->m.byte_unit, eps = 0.5 / unit / (double)(2 * n + 1);
+	double limit = drv_peak_limit(c);
+	int64_t sim;
+
+	for (*iter = 0;; (*iter)++) {
 		ilpi_model_set_objective(&c->m, &none);
 		/* A tiny cost on every decision keeps answers canonical (nothing needless
 		 * saved or recomputed), so cuts are not spent on equivalent answers (the
@@ -109,12 +118,12 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 		glp_set_obj_coef(c->m.lp, c->peak.col, 1);
 		/* Only a strictly lower peak is worth finding: no answer left below the best
 		 * is the proof. */
-		if (best >= 0) {
+		if (*best >= 0) {
 			double lb = glp_get_col_lb(c->m.lp, c->peak.col);
-			double ub = ((double)best - 0.5) / unit;
+			double ub = ((double)(*best) - 0.5) / unit;
 
 			if (ub < lb) {
-				mip.status = GLP_NOFEAS;
+				mip->status = GLP_NOFEAS;
 				break;
 			}
 			/* GLPK refuses a double bound with lb == ub (near 2^60 bytes the
@@ -135,38 +144,39 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 		 * Elsewhere GLPK's rule finds answers sooner (llama-2l: the first answer
 		 * after 14 s instead of 3 s) and closed llama-2l's last solve (no answer
 		 * left) where the weights did not in 42 s. */
-		c->peak_w_from = best >= 0 && iter == 0 ? ((double)best - 0.5) / unit *
+		c->peak_w_from = *best >= 0 && *iter == 0 ? ((double)(*best) - 0.5) / unit *
 		    (1 - PEAK_LOOP_GAP) : DBL_MAX;
-		if (drv_stage_keep(c, "least-peak", c->ts, c->tr, &mip, err) != 0)
+		if (drv_stage_keep(c, "least-peak", DRV_STAGE_LEAST_PEAK | DRV_STAGE_UNDEF_OK,
+		    c->ts, c->tr, mip, err) != 0)
 			return -1;
-		if (mip.status == GLP_NOFEAS)
-			break; /* every answer cut off: the best is proven */
-		if (mip.status == GLP_UNDEF) {
+		if (mip->status == GLP_NOFEAS)
+			break; /* every answer cut off: the *best is proven */
+		if (mip->status == GLP_UNDEF) {
 			/* Out of time without an answer: its bound still holds for every
 			 * answer below the best (never a proof from here). */
-			if (mip.bound > -DBL_MAX && best >= 0)
-				c->peak_bound = fmax(c->peak_bound, fmin((double)best - 1,
-				    mip.bound * unit - 0.5));
+			if (mip->bound > -DBL_MAX && *best >= 0)
+				c->peak_bound = fmax(c->peak_bound, fmin((double)(*best) - 1,
+				    mip->bound * unit - 0.5));
 			break;
 		}
 		/* Every solve's bound holds for every answer below its best (rows are only
 		 * added): keep the largest, and start later solves there. */
-		c->peak_bound = fmax(c->peak_bound, (mip.status == GLP_OPT ? mip.obj :
-		    mip.bound) * unit - 0.5);
-		drv_raise_peak_floor(c, best);
+		c->peak_bound = fmax(c->peak_bound, (mip->status == GLP_OPT ? mip->obj :
+		    mip->bound) * unit - 0.5);
+		drv_raise_peak_floor(c, *best);
 		sim = drv_simulate(c, c->ts, c->tr);
 		if (sim < 0) {
 			ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the peak answer cannot "
 			    "be simulated", c->g->path);
 			return -1;
 		}
-		if (best < 0 || sim < best) {
-			best = c->peak_best = sim;
+		if (*best < 0 || sim < *best) {
+			*best = c->peak_best = sim;
 			memcpy(c->ws, c->ts, n);
 			memcpy(c->wr, c->tr, n);
 		}
-		if ((mip.status != GLP_OPT && mip.status != GLP_FEAS) || mip.timed_out ||
-		    (double)best <= ceil(c->peak_bound - 1e-6) || drv_peak_late(c))
+		if ((mip->status != GLP_OPT && mip->status != GLP_FEAS) || mip->timed_out ||
+		    (double)(*best) <= ceil(c->peak_bound - 1e-6) || drv_peak_late(c))
 			break;
 		if (drv_cut_answer(c, c->ts, c->tr, sim) != 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
@@ -176,16 +186,39 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 		 * may find a lower peak there. */
 		{
 			size_t budget = 2 * n + 200, moves = 0;
-			int64_t cur, was = best;
+			int64_t cur, was = *best;
 
-			memcpy(starts.s, c->ts, n);
-			memcpy(starts.s + n, c->tr, n);
-			drv_descend(c, starts.s, starts.s + n, &cur, &best, fmin(ilpi_now() +
+			memcpy(st->s, c->ts, n);
+			memcpy(st->s + n, c->tr, n);
+			drv_descend(c, st->s, st->s + n, &cur, best, fmin(ilpi_now() +
 			    limit * 0.05, c->t0 + limit), &budget, &moves);
-			if (best < was)
-				drv_note(c, "peak descent from the answer: %lld bytes", (long long)best);
+			if (*best < was)
+				drv_note(c, "peak descent from the answer: %lld bytes", (long long)(*best));
 		}
 	}
+	return 0;
+}
+
+/* Least simulated peak, then least recompute cost at that peak. The peak rows bound
+ * the peak from below; the simulator (graph/memsim.c) is the truth. Each answer is
+ * simulated and cut off by a no-good cut carrying its true peak, until the ILP's bound
+ * meets the best simulated peak (proven optimal) or time runs out (the gap is
+ * reported). docs/solver.md "Peak memory". */
+int
+drv_obj_peak(solve_ctx *c, ilp_error *err)
+{
+	ilpi_terms tc = drv_terms(c, 0, 1, 1);
+	ilpi_mip mip;
+	size_t n = c->red.n_items;
+	int64_t best = -1, sim;
+	peak_starts starts;
+	int iter, rc;
+
+	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
+	memset(&mip, 0, sizeof mip);
+	if (peak_start(c, &best, &starts, err) != 0 ||
+	    peak_loop(c, &best, &starts, &mip, &iter, err) != 0)
+		return -1;
 	/* no answer left below the best: that is the bound (the floor before the loop
 	 * was printed here, 1,188,768,768 bytes on the proven 12-layer transformer) */
 	drv_note(c, "least-peak: %d cuts, bound %.0f bytes, best simulated %lld bytes", iter,
@@ -234,9 +267,8 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	/* Stage 2: least recompute cost among answers whose bound allows the best peak;
 	 * kept only when its simulated peak is no worse. */
 	drv_peak_stage2_model(c, best);
-	c->nofeas_ok = 1;
-	rc = drv_stage(c, "least-recompute", &tc, NULL, NULL, c->ts, c->tr, &mip, 1, err);
-	c->nofeas_ok = 0;
+	rc = drv_stage(c, "least-recompute", DRV_STAGE_WRITE | DRV_STAGE_NOFEAS_OK |
+	    DRV_STAGE_UNDEF_OK, &tc, NULL, NULL, c->ts, c->tr, &mip, err);
 	if (rc != 0)
 		return -1;
 	if (mip.status == GLP_NOFEAS) {
@@ -401,13 +433,10 @@ drv_peak_audit(solve_ctx *c, ilp_error *err)
 		memset(&ms, 0, sizeof ms);
 		memset(&tr, 0, sizeof tr);
 		{
-			ilp_partition *p = ilp_partition_new(c->g);
+			ilp_partition *p = drv_node_partition(c);
 
 			if (p == NULL)
 				goto nomem;
-			for (size_t v = 0; v < c->g->n; v++)
-				p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
-				    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 			if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0 &&
 			    ilpi_memsim_trace(c->g, &sp, &ms, &tr, NULL) == 0) {
 				for (size_t at = 0; at < ms.n_bw; at++)
@@ -447,4 +476,18 @@ nomem:
 	free(need);
 	free(sim);
 	return rc;
+}
+
+/* The peak objective's value: the answer's simulated peak (its truth); unproven, with
+ * the gap to the bound, when the bound (what is proven) is below it. */
+double
+drv_obj_peak_value(const solve_ctx *c, ilp_partition *p)
+{
+	if (c->peak_sim > 0 && c->peak_bound >= 0 &&
+	    (double)c->peak_sim > ceil(c->peak_bound - 1e-6)) {
+		ilpi_partition_set_producer(p, NULL, NULL, NULL,
+		    strcmp(c->status, "time-limit") == 0 ? "time-limit" : "feasible");
+		p->gap = ((double)c->peak_sim - c->peak_bound) / (double)c->peak_sim;
+	}
+	return (double)c->peak_sim;
 }

@@ -7,5 +7,6 @@
 int drv_obj_peak(solve_ctx *c, ilp_error *err);
 int drv_obj_runtime_peak(solve_ctx *c, ilp_error *err);
 int drv_peak_audit(solve_ctx *c, ilp_error *err);
+double drv_obj_peak_value(const solve_ctx *c, ilp_partition *p);
 
 #endif /* ILPART_SOLVER_DRIVER_OBJ_PEAK_H */

@@ -82,7 +82,7 @@ runtime_optimal(solve_ctx *c, int with_pen, int write, double *bytes, ilp_error 
 	ilpi_mip mip;
 	size_t n = c->red.n_items;
 
-	if (drv_stage(c, "least-recompute", &tc, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
+	if (drv_stage(c, "least-recompute", 0, &tc, c->ws, c->wr, c->ts, c->tr, &mip, err) != 0)
 		return -1;
 	memcpy(c->s, c->ts, n);
 	memcpy(c->r, c->tr, n);
@@ -170,7 +170,7 @@ drv_obj_runtime(solve_ctx *c, ilp_error *err)
 			c->ds = c->dr = NULL;
 		}
 	}
-	if (drv_stage(c, "least-memory", &tb, c->ws, c->wr, c->ts, c->tr, &mip, 0, err) != 0)
+	if (drv_stage(c, "least-memory", 0, &tb, c->ws, c->wr, c->ts, c->tr, &mip, err) != 0)
 		return -1;
 	proven = mip.status == GLP_OPT;
 	memcpy(s0, c->ts, c->red.n_items);
@@ -195,7 +195,8 @@ drv_obj_runtime(solve_ctx *c, ilp_error *err)
 			wr = c->dr;
 		}
 		ilpi_model_set_limit(&c->m, ILPI_LIMIT_BUDGET, &tb, ub);
-		if (drv_stage(c, "runtime", &tc, ws, wr, c->s, c->r, &mip, round == 0, err) != 0)
+		if (drv_stage(c, "runtime", DRV_STAGE_BUDGET | (round == 0 ? DRV_STAGE_WRITE : 0),
+		    &tc, ws, wr, c->s, c->r, &mip, err) != 0)
 			return -1;
 		if (mip.status == GLP_NOFEAS)
 			return drv_budget_conflict(c, s0, proven, err);
@@ -212,4 +213,12 @@ drv_obj_runtime(solve_ctx *c, ilp_error *err)
 			return -1;
 		}
 	}
+}
+
+/* The runtime objective's value: the recompute time. */
+double
+drv_obj_runtime_value(const solve_ctx *c, ilp_partition *p)
+{
+	(void)c;
+	return p->recompute_time_us;
 }

@@ -22,5 +22,12 @@ drv_obj_weighted(solve_ctx *c, ilp_error *err)
 		t.pen_s = c->pen[PEN_BYTES_S];
 		t.pen_r = c->pen[PEN_BYTES_R];
 	}
-	return drv_stage(c, "weighted", &t, c->ws, c->wr, c->s, c->r, &mip, 1, err);
+	return drv_stage(c, "weighted", DRV_STAGE_WRITE, &t, c->ws, c->wr, c->s, c->r, &mip, err);
+}
+
+/* The weighted objective's value: saved bytes + alpha * recompute time. */
+double
+drv_obj_weighted_value(const solve_ctx *c, ilp_partition *p)
+{
+	return (double)p->saved_bytes + c->o->alpha * p->recompute_time_us;
 }

@@ -5,5 +5,6 @@
 #include "solver/driver/ctx.h"
 
 int drv_obj_weighted(solve_ctx *c, ilp_error *err);
+double drv_obj_weighted_value(const solve_ctx *c, ilp_partition *p);
 
 #endif /* ILPART_SOLVER_DRIVER_OBJ_WEIGHTED_H */

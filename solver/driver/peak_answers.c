@@ -27,11 +27,8 @@ drv_simulate(solve_ctx *c, const uint8_t *s, const uint8_t *r)
 		memcpy(c->s, s, c->red.n_items);
 		memcpy(c->r, r, c->red.n_items);
 	}
-	if (drv_to_nodes(c) != 0 || (p = ilp_partition_new(c->g)) == NULL)
+	if (drv_to_nodes(c) != 0 || (p = drv_node_partition(c)) == NULL)
 		return -1;
-	for (size_t v = 0; v < c->g->n; v++)
-		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
-		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 	if (ilp_partition_peak(c->g, p, &pk, NULL) == 0)
 		out = pk.peak_bytes;
 	ilp_partition_free(p);
@@ -137,11 +134,8 @@ trace_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim,
 	memset(sp, 0, sizeof *sp);
 	memset(ms, 0, sizeof *ms);
 	memset(tr, 0, sizeof *tr);
-	if (c->cuts == NULL || drv_simulate(c, s, r) != sim || (*p = ilp_partition_new(c->g)) == NULL)
+	if (c->cuts == NULL || drv_simulate(c, s, r) != sim || (*p = drv_node_partition(c)) == NULL)
 		return 0;
-	for (size_t v = 0; v < c->g->n; v++)
-		(*p)->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
-		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 	return ilpi_lower_unchecked(c->g, *p, sp, NULL) == 0 &&
 	    ilpi_memsim_trace(c->g, sp, ms, tr, NULL) == 0;
 }

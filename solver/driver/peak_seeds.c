@@ -51,7 +51,7 @@ drv_peak_seeds(solve_ctx *c, ilp_error *err)
 	ilpi_mincut_options mo;
 	ilp_error e = { 0 };
 	size_t cap = g->n_ref + 16;
-	double limit = drv_peak_limit(c->o), t1, dur = 0;
+	double limit = drv_peak_limit(c), t1, dur = 0;
 	int skipped = 0;
 
 	if ((c->seed = calloc(cap, sizeof *c->seed)) == NULL) {
@@ -187,11 +187,8 @@ simulate_mass(solve_ctx *c, const uint8_t *s, const uint8_t *r, double frac,
 	*mass = 0;
 	memcpy(c->s, s, c->red.n_items);
 	memcpy(c->r, r, c->red.n_items);
-	if (drv_to_nodes(c) != 0 || (p = ilp_partition_new(c->g)) == NULL)
+	if (drv_to_nodes(c) != 0 || (p = drv_node_partition(c)) == NULL)
 		return;
-	for (size_t v = 0; v < c->g->n; v++)
-		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
-		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 	memset(&sp, 0, sizeof sp);
 	memset(&ms, 0, sizeof ms);
 	if (ilpi_lower_unchecked(c->g, p, &sp, NULL) == 0) {

@@ -14,14 +14,11 @@
 #include "graph/clock.h"
 #include "graph/cost.h"
 #include "solver/model/glpk_env.h"
-#include "solver/options.h"
 #include "solver/driver/answer.h"
 #include "solver/driver/budget.h"
 #include "solver/driver/decomp.h"
-#include "solver/driver/obj_memory.h"
 #include "solver/driver/obj_peak.h"
-#include "solver/driver/obj_runtime.h"
-#include "solver/driver/obj_weighted.h"
+#include "solver/driver/objectives.h"
 #include "solver/driver/peak_seeds.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/solve.h"
@@ -33,8 +30,7 @@ run_model(void *ctx, ilp_error *err)
 
 	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
 		return -1;
-	if ((c->o->objective == ILP_OBJ_PEAK || c->o->peak_budget >= 0) &&
-	    ilpi_peak_rows_add(c->g, &c->m, &c->peak, err) != 0)
+	if (drv_needs_peak(c->o) && ilpi_peak_rows_add(c->g, &c->m, &c->peak, err) != 0)
 		return -1;
 	drv_note(c, "model: %d columns, %d rows, byte unit %g", glp_get_num_cols(c->m.lp),
 	    glp_get_num_rows(c->m.lp), c->m.byte_unit);
@@ -46,17 +42,7 @@ run_model(void *ctx, ilp_error *err)
 		drv_penalties(c);
 	if (c->audit != NULL)
 		return drv_peak_audit(c, err);
-	switch (c->o->objective) {
-	case ILP_OBJ_MEMORY:
-		return drv_obj_memory(c, err);
-	case ILP_OBJ_RUNTIME:
-		return c->o->peak_budget >= 0 ? drv_obj_runtime_peak(c, err) : drv_obj_runtime(c, err);
-	case ILP_OBJ_PEAK:
-		return drv_obj_peak(c, err);
-	case ILP_OBJ_WEIGHTED:
-		return drv_obj_weighted(c, err);
-	}
-	return -1;
+	return drv_objective_of(c->o->objective)->run(c, err);
 }
 
 int
@@ -74,7 +60,7 @@ drv_build_rules(solve_ctx *c, ilp_error *err)
 	ro.budget = c->o->budget_bytes >= 0 || c->o->budget_fraction >= 0;
 	/* The peak objective and a peak budget are memory budgets too: the same rules,
 	 * so PyTorch's budget partitions are among the answers they choose from. */
-	ro.budget = ro.budget || c->o->objective == ILP_OBJ_PEAK || c->o->peak_budget >= 0;
+	ro.budget = ro.budget || drv_needs_peak(c->o);
 	ro.rng_replay = c->o->rng_replay == ILP_RNG_REPLAY_ALWAYS ||
 	    (c->o->rng_replay == ILP_RNG_REPLAY_AUTO && ro.budget);
 	if (ilpi_rules_build(c->g, &ro, &c->rules, err) != 0)
@@ -106,7 +92,7 @@ drv_prepare(solve_ctx *c, ilp_error *err)
 				c->cost[v] = 0;
 		}
 	if (ilpi_reduce(g, &c->rules, c->cost, (c->o->prefer == ILP_PREFER_SOFT ?
-	    ILPI_REDUCE_SOFT : 0) | (c->o->objective == ILP_OBJ_PEAK || c->o->peak_budget >= 0 ?
+	    ILPI_REDUCE_SOFT : 0) | (drv_needs_peak(c->o) ?
 	    ILPI_REDUCE_PEAK : 0), &c->red, err) != 0)
 		return -1;
 	drv_note(c, "reduce: %zu nodes, %zu candidates, %zu boundary, %zu items (%zu contracted, "
@@ -261,14 +247,15 @@ soft_seed(solve_ctx *c)
  * fraction_bytes). *pt gets PyTorch's partition's bytes and time at the fraction when
  * it bounds the budget (fraction_bytes), *budget the budget used. */
 static int
-solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
-    ilp_partition **out, int64_t *pt_bytes, double *pt_us, int64_t *budget,
+solve_pass(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hooks *h,
+    int64_t forced, ilp_partition **out, int64_t *pt_bytes, double *pt_us, int64_t *budget,
     ilp_partition **pt, ilp_error *err)
 {
 	solve_ctx c;
 	int freed = 0, rc = -1;
 
 	ctx_init(&c, g, o, o->budget_bytes);
+	c.hooks = h;
 	if (forced >= 0) {
 		c.budget = forced;
 		c.pt = *pt; /* the first pass's: a start within `forced` */
@@ -281,7 +268,7 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, int64_t forced,
 	*budget = c.budget;
 	if (drv_prepare(&c, err) != 0)
 		goto out;
-	if ((o->objective == ILP_OBJ_PEAK || o->peak_budget >= 0) && drv_peak_seeds(&c, err) != 0)
+	if (drv_needs_peak(o) && drv_peak_seeds(&c, err) != 0)
 		goto out;
 	if (o->prefer == ILP_PREFER_SOFT && o->objective == ILP_OBJ_RUNTIME && c.budget >= 0 &&
 	    o->peak_budget < 0 && o->time_limit > 0) {
@@ -322,7 +309,7 @@ ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *c
 		ilpi_err(err, ILP_ERR_INPUT, "peak audit: the peak objective only");
 		return -1;
 	}
-	if (ilpi_solve_options_check(g, o, err) != 0 || drv_prepare(&c, err) != 0)
+	if (drv_options_check(g, o, err) != 0 || drv_prepare(&c, err) != 0)
 		goto out;
 	if (run_glpk(&c, &freed, err) != 0) {
 		glpk_failure(&c, err);
@@ -340,6 +327,13 @@ int
 ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err)
 {
+	return ilpi_solve_hooked(g, o, NULL, out, err);
+}
+
+int
+ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hooks *h,
+    ilp_partition **out, ilp_error *err)
+{
 	ilp_solve_options def, o2;
 	ilp_partition *pt = NULL;
 	int64_t pt_bytes = -1, budget = -1, b2;
@@ -352,9 +346,9 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 		o = &def;
 	}
 	ilpi_err_clear(err);
-	if (ilpi_solve_options_check(g, o, err) != 0)
+	if (drv_options_check(g, o, err) != 0)
 		return -1;
-	rc = solve_pass(g, o, -1, out, &pt_bytes, &pt_us, &budget, &pt, err);
+	rc = solve_pass(g, o, h, -1, out, &pt_bytes, &pt_us, &budget, &pt, err);
 	/* PyTorch's partition at the fraction obeys the rules but saves more than B(F):
 	 * when the optimum within B(F) is slower than it (or none fits), the fastest
 	 * partition within PyTorch's own bytes dominates it instead. */
@@ -380,7 +374,7 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	ilp_partition_free(*out);
 	*out = NULL;
 	ilpi_err_clear(err);
-	if ((rc = solve_pass(g, &o2, pt_bytes, out, &b2, &u2, &budget, &pt, err)) == 0)
+	if ((rc = solve_pass(g, &o2, h, pt_bytes, out, &b2, &u2, &budget, &pt, err)) == 0)
 		ilpi_partition_record(*out, g, o);
 	ilp_partition_free(pt);
 	return rc;

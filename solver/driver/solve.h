@@ -8,6 +8,11 @@ int drv_build_rules(solve_ctx *c, ilp_error *err);
 int drv_prepare(solve_ctx *c, ilp_error *err);
 void drv_release(solve_ctx *c, int glpk_freed);
 
+/* ilp_solve with the hooks h (ctx.h; NULL: the defaults), which it may update (the
+ * peak search counts h->peak_checks down): for tests. */
+int ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hooks *h,
+    ilp_partition **out, ilp_error *err);
+
 /* Test hook (solver/driver/solve.c): builds the peak model of g under o (the peak objective),
  * adds general and exact rows at every step (exact rows at forward steps too) of every
  * partition of parts[] that is an answer of the model, and evaluates every row at each

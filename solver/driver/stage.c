@@ -15,30 +15,30 @@
 #include "graph/clock.h"
 #include "solver/driver/stage.h"
 
-double ilpi_peak_default_limit = 60;
-long ilpi_peak_test_checks = 0;
-
 /* The peak objective's and a peak budget's time limit: the caller's, else
- * ilpi_peak_default_limit. Their search ends by a proof or by the clock (docs/solver.md
+ * the hooks' peak_default_limit (60 s). Their search ends by a proof or by the clock (docs/solver.md
  * "Peak memory"); every MIP solve and seed solve in it keeps to this, not only the loop
  * between solves (before, a stage had no limit of its own without --time-limit). */
 double
-drv_peak_limit(const ilp_solve_options *o)
+drv_peak_limit(const solve_ctx *c)
 {
-	return o->time_limit > 0 ? o->time_limit : ilpi_peak_default_limit;
+	if (c->o->time_limit > 0)
+		return c->o->time_limit;
+	return c->hooks != NULL ? c->hooks->peak_default_limit : ILPI_PEAK_DEFAULT_LIMIT;
 }
 
 /* The peak search's time limit is spent (and stays so): every phase of the search
  * asks this between the rows, points and seeds it adds, so a graph whose every such
  * step is slow (an op with 200,000 inputs) still ends near the limit; what is cut short
  * only weakens the bound (docs/solver.md "Which answers depend on timing"). The test
- * hook ilpi_peak_test_checks stops it at a given check. */
+ * hook peak_checks (ilpi_solve_hooks) stops it at a given check. */
 int
 drv_peak_late(solve_ctx *c)
 {
-	if (!c->late && ilpi_peak_test_checks > 0 && --ilpi_peak_test_checks == 0)
+	if (!c->late && c->hooks != NULL && c->hooks->peak_checks > 0 &&
+	    --c->hooks->peak_checks == 0)
 		c->late = 1;
-	if (!c->late && ilpi_now() - c->t0 > drv_peak_limit(c->o))
+	if (!c->late && ilpi_now() - c->t0 > drv_peak_limit(c))
 		c->late = 1;
 	return c->late;
 }
@@ -70,7 +70,7 @@ drv_note(const solve_ctx *c, const char *fmt, ...)
 int
 drv_peak_room(solve_ctx *c, const char *what)
 {
-	double left = drv_peak_limit(c->o) - (ilpi_now() - c->t0);
+	double left = drv_peak_limit(c) - (ilpi_now() - c->t0);
 	double need = PEAK_SETUP_PER_NZ * (double)glp_get_num_nz(c->m.lp);
 
 	if (drv_peak_late(c))
@@ -189,20 +189,23 @@ stage_status(solve_ctx *c, const ilpi_mip *mip)
 }
 
 /* One MIP solve of the model with objective t, starting from (ws, wr) when given;
- * the answer goes to (s, r). write: this is the model the caller asked to see. */
+ * the answer goes to (s, r). `what` names the stage in messages only; what it does
+ * follows `flags` (DRV_STAGE_*). */
 int
-drv_stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws,
-    const uint8_t *wr, uint8_t *s, uint8_t *r, ilpi_mip *mip, int write, ilp_error *err)
+drv_stage(solve_ctx *c, const char *what, unsigned flags, const ilpi_terms *t,
+    const uint8_t *ws, const uint8_t *wr, uint8_t *s, uint8_t *r, ilpi_mip *mip,
+    ilp_error *err)
 {
 	const ilp_solve_options *o = c->o;
 	double t1 = ilpi_now();
-	int least_peak = strcmp(what, "least-peak") == 0;
+	int least_peak = (flags & DRV_STAGE_LEAST_PEAK) != 0;
+	int write = (flags & DRV_STAGE_WRITE) != 0;
 
 	memset(mip, 0, sizeof *mip);
 	if (c->peak.col != 0)
 		ws = wr = NULL; /* a start knows nothing of the peak column */
 	if (o->time_limit > 0 || c->peak.col != 0) {
-		mip->time_limit = (c->peak.col != 0 ? drv_peak_limit(o) : o->time_limit) -
+		mip->time_limit = (c->peak.col != 0 ? drv_peak_limit(c) : o->time_limit) -
 		    (t1 - c->t0);
 		if (mip->time_limit < 0.001)
 			mip->time_limit = 0.001;
@@ -259,7 +262,7 @@ drv_stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws
 	if (mip->status == GLP_NOFEAS && o->peak_budget >= 0 && c->peak.col != 0) {
 		/* The peak rows bound every partition's simulated peak from below, and the
 		 * no-good cuts remove only answers simulated over the budget: none is left. */
-		if (strcmp(what, "runtime") == 0 && c->budget >= 0)
+		if ((flags & DRV_STAGE_BUDGET) && c->budget >= 0)
 			ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget "
 			    "conflict: no partition within the memory budget of %lld bytes has a "
 			    "simulated peak within %lld bytes", c->g->path, (long long)c->budget,
@@ -270,15 +273,15 @@ drv_stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws
 			    c->g->path, (long long)o->peak_budget);
 		return -1;
 	}
-	if (mip->status == GLP_NOFEAS && strcmp(what, "runtime") != 0 &&
-	    !least_peak && !c->nofeas_ok) {
+	if (mip->status == GLP_NOFEAS &&
+	    !(flags & (DRV_STAGE_BUDGET | DRV_STAGE_LEAST_PEAK | DRV_STAGE_NOFEAS_OK))) {
 		/* Only the budget row can make the model infeasible. */
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: stage '%s' is infeasible",
 		    c->g->path, what);
 		return -1;
 	}
-	if (mip->status == GLP_UNDEF && c->peak.col != 0 && c->o->objective == ILP_OBJ_PEAK)
-		return 0; /* obj_peak keeps what it has */
+	if (mip->status == GLP_UNDEF && (flags & DRV_STAGE_UNDEF_OK))
+		return 0; /* the caller keeps what it has */
 	if (mip->status == GLP_UNDEF) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: stage '%s': %s before any feasible partition "
 		    "was found", c->g->path, what, mip->timed_out ? "time limit reached" :
@@ -290,8 +293,8 @@ drv_stage(solve_ctx *c, const char *what, const ilpi_terms *t, const uint8_t *ws
 
 /* drv_stage() for an objective the caller has set on the model itself. */
 int
-drv_stage_keep(solve_ctx *c, const char *what, uint8_t *s, uint8_t *r, ilpi_mip *mip,
-    ilp_error *err)
+drv_stage_keep(solve_ctx *c, const char *what, unsigned flags, uint8_t *s, uint8_t *r,
+    ilpi_mip *mip, ilp_error *err)
 {
 	int nc = c->m.n_cols, rc;
 	double *keep = malloc(((size_t)nc + 1) * sizeof *keep);
@@ -306,7 +309,7 @@ drv_stage_keep(solve_ctx *c, const char *what, uint8_t *s, uint8_t *r, ilpi_mip 
 	/* drv_stage() sets the model's own columns from terms: put ours back afterwards. */
 	free(c->keep_obj);
 	c->keep_obj = keep;
-	rc = drv_stage(c, what, &none, NULL, NULL, s, r, mip, 0, err);
+	rc = drv_stage(c, what, flags & ~DRV_STAGE_WRITE, &none, NULL, NULL, s, r, mip, err);
 	c->keep_obj = NULL;
 	free(keep);
 	return rc;
@@ -332,9 +335,8 @@ drv_level_stage(solve_ctx *c, const char *what, const ilpi_terms *t, int write,
 	size_t n = c->red.n_items;
 	int rc;
 
-	c->nofeas_ok = 1;
-	rc = drv_stage(c, what, t, c->ts, c->tr, c->s, c->r, mip, write, err);
-	c->nofeas_ok = 0;
+	rc = drv_stage(c, what, DRV_STAGE_NOFEAS_OK | (write ? DRV_STAGE_WRITE : 0), t, c->ts,
+	    c->tr, c->s, c->r, mip, err);
 	if (rc != 0)
 		return -1;
 	if (mip->status != GLP_OPT && mip->status != GLP_FEAS) {

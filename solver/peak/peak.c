@@ -129,19 +129,7 @@ number_steps(peak_build *b, uint8_t *need, ilpi_side *bw, int32_t *order)
 
 	for (size_t i = 0; i < g->n; i++)
 		b->step[i] = b->first[i] = b->last[i] = -1;
-	memset(need, 0, g->n + 1);
-	for (size_t k = 0; k < g->n_bw_out; k++)
-		if (g->bw_out[k] != ILPI_NONE)
-			need[g->bw_out[k]] = 1;
-	for (size_t i = g->n; i-- > 0;) {
-		const ilpi_node *n = &g->node[i];
-		const int32_t *in = ilpi_inputs(g, n);
-
-		if (!need[i] || n->cls != ILPI_BACKWARD || n->kind != ILPI_OP)
-			continue;
-		for (uint32_t k = 0; k < n->in_count; k++)
-			need[in[k]] = 1;
-	}
+	ilpi_backward_needed(g, need);
 	for (size_t i = 0; i < g->n; i++)
 		if (g->node[i].kind == ILPI_OP && g->node[i].cls == ILPI_FORWARD)
 			b->step[i] = b->nf++;

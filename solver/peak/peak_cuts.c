@@ -164,18 +164,7 @@ fixed_order(ilpi_peak_cuts *pc)
 	root = malloc((g->n + 1) * sizeof *root);
 	if (need == NULL || bw.op == NULL || order == NULL || root == NULL)
 		goto out;
-	for (size_t k = 0; k < g->n_bw_out; k++)
-		if (g->bw_out[k] != ILPI_NONE)
-			need[g->bw_out[k]] = 1;
-	for (size_t i = g->n; i-- > 0;) {
-		const ilpi_node *n = &g->node[i];
-		const int32_t *in = ilpi_inputs(g, n);
-
-		if (!need[i] || n->cls != ILPI_BACKWARD || n->kind != ILPI_OP)
-			continue;
-		for (uint32_t k = 0; k < n->in_count; k++)
-			need[in[k]] = 1;
-	}
+	ilpi_backward_needed(g, need);
 	for (size_t i = 0; i < g->n; i++)
 		if (need[i] && g->node[i].cls == ILPI_BACKWARD && g->node[i].kind == ILPI_OP)
 			bw.op[bw.n_op++] = (int32_t)i;
