@@ -34,6 +34,7 @@
 #include "solver/blocks/mck.h"
 #include "solver/mincut/mincut.h"
 #include "solver/model/model.h"
+#include "solver/model/lp_write.h"
 #include "solver/model/reduce.h"
 #include "solver/driver/budget.h"
 #include "solver/driver/decomp.h"

@@ -13,6 +13,7 @@
 #include <glpk.h>
 
 #include "graph/clock.h"
+#include "solver/model/lp_write.h"
 #include "solver/driver/stage.h"
 
 /* The peak objective's and a peak budget's time limit: the caller's, else

@@ -102,13 +102,5 @@ void ilpi_model_set_limit(ilpi_model *m, int which, const ilpi_terms *t, double 
 double ilpi_model_value(ilpi_model *m, const ilpi_terms *t, const uint8_t *s,
     const uint8_t *r);
 int ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err);
-/* Writes the model in CPLEX LP (mps == 0) or free MPS format, atomically. */
-int ilpi_model_write(ilpi_model *m, const char *path, int mps, ilp_error *err);
-/* GLPK's own writers (glp_write_lp, glp_write_mps) for lp, atomically. */
-int ilpi_lp_write_glpk(struct glp_prob *lp, const char *path, int mps, ilp_error *err);
-/* The LP text glp_write_lp writes for lp, without GLPK's writer: 0 with *text (malloc'd,
- * NUL-terminated) and *len, 1 when only GLPK can write this problem (a name the format
- * cannot carry as it stands, an empty problem), -1 out of memory. */
-int ilpi_lp_text(struct glp_prob *lp, char **text, size_t *len);
 
 #endif /* ILPART_SOLVER_MODEL_H */
