@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
-#include "solver/mincut.h"
+#include "solver/mincut/mincut.h"
 
 double
 cli_baseline_ref_budget(const char *name)

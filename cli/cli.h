@@ -31,6 +31,10 @@ int cli_fail(const ilp_error *err);
 /* Prints a usage error for `cmd` and returns CLI_INPUT. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_exit_code(ilp_error_kind kind);
+/* This program's path (cli/self.c): /proc/self/exe, else argv[0] as given to
+ * cli_self_init (a path, or found on PATH), made absolute. 0, or -1 when not found. */
+void cli_self_init(const char *argv0);
+int cli_self_path(char *buf, size_t size);
 
 /* ---- option values (cli/options.c): 0 or -1 when malformed ---------------------- */
 #define CLI_BUDGET_HELP "bytes (1024, 512MiB, 2GB) or a fraction in [0, 1] written with " \

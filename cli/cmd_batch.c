@@ -568,16 +568,15 @@ cmd_batch(int argc, char **argv)
 {
 	batch b;
 	size_t running = 0;
-	ssize_t n;
 
 	memset(&b, 0, sizeof b);
 	if (parse_args(argc, argv, &b.o) != 0)
 		return CLI_INPUT;
-	if ((n = readlink("/proc/self/exe", b.self, sizeof b.self - 1)) <= 0) {
-		fprintf(stderr, "ilpart batch: cannot find this program (/proc/self/exe)\n");
+	if (cli_self_path(b.self, sizeof b.self) != 0) {
+		fprintf(stderr, "ilpart batch: cannot find this program (/proc/self/exe, "
+		    "argv[0], PATH)\n");
 		return CLI_INPUT;
 	}
-	b.self[n] = '\0';
 	if (list_entries(&b) != 0 || (!b.o.dry_run && make_dirs(&b) != 0))
 		return CLI_INPUT;
 	if ((b.jobs = calloc((size_t)b.o.jobs, sizeof *b.jobs)) == NULL)

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "graph/clock.h"
+#include "graph/cost.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
@@ -379,7 +380,7 @@ cmd_compare(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	cli_policy_opts_init(&c.pol);
 	ilp_solve_options_init(&c.so);
-	c.device = "h100";
+	c.device = ILPI_DEVICE_DEFAULT;
 	ilp_device_lookup(c.device, &c.so.device);
 	if ((rc = parse_args(&c, "compare", argc, argv, &graph)) != CLI_OK)
 		return rc;

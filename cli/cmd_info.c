@@ -1,5 +1,5 @@
 /* cmd_info.c - `ilpart info GRAPH [--blocks]`: validate, classify, and summarise a joint
- * graph; --blocks adds the decomposition a budgeted solve would use (solver/blocks.h). */
+ * graph; --blocks adds the decomposition a budgeted solve would use (solver/blocks/blocks.h). */
 #include "config.h"
 
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "graph/graph.h"
-#include "solver/blocks.h"
+#include "solver/driver/decomp.h"
 
 int
 cmd_info(int argc, char **argv)

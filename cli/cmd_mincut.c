@@ -10,7 +10,7 @@
 #include "graph/fileio.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
-#include "solver/mincut.h"
+#include "solver/mincut/mincut.h"
 
 static int
 set_config(ilpi_mincut_options *o, const char *arg)

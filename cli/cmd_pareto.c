@@ -378,7 +378,6 @@ cmd_pareto(int argc, char **argv)
 
 	cli_policy_opts_init(&pol);
 	ilp_solve_options_init(&so);
-	ilp_device_lookup("h100", &so.device);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int k = cli_policy_arg(&pol, "pareto", argc, argv, &i);

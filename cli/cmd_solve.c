@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "solver/driver/objectives.h"
 #include "graph/fileio.h"
 #include "graph/lower.h"
 
@@ -159,17 +160,13 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 			*split = v;
 		} else if (strcmp(name, "--objective") == 0) {
 			have_objective = 1;
-			if (strcmp(v, "memory") == 0)
-				o->objective = ILP_OBJ_MEMORY;
-			else if (strcmp(v, "runtime") == 0)
-				o->objective = ILP_OBJ_RUNTIME;
-			else if (strcmp(v, "weighted") == 0)
-				o->objective = ILP_OBJ_WEIGHTED;
-			else if (strcmp(v, "peak") == 0)
-				o->objective = ILP_OBJ_PEAK;
-			else
-				return cli_usage("solve", "--objective: expected memory, runtime, "
-				    "weighted or peak, not '%s'", v), -1;
+			if (ilpi_objective_parse(v, &o->objective) != 0) {
+				char list[256];
+
+				ilpi_objective_list(list, sizeof list);
+				return cli_usage("solve", "--objective: expected %s, not '%s'", list,
+				    v), -1;
+			}
 		} else if (strcmp(name, "--peak-budget") == 0) {
 			int64_t bytes;
 			double frac;

@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "graph/graph.h"
 #ifdef ILPART_FAULT_INJECTION
-#include "solver/glpk_env.h"
+#include "solver/model/glpk_env.h"
 #endif
 
 #define SAC_OPTS "[--policy FILE] [--prefer hard|pytorch|soft] [--bans pytorch|none]"
@@ -239,9 +239,10 @@ main(int argc, char **argv)
 	 * large block, no trimming of the heap), so it is not faulted in again. */
 	mallopt(M_MMAP_THRESHOLD, 256 << 20);
 	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+	cli_self_init(argv[0]);
 #ifdef ILPART_FAULT_INJECTION
 	/* tests/ilpart_fault only (never the installed command): ILPART_FAULT_GLPK=N
-	 * raises a GLPK error at the Nth fault point (solver/glpk_env.h). */
+	 * raises a GLPK error at the Nth fault point (solver/model/glpk_env.h). */
 	if (getenv("ILPART_FAULT_GLPK") != NULL)
 		ilpi_glpk_fault((unsigned)strtoul(getenv("ILPART_FAULT_GLPK"), NULL, 10));
 #endif

@@ -2,12 +2,15 @@
 #include "config.h"
 
 #include <cjson/cJSON.h>
+#include <float.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/store.h"
 #include "graph/fileio.h"
+#include "graph/json_parse.h"
 #include "graph/sha256.h"
 #include "graph/strbuf.h"
 
@@ -239,8 +242,17 @@ cli_entry_read(const char *path, const char *key, cli_entry *e, char *msg, size_
 		goto out;
 	}
 	snprintf(e->graph, sizeof e->graph, "%s", expect);
-	if (cJSON_IsNumber(nodes))
+	if (nodes != NULL) {
+		/* the graph reader's checks, and at most its node count (graph/graph.c) */
+		const char *why = ilpi_json_count_problem(cJSON_IsNumber(nodes),
+		    cJSON_IsNumber(nodes) ? nodes->valuedouble : 0, (double)INT32_MAX, 1);
+
+		if (why != NULL) {
+			snprintf(msg, size, "field 'nodes': %s", why);
+			goto out;
+		}
 		e->nodes = (long)nodes->valuedouble;
+	}
 	if (read_args(cJSON_GetObjectItemCaseSensitive(root, "args"), e, msg, size) != 0)
 		goto out;
 	version = cJSON_GetObjectItemCaseSensitive(root, "ilpart");
@@ -307,10 +319,12 @@ cli_result_peek(const char *path, cli_result *r)
 	prod = cJSON_GetObjectItemCaseSensitive(root, "producer");
 	if ((v = cJSON_GetObjectItemCaseSensitive(prod, "status")) != NULL && cJSON_IsString(v))
 		snprintf(r->status, sizeof r->status, "%s", v->valuestring);
+	/* a value that fails the graph reader's checks counts as absent (unknown) */
 	if ((v = cJSON_GetObjectItemCaseSensitive(prod, "objective_value")) != NULL &&
-	    cJSON_IsNumber(v))
+	    ilpi_json_count_problem(cJSON_IsNumber(v), v->valuedouble, DBL_MAX, 0) == NULL)
 		r->objective = v->valuedouble;
-	if ((v = cJSON_GetObjectItemCaseSensitive(prod, "gap")) != NULL && cJSON_IsNumber(v))
+	if ((v = cJSON_GetObjectItemCaseSensitive(prod, "gap")) != NULL &&
+	    ilpi_json_count_problem(cJSON_IsNumber(v), v->valuedouble, DBL_MAX, 0) == NULL)
 		r->gap = v->valuedouble;
 	cJSON_Delete(root);
 }

@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <locale.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -845,4 +846,20 @@ ilpi_jv_header(const ilpi_jv *root, const char *format, const char *path,
 	return header(fmt != NULL, ilpi_jv_is_string(fmt) ? fmt->u.str : NULL,
 	    ver == NULL ? 0 : !ilpi_jv_is_number(ver) ? 1 : 2,
 	    ilpi_jv_is_number(ver) ? ver->u.num : 0, format, path, who, err);
+}
+
+const char *
+ilpi_json_count_problem(int is_number, double v, double max, int integral)
+{
+	if (!is_number)
+		return "expected a number";
+	if (!isfinite(v))
+		return "not a finite number";
+	if (v < 0)
+		return "must not be negative";
+	if (v > max)
+		return "too large";
+	if (integral && v != floor(v))
+		return "expected an integer";
+	return NULL;
 }

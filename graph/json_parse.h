@@ -74,6 +74,13 @@ void ilpi_json_undo_in_place(char *buf, size_t len);
  * read from the start. */
 int ilpi_json_doc_stream(ilpi_json_doc *d, char *buf, size_t len, const char *key,
     int (*each)(void *ctx, const ilpi_jv *v), void *ctx);
+/* The checks every count read from an ilpart file gets (a graph's bytes and shapes, a
+ * store entry's node count): NULL when the value is a finite number in [0, max], and
+ * an integer when `integral`; else what is wrong with it ("expected a number", "not a
+ * finite number", "must not be negative", "too large", "expected an integer"), for the
+ * caller's "field 'F': ..." message. is_number: the value is a JSON number at all. */
+const char *ilpi_json_count_problem(int is_number, double v, double max, int integral);
+
 /* 1 when a and the cJSON tree b hold the same values (types, numbers bit for bit,
  * strings, keys, order): the tests' and the fuzzer's comparison. */
 int ilpi_jv_same_as_cjson(const ilpi_jv *a, const cJSON *b);

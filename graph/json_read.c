@@ -77,14 +77,11 @@ static int
 get_count(reader *r, const char *who, const ilpi_jv *v, const char *field, double max,
     double *out)
 {
-	if (!ilpi_jv_is_number(v))
-		return fail(r, who, field, "expected a number");
-	if (!isfinite(v->u.num))
-		return fail(r, who, field, "not a finite number");
-	if (v->u.num < 0)
-		return fail(r, who, field, "must not be negative");
-	if (v->u.num > max)
-		return fail(r, who, field, "too large");
+	const char *why = ilpi_json_count_problem(ilpi_jv_is_number(v),
+	    ilpi_jv_is_number(v) ? v->u.num : 0, max, 0);
+
+	if (why != NULL)
+		return fail(r, who, field, why);
 	*out = v->u.num;
 	return 0;
 }

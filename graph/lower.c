@@ -151,3 +151,21 @@ ilpi_lower_unchecked(const ilp_graph *g, const ilp_partition *p, ilpi_split *s,
 	free(need);
 	return 0;
 }
+
+void
+ilpi_backward_needed(const ilp_graph *g, uint8_t *need)
+{
+	memset(need, 0, g->n + 1);
+	for (size_t k = 0; k < g->n_bw_out; k++)
+		if (g->bw_out[k] != ILPI_NONE)
+			need[g->bw_out[k]] = 1;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (!need[i] || n->cls != ILPI_BACKWARD || n->kind != ILPI_OP)
+			continue;
+		for (uint32_t k = 0; k < n->in_count; k++)
+			need[in[k]] = 1;
+	}
+}

@@ -46,4 +46,8 @@ void ilpi_split_free(ilpi_split *s);
 int ilpi_split_render_lowered(const ilp_graph *g, const ilp_partition *p,
     const ilpi_split *s, ilp_split_format fmt, char **out, ilp_error *err);
 
+/* need[v] (n + 1 bytes) = 1 when the backward's outputs need value v through backward
+ * ops whatever the partition (the backward's own liveness: the peak rows and cuts). */
+void ilpi_backward_needed(const ilp_graph *g, uint8_t *need);
+
 #endif /* ILPART_GRAPH_LOWER_H */

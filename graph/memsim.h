@@ -25,7 +25,7 @@ typedef struct ilpi_memsim {
 	ilp_peak peak;
 } ilpi_memsim;
 
-/* What the backward side did with each value (for solver/peak_cuts.c): per graph node
+/* What the backward side did with each value (for solver/peak/peak_cuts.c): per graph node
  * its step of production, last step needed (INT32_MAX: held to the end) and storage
  * key (root for a backward input, g->n + op for fresh storage); INT32_MIN when absent.
  * root[k]: the op whose turn placed backward step k (ilpi_autograd_batches). */

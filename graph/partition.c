@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cost.h"
 #include "graph/fileio.h"
 #include "graph/graph.h"
 #include "graph/grow.h"
@@ -145,29 +146,25 @@ ilpi_partition_set_producer(ilp_partition *p, const char *method, const char *ob
 static void
 device_text(const ilp_device *d, char *out, size_t size)
 {
-	static const char *const names[] = { "h100", "a100", "cpu" };
-	ilp_device known;
+	const char *name = ilpi_device_name(d);
 
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (ilp_device_lookup(names[i], &known) == 0 &&
-		    known.peak_flops == d->peak_flops && known.bandwidth == d->bandwidth) {
-			snprintf(out, size, "%s", names[i]);
-			return;
-		}
-	snprintf(out, size, "%.17g:%.17g", d->peak_flops, d->bandwidth);
+	if (name != NULL)
+		snprintf(out, size, "%s", name);
+	else
+		snprintf(out, size, "%.17g:%.17g", d->peak_flops, d->bandwidth);
 }
 
 void
 ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_options *o)
 {
 	ilpi_run_options *r = &p->opt;
-	static const char *const objectives[] = { "memory", "runtime", "weighted", "peak" };
 
 	memcpy(p->graph_fp, g->fingerprint, sizeof p->graph_fp);
 	r->known = 1;
 	if (strcmp(p->method, "ilp") == 0) {
-		if ((unsigned)o->objective < sizeof objectives / sizeof *objectives)
-			set_field(r->objective, sizeof r->objective, objectives[o->objective]);
+		/* the objective's name as the solver set it (ilpi_partition_set_producer) */
+		snprintf(r->objective, sizeof r->objective, "%.*s", (int)sizeof r->objective - 1,
+		    p->objective);
 		r->alpha = o->objective == ILP_OBJ_WEIGHTED ? o->alpha : -1;
 		r->budget_bytes = o->budget_bytes;
 		r->budget_fraction = o->budget_bytes >= 0 ? -1 : o->budget_fraction;

@@ -59,7 +59,7 @@ struct ilp_partition {
 	double objective_value;   /* < 0 unknown */
 	int64_t budget_bytes;     /* < 0 none */
 
-	/* Costs as evaluated by solver/cost.c when known (has_cost != 0). */
+	/* Costs as evaluated by graph/cost.c when known (has_cost != 0). */
 	int has_cost;
 	int64_t saved_bytes;
 	double recompute_flops;

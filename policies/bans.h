@@ -1,7 +1,7 @@
 /*
  * bans.h - PyTorch 2.6's should_ban_recomputation (internal): the one copy of torch's
  * recomputation bans, read by the ILP's rules (policies/rules.c, --bans pytorch) and by
- * min-cut (solver/mincut.c). docs/policies.md lists the rules.
+ * min-cut (solver/mincut/mincut.c). docs/policies.md lists the rules.
  */
 #ifndef ILPART_POLICIES_BANS_H
 #define ILPART_POLICIES_BANS_H

@@ -1,7 +1,7 @@
 /*
  * op_table.c - PyTorch 2.6's operator classes (get_default_op_list() in
  * torch/_functorch/partitioners.py), by overload packet: the one table both the ban
- * rules (policies/rules.c) and the min-cut heuristic (solver/mincut.c) read.
+ * rules (policies/rules.c) and the min-cut heuristic (solver/mincut/mincut.c) read.
  */
 #include "config.h"
 

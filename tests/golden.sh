@@ -9,7 +9,7 @@
 #   expected.status  the exit status, a number
 #   inputs           whatever the command names (graph.json, partition.json, ...)
 # $ILPART_FAULT is the command built with fault injection (tests/ilpart_fault,
-# ILPART_FAULT_GLPK=N: a GLPK error at the Nth fault point, solver/glpk_env.h).
+# ILPART_FAULT_GLPK=N: a GLPK error at the Nth fault point, solver/model/glpk_env.h).
 # A case passes when both its output and its status match exactly.
 #
 # Environment: ILPART (default ./ilpart), srcdir (source root, default .).

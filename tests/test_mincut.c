@@ -9,9 +9,9 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
-#include "solver/knapsack.h"
-#include "solver/maxflow.h"
-#include "solver/mincut.h"
+#include "solver/mincut/knapsack.h"
+#include "solver/mincut/maxflow.h"
+#include "solver/mincut/mincut.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 

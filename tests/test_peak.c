@@ -1,8 +1,8 @@
-/* test_peak.c - the peak objective (solver/peak.c, --objective peak, --peak-budget)
+/* test_peak.c - the peak objective (solver/peak/peak.c, --objective peak, --peak-budget)
  * against the simulator: on random graphs small enough to enumerate every partition,
  * a proven-optimal answer's simulated peak is the least any executable partition has;
  * on the corpus, the least-peak answer is never above any other partition compare
- * shows that obeys the same rules, and no exact peak row (solver/peak_cuts.c) cuts off
+ * shows that obeys the same rules, and no exact peak row (solver/peak/peak_cuts.c) cuts off
  * an answer the search simulated. */
 #include "config.h"
 
@@ -13,9 +13,11 @@
 #include "graph/clock.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
-#include "solver/mincut.h"
-#include "solver/peak.h"
-#include "solver/peak_cuts.h"
+#include "solver/mincut/mincut.h"
+#include "solver/peak/peak.h"
+#include "solver/peak/peak_cuts.h"
+#include "solver/driver/solve.h"
+#include "solver/driver/stage.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -319,7 +321,7 @@ START_TEST(peak_saved_value_freed_before_recomputed_users_step)
 }
 END_TEST
 
-/* Random graphs whose bound rows (solver/peak.c) exceeded the simulated peak of the
+/* Random graphs whose bound rows (solver/peak/peak.c) exceeded the simulated peak of the
  * best answer: the second stage found nothing at that peak ("internal error: stage
  * 'least-recompute' is infeasible", exit 4), or the column's floor was above it. */
 static const char *const rows_above[3] = {
@@ -374,15 +376,14 @@ START_TEST(peak_default_time_limit_bounds_every_stage)
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
 	ilp_check_options co = { ILP_PREFER_HARD };
-	double was = ilpi_peak_default_limit, t0;
+	ilpi_solve_hooks hooks = { 2, 0 };
+	double t0;
 
 	ilp_solve_options_init(&o);
 	o.objective = ILP_OBJ_PEAK;
 	ck_assert(o.time_limit <= 0);
-	ilpi_peak_default_limit = 2;
 	t0 = ilpi_now();
-	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
-	ilpi_peak_default_limit = was;
+	ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "%s", err.msg);
 	/* the clock is read between GLPK's calls and simulations: some slack under ASan */
 	ck_assert_msg(ilpi_now() - t0 < 2 + 15, "%.1f s", ilpi_now() - t0);
 	/* the search is far from a proof at 2 s: stopped by the clock, and said so */
@@ -491,7 +492,7 @@ count_front(void *ctx, const char *line)
 }
 
 /* Stacks of identical blocks, where the blocks' front seeds the search
- * (solver/solve.c peak_front_seeds) and descents refine it: the answer is a real
+ * (solver/driver/peak_seeds.c peak_front_seeds) and descents refine it: the answer is a real
  * partition simulated at its objective value, never below the enumeration's least
  * peak and equal to it when proven; the monolithic search (no front) agrees whenever
  * both prove; and the front is used on most of them. */
@@ -579,7 +580,7 @@ executable_partitions(const ilp_graph *g, ilp_partition **out, size_t cap)
 	return n;
 }
 
-/* The general peak rows (solver/peak_cuts.c ilpi_peak_cuts_add_general) bound every
+/* The general peak rows (solver/peak/peak_cuts.c ilpi_peak_cuts_add_general) bound every
  * partition from below, not only the answer they were taken at: rows at every backward
  * step of a third of the executable partitions of random graphs and random stacks, each
  * evaluated at every one of those partitions, never above its simulated peak (nor more
@@ -624,7 +625,7 @@ START_TEST(peak_general_rows_below_every_partition)
 END_TEST
 
 /* The solver checks its exact peak rows against every answer it simulates
- * (solver/solve.c check_cuts) and says so in its log when one cuts an answer off. */
+ * (solver/driver/peak_answers.c check_cuts) and says so in its log when one cuts an answer off. */
 static void
 watch_log(void *ctx, const char *line)
 {
@@ -731,7 +732,7 @@ watch_cuts(void *ctx, const char *line)
 }
 
 /* The time limit spent at every clock check of the peak search in turn
- * (ilpi_peak_test_checks: the Nth check finds it spent, whatever the clock says): the
+ * (ilpi_solve_hooks.peak_checks: the Nth check finds it spent, whatever the clock says): the
  * seeds, the seed cuts, the front, the descent, the general rows and the loop are each
  * cut short at some N, and every run still ends with a partition the checker accepts,
  * simulated at its objective value, with status "optimal" only at the proven least peak
@@ -763,11 +764,13 @@ START_TEST(peak_clock_checks_end_with_a_checked_partition)
 	o.log = watch_cuts;
 	o.log_ctx = &cl;
 	for (n = 1; n < 1000; n++) {
+		ilpi_solve_hooks hooks = { ILPI_PEAK_DEFAULT_LIMIT, n };
+
 		p = NULL;
-		ilpi_peak_test_checks = n;
-		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "check %ld: %s", n, err.msg);
-		if (ilpi_peak_test_checks > 0) {
-			ilpi_peak_test_checks = 0; /* the search ended before its nth check */
+		ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "check %ld: %s", n,
+		    err.msg);
+		if (hooks.peak_checks > 0) {
+			/* the search ended before its nth check */
 			ck_assert_str_eq(p->status, "optimal");
 			ilp_partition_free(p);
 			break;

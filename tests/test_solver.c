@@ -6,7 +6,7 @@
  *
  * The oracle enumerates every set of saved values, derives the least recompute set
  * that makes it executable, and scores it; it shares with the solver only the rules
- * (policies/rules.c) and the per-node cost (solver/cost.c), not the model.
+ * (policies/rules.c) and the per-node cost (graph/cost.c), not the model.
  *
  * Debug switches (environment): T_SEEDS=N graphs per loop iteration (default 60),
  * T_ONE=SEED runs one graph, T_DUMP prints each graph's JSON, T_DEBUG each solve.
@@ -28,13 +28,16 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "policies/rules.h"
-#include "solver/blocks.h"
-#include "solver/cost.h"
-#include "solver/glpk_env.h"
-#include "solver/mck.h"
-#include "solver/mincut.h"
-#include "solver/model.h"
-#include "solver/reduce.h"
+#include "solver/blocks/blocks.h"
+#include "graph/cost.h"
+#include "solver/model/glpk_env.h"
+#include "solver/blocks/mck.h"
+#include "solver/mincut/mincut.h"
+#include "solver/model/model.h"
+#include "solver/model/lp_write.h"
+#include "solver/model/reduce.h"
+#include "solver/driver/budget.h"
+#include "solver/driver/decomp.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -1151,7 +1154,7 @@ START_TEST(solve_equals_front_at_every_budget)
 }
 END_TEST
 
-/* ---- independent segments: combination by counts (solver/mck.c) ------------------- */
+/* ---- independent segments: combination by counts (solver/blocks/mck.c) ------------------- */
 
 /* A front of (bytes, cost) for the oracle: ascending bytes, strictly descending cost. */
 typedef struct kfront {

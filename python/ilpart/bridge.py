@@ -160,7 +160,7 @@ def budget_in_effect(joint_module, memory_budget=None):
     return budget if budget < 1 else None
 
 
-# The torch._functorch.config switches `ilpart mincut --config` takes (solver/mincut.c),
+# The torch._functorch.config switches `ilpart mincut --config` takes (solver/mincut/mincut.c),
 # beside activation_memory_budget, which budget_in_effect reads.
 _MINCUT_SWITCHES = (
     "ban_recompute_used_far_apart", "ban_recompute_long_fusible_chains",
@@ -225,7 +225,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     on_miss says ("solve" now within time_limit, "mincut", or "error").
     device: the cost model's profile (h100, a100, cpu, FLOPS:BW); default: the device the
     joint graph's tensors live on (ilpart.device.device_profile), the CLI's default on meta.
-    calibrate: time every forward op on this machine (ilpart.calibration.time_ops, PyTorch's
+    calibrate: time every forward op on this machine (ilpart.timing.time_ops, PyTorch's
     profiler) and give the solver those times (`time_us`) instead of roofline estimates.
     Every call appends {"graph": exported dict, "partition": partition dict, "forward":
     fw_module, "backward": bw_module} to the returned callable's `.history` list (unless
@@ -253,7 +253,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                              joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
         _warn_untagged(graph)
         if calibrate:
-            from .calibration import time_ops
+            from .timing import time_ops
             time_ops(jm, graph)
         kw = dict(objective=obj, prefer=prefer, time_limit=time_limit, policy=policy,
                   extra_args=extra, binary=binary,

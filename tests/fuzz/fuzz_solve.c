@@ -41,8 +41,8 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "graph/strbuf.h"
-#include "solver/mincut.h"
-#include "solver/peak.h"
+#include "solver/mincut/mincut.h"
+#include "solver/peak/peak.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_OPS 14

@@ -1,0 +1,117 @@
+/*
+ * ctx.h - the solve context: everything one solve allocates and decides, shared by
+ * the files of solver/driver/ (internal to that folder; docs/architecture.md).
+ *
+ * The driver's files by concern: solve.c (entry points, setup, teardown, the
+ * objective dispatch), stage.c (one MIP solve of the model and what every objective
+ * shares), obj_*.c (one objective each), decomp.c (the block decomposition's side),
+ * peak_answers.c and peak_seeds.c (the peak search), answer.c (item answers to a
+ * checked partition), budget.c (a budget fraction in bytes), pareto.c (ilp_pareto).
+ * Functions shared between these files carry the prefix drv_.
+ */
+#ifndef ILPART_SOLVER_DRIVER_CTX_H
+#define ILPART_SOLVER_DRIVER_CTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "policies/rules.h"
+#include "solver/blocks/blocks.h"
+#include "solver/model/model.h"
+#include "solver/model/reduce.h"
+#include "solver/peak/peak.h"
+#include "solver/peak/peak_cuts.h"
+
+/* Relative MIP gap of each least-peak solve (docs/solver.md "Peak memory"). */
+#define PEAK_LOOP_GAP 0.02
+/* General rows (solver/peak/peak_cuts.c) before the first solve: at the incumbent's local
+ * maxima of at least this share of its peak, at most this many. */
+#define PEAK_GENERAL_FRAC 0.95
+#define PEAK_GENERAL_FIRST 16
+
+/* What tests change in a solve, passed in (ilpi_solve_hooked, solver/driver/solve.h),
+ * never global; ilp_solve uses the defaults. */
+typedef struct ilpi_solve_hooks {
+	/* seconds a peak-objective or peak-budget solve takes at most when the caller gives
+	 * no time limit (docs/solver.md "Peak memory"): every stage, seed solve and descent
+	 * of the search keeps to it; 60 by default */
+	double peak_default_limit;
+	/* when > 0, the peak search's clock checks between its phases and between the rows
+	 * and points it adds (not the descents' and the front's own) count it down, and
+	 * from the check that brings it to 0 on the time limit counts as spent whatever the
+	 * clock says (a test stops the search at its Nth check without timing it); 0: the
+	 * clock alone */
+	long peak_checks;
+} ilpi_solve_hooks;
+
+#define ILPI_PEAK_DEFAULT_LIMIT 60
+
+/* Everything a solve allocates lives here (the model's buffers in `m`, owned by
+ * solver/model/model.c), so a GLPK error longjmp out of run_model loses nothing. */
+typedef struct solve_ctx {
+	const ilp_graph *g;
+	const ilp_solve_options *o;
+	ilpi_rules rules;
+	int have_rules;
+	double *cost;             /* per node: recompute cost in us, 0 when free */
+	ilpi_reduced red;
+	ilpi_model m;
+	ilpi_blocks *blocks;      /* the decomposition, when it applies */
+	int blocks_none;          /* blocks_ready found it does not apply */
+	uint8_t *s, *r;           /* per item: the answer */
+	uint8_t *ws, *wr;         /* per item: a feasible start */
+	uint8_t *ts, *tr;         /* per item: scratch */
+	uint8_t *ds, *dr;         /* per item: the decomposition's unproven answer within
+	                           * the budget (over its work limit), a start for the
+	                           * monolithic runtime stage; else NULL */
+	double *pen[4];           /* per item: soft penalties (PEN_*) */
+	int64_t *pen_b[2];        /* per item: the byte penalties in bytes, on s and on r */
+	uint8_t *node_s, *node_r; /* per node: canonical answer */
+	double t0;                /* CLOCK_MONOTONIC seconds at start */
+	/* outcome */
+	const char *status;       /* "optimal", "feasible", "time-limit" */
+	double gap;
+	int64_t budget;           /* bytes, < 0 none */
+	int64_t pt_bytes;         /* PyTorch's partition at the fraction, when it obeys the
+	                           * rules (fraction_bytes): saved bytes, else -1 */
+	double pt_us;             /* ... and its recompute time */
+	ilp_partition *pt;        /* ... and the partition itself, else NULL */
+	ilp_partition *soft_seed; /* --prefer soft, monolithic budgeted runtime: a partition
+	                           * within the budget from a hard or pytorch-mode solve
+	                           * (soft_seed()), the runtime stage's start, else NULL */
+	int64_t least_bytes;      /* B0 when computed, else -1 */
+	/* peak objective and peak budget (solver/peak/peak.c) */
+	ilpi_peak_rows peak;      /* peak.col == 0 when not used */
+	double peak_bound;        /* bytes: proven lower bound of the least peak, < 0 none */
+	int64_t peak_sim;         /* simulated peak of the answer, < 0 not simulated */
+	double *keep_obj;         /* objective drv_stage() must keep, or NULL (owned: a GLPK
+	                           * error longjmps past stage_keep's free) */
+	int64_t peak_best;        /* best simulated peak so far, < 0 none */
+	ilp_partition **seed;     /* peak objective: known partitions to start from */
+	size_t n_seed;
+	ilpi_peak_cuts *cuts;     /* exact rows at simulated peak points, or NULL */
+	int cuts_inexact;         /* points whose row fell short of the simulation */
+	int pts_checked;          /* points checked against every answer simulated before */
+	uint8_t *general_at;      /* per node: a general row at its step exists */
+	double *peak_w;           /* least-peak solves: branching weights (peak_weights) */
+	int n_peak_w;
+	double peak_w_from;       /* ... used when the root LP is at least this */
+	ilp_partition *const *audit; /* ilpi_peak_audit: the partitions, else NULL */
+	size_t n_audit;
+	double audit_excess;      /* the largest row value minus simulated peak */
+	int audit_points;
+	int cuts_invalid;         /* a row above some simulated answer's peak: no proof */
+	const char *stage_now;    /* the stage GLPK is solving, for its error messages */
+	uint8_t *hist;            /* simulated answers (s then r), for checking the rows */
+	int64_t *hist_sim;
+	size_t n_hist, cap_hist;
+	uint8_t *starts_buf;      /* peak objective: the descents' starts and scratch */
+	int late;                 /* peak search: its time limit is spent (peak_late) */
+	ilpi_solve_hooks *hooks;  /* the caller's, or NULL: the defaults */
+	uint8_t *fb_buf;          /* peak budget: the best fitting seed (s, r) */
+} solve_ctx;
+
+enum { PEN_BYTES_S, PEN_BYTES_R, PEN_TIME_S, PEN_TIME_R };
+
+#endif /* ILPART_SOLVER_DRIVER_CTX_H */

@@ -1,0 +1,27 @@
+/* peak_seeds.h - solver/driver/peak_seeds.c, internal to solver/driver/. */
+#ifndef ILPART_SOLVER_DRIVER_PEAK_SEEDS_H
+#define ILPART_SOLVER_DRIVER_PEAK_SEEDS_H
+
+#include "solver/driver/ctx.h"
+
+/* The best few distinct answers met so far (save sets, ascending simulated peak):
+ * the descent's starting points. */
+#define PEAK_STARTS 8
+
+typedef struct peak_starts {
+	uint8_t *s;               /* PEAK_STARTS save sets of n items */
+	int64_t sim[PEAK_STARTS];
+	size_t n;
+} peak_starts;
+
+int drv_peak_seeds(solve_ctx *c, ilp_error *err);
+int drv_peak_try_seeds(solve_ctx *c, int64_t *best, ilp_error *err);
+void drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until);
+void drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
+    double until, size_t *budget, size_t *moves);
+void drv_peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until);
+int drv_peak_weights(solve_ctx *c);
+void drv_raise_peak_floor(solve_ctx *c, int64_t best);
+void drv_peak_stage2_model(solve_ctx *c, int64_t best);
+
+#endif /* ILPART_SOLVER_DRIVER_PEAK_SEEDS_H */
