@@ -28,6 +28,7 @@ static const struct {
 	    "    [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak-budget B]\n"
 	    "    [--alpha A] [--device h100|a100|cpu|FLOPS:BW] [--time-limit S] [--gap G]\n"
 	    "    [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v]\n"
+	    "    [--time-budget T] [--out-of-reach least|fail] [--strict-budget]\n"
 	    "    " SAC_OPTS,
 	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
 	    "torch's activation_memory_budget: 0.0 = the inputs' bytes, 1.0 = what torch's\n"
@@ -41,7 +42,14 @@ static const struct {
 	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n"
 	    "--objective peak: least simulated peak memory, then least recompute time;\n"
 	    "--peak-budget B (runtime objective): simulated peak <= B bytes. docs/solver.md\n"
-	    "\"Peak memory\".\n" },
+	    "\"Peak memory\".\n"
+	    "--time-budget T: least saved bytes with recompute time <= T, then least\n"
+	    "recompute; T is " CLI_TIME_BUDGET_HELP ".\n"
+	    "A budget out of reach of every partition that obeys the tags: --out-of-reach\n"
+	    "least answers with the least-bytes partition (a time budget: least recompute)\n"
+	    "and a warning, fail exits 3. Default: least for a fraction and pytorch:F, fail\n"
+	    "for bytes and seconds; --strict-budget is --out-of-reach fail.\n"
+	    "docs/solver.md \"Budgets out of reach\", \"Time budgets\".\n" },
 	{ "mincut", cmd_mincut, "PyTorch 2.6's min-cut heuristic",
 	    "GRAPH [-o PARTITION] [--memory-budget F] [--config NAME=VALUE]... [--device D]\n"
 	    "    [--explain] [--no-check] " SAC_OPTS,

@@ -29,6 +29,7 @@
 #include "solver/model.h"
 #include "solver/peak.h"
 #include "solver/peak_cuts.h"
+#include "solver/reach.h"
 #include "solver/reduce.h"
 
 /* Relative MIP gap of each least-peak solve (docs/solver.md "Peak memory"). */
@@ -185,6 +186,8 @@ ilp_solve_options_init(ilp_solve_options *o)
 	o->budget_bytes = -1;
 	o->budget_fraction = -1;
 	o->peak_budget = -1;
+	o->time_budget_us = -1;
+	o->time_budget_fraction = -1;
 	o->prefer = ILP_PREFER_HARD;
 	o->bans = ILP_BANS_PYTORCH;
 	ilp_device_lookup("h100", &o->device);
@@ -3054,7 +3057,7 @@ ilpi_budget_fraction_bytes(const ilp_graph *g, const ilp_solve_options *o, doubl
 }
 
 int
-ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+ilpi_solve_core(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err)
 {
 	ilp_solve_options def, o2;
