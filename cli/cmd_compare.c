@@ -66,6 +66,11 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 		} else if (cli_opt(cmd, argc, argv, &i, "--time-limit", &v)) {
 			if (cli_opt_seconds(cmd, v, &c->so.time_limit) != CLI_OK)
 				return CLI_INPUT;
+		} else if (cli_opt(cmd, argc, argv, &i, "--out-of-reach", &v)) {
+			if (cli_opt_out_of_reach(cmd, v, &c->so.unreachable) != CLI_OK)
+				return CLI_INPUT;
+		} else if (strcmp(a, "--strict-budget") == 0) {
+			c->so.unreachable = ILP_UNREACHABLE_FAIL;
 		} else if (strcmp(a, "--json") == 0) {
 			c->json = 1;
 		} else if (strcmp(a, "--no-times") == 0) {

@@ -78,7 +78,8 @@ static const struct {
 	    "The partition must pass the checker first. docs/partition.md.\n" },
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
 	    "GRAPH [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak] [--json]\n"
-	    "    [--device D] [--time-limit S] [--no-times]\n"
+	    "    [--device D] [--time-limit S] [--no-times] [--out-of-reach least|fail]\n"
+	    "    [--strict-budget]\n"
 	    "    " SAC_OPTS,
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
 	    "time within B bytes), ilpart's min-cut (torch 2.6 rules, tags read as torch\n"
@@ -87,7 +88,9 @@ static const struct {
 	    "(1024, 512MiB, 2GB) or a fraction (0.3), as for solve. --no-times hides solve\n"
 	    "times (for golden tests). D: " CLI_DEVICE_HELP ".\n"
 	    "peak_bytes is the simulated peak (docs/partition.md \"Peak memory\"). --peak adds\n"
-	    "the least-peak row and where it differs from the saved-bytes optimum.\n" },
+	    "the least-peak row and where it differs from the saved-bytes optimum.\n"
+	    "--out-of-reach, --strict-budget: as for solve (a budget the tags put out of\n"
+	    "reach: the least-bytes row with a note, or the conflict).\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
 	    "GRAPH [--points N | --budgets B,B...] [--fraction-cap pytorch|normalised]\n"
 	    "    [--axis saved|peak] [-o FILE] [--json] [--device D] [--time-limit S]\n"
