@@ -126,7 +126,7 @@ ilpi_solve_time_budget(const ilp_graph *g, const ilp_solve_options *o, ilp_parti
 	ilp_partition *best = NULL, *p = NULL;
 	int64_t lo, hi, pt_bytes = -1;
 	double t, t0 = ilpi_now();
-	int proven = 1, timed_out = 0, rc = -1;
+	int proven = 1, timed_out = 0, rc = -1, steps = 0;
 	char note[640];
 
 	*out = NULL;
@@ -174,10 +174,28 @@ ilpi_solve_time_budget(const ilp_graph *g, const ilp_solve_options *o, ilp_parti
 		rc = 0;
 		goto out;
 	}
-	/* invariant: R(lo - 1) > T (none below lo), R(hi) <= T with `best` its answer */
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2;
+	/* the least bytes of all may already meet T (a loose T): one look */
+	if (lo < hi) {
+		steps++;
+		if (ilp_pareto_solve(pp, lo, &p, err) != 0)
+			goto out;
+		proven &= strcmp(p->status, "optimal") == 0;
+		if (meets(p, t)) {
+			hi = lo;
+			keep(&best, p);
+		} else {
+			lo++;
+			ilp_partition_free(p);
+		}
+		p = NULL;
+	}
+	/* invariant: R(lo - 1) > T (none below lo), R(hi) <= T with `best` its answer. The
+	 * first step probes PyTorch's own bytes (pytorch:F): where its partition obeys the
+	 * rules R(its bytes) <= T, which cuts the range to them at once. */
+	for (int first = pt_bytes > lo && pt_bytes < hi; lo < hi; first = 0) {
+		int64_t mid = first ? pt_bytes : lo + (hi - lo) / 2;
 
+		steps++;
 		if (o->time_limit > 0 && ilpi_now() - t0 > o->time_limit) {
 			timed_out = 1;
 			proven = 0;
@@ -202,10 +220,12 @@ ilpi_solve_time_budget(const ilp_graph *g, const ilp_solve_options *o, ilp_parti
 	}
 	if (pt_bytes >= 0)
 		snprintf(note, sizeof note, "%.6g us met saving %lld bytes (PyTorch's partition: "
-		    "%lld)", t, (long long)best->saved_bytes, (long long)pt_bytes);
+		    "%lld); %d bisection steps%s", t, (long long)best->saved_bytes,
+		    (long long)pt_bytes, steps, ilp_pareto_from_front(pp) ? " on the front" : "");
 	else
-		snprintf(note, sizeof note, "%.6g us met saving %lld bytes", t,
-		    (long long)best->saved_bytes);
+		snprintf(note, sizeof note, "%.6g us met saving %lld bytes; %d bisection steps%s", t,
+		    (long long)best->saved_bytes, steps, ilp_pareto_from_front(pp) ?
+		    " on the front" : "");
 	say(o, note);
 	finish(g, o, best, proven, timed_out, NULL);
 	*out = best;
