@@ -36,7 +36,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # one BIN GRAPH BANS F: "secs rss_mib points status fallback cpu"
 one() {
 	r=$(python3 "$here/timeit.py" --timeout $((limit + 60)) --stdout "$tmp/log" -- \
-	    "$1" solve "$2" --bans "$3" --memory-budget "$4" --time-limit "$limit" -v \
+	    "$1" solve "$2" --bans "$3" --memory-budget "$4" --time-limit "$limit" -v --strict-budget \
 	    -o "$tmp/p.json") || true
 	st=$(sed -n 's/.*"status": "\([^"]*\)".*/\1/p' "$tmp/p.json" 2>/dev/null | head -1)
 	[ -n "$st" ] || st=$(grep -q conflict "$tmp/log" && echo conflict || echo failed)

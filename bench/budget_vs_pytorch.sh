@@ -27,7 +27,8 @@ tl=""
 for g in "$@"; do
 	for f in 0.1 0.3 0.5; do
 		# shellcheck disable=SC2086
-		"$ilpart" compare "$g" --memory-budget $f --prefer pytorch --json $tl \
+		# --strict-budget: a fraction out of reach is counted as a conflict, as before
+		"$ilpart" compare "$g" --memory-budget $f --prefer pytorch --json --strict-budget $tl \
 		    >"$tmp/$(basename "$g" .json)@$f.json" 2>/dev/null
 		"$ilpart" solve "$g" --memory-budget $f --prefer pytorch --fraction-cap normalised \
 		    -v -o /dev/null 2>&1 | sed -n 's/.*normalisation.*= \([0-9]*\) bytes/\1/p' \

@@ -63,6 +63,17 @@ int cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fract
 /* --torch VERSION: the torch release whose partitioner min-cut reproduces
  * (ilp_solve_options.torch_version: major * 100 + minor). */
 int cli_opt_torch(const char *cmd, const char *v, int *version);
+/* --time-budget: seconds (2.5e-3, 2.5ms, 40us) into *us, or pytorch:F into *fraction
+ * (the other set to -1). */
+#define CLI_TIME_BUDGET_HELP "seconds (0.0025, 2.5ms, 40us) or pytorch:F (PyTorch's " \
+	"recompute time at activation_memory_budget F)"
+int cli_opt_time_budget(const char *cmd, const char *v, double *us, double *fraction);
+/* --out-of-reach least|fail (ilp_solve_options.unreachable). */
+int cli_opt_out_of_reach(const char *cmd, const char *v, ilp_unreachable *u);
+/* The cost model's device when --device is not given: the profile of the device the
+ * graph was captured on (ilp_graph_device: cpu, a100, h100), else h100. Fills *dev and
+ * returns the profile's name. */
+const char *cli_graph_device(const ilp_graph *g, ilp_device *dev);
 /* --fraction-cap pytorch|normalised (ilp_solve_options.fraction_cap). */
 int cli_opt_fraction_cap(const char *cmd, const char *v, ilp_fraction_cap *cap);
 

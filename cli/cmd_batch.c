@@ -479,14 +479,15 @@ finish(batch *b, job *j, int wstatus)
 	b->solved++;
 	b->optimal += strcmp(got.status, "optimal") == 0;
 	if (stored) {
-		progress(b, &j->e, key, "%s%s: stored", what, seconds(b, secs, t, sizeof t));
+		progress(b, &j->e, key, "%s%s: stored%s%s", what, seconds(b, secs, t, sizeof t),
+		    got.note[0] != '\0' ? "; note: " : "", got.note);
 	} else {
 		describe(&have, was, sizeof was);
 		b->kept++;
 		progress(b, &j->e, key, "%s%s: kept the stored answer (%s)", what,
 		    seconds(b, secs, t, sizeof t), was);
 	}
-	write_status(b, key, &got, 0, stored, secs, "");
+	write_status(b, key, &got, 0, stored, secs, got.note);
 out:
 	path_in(b, tmp, sizeof tmp, j->log);
 	unlink(tmp);
@@ -514,6 +515,31 @@ reap(batch *b, size_t *running)
 		}
 }
 
+/* Whether the entry asks for a memory budget as a fraction (`--memory-budget 0.5`):
+ * one that an ilpart before solver/driver/reach.c refused as out of reach (exit 3), which
+ * this one answers with the least partition, so it is solved again. */
+static int
+fraction_entry(const batch *b, const char *key)
+{
+	char path[4096], msg[300];
+	cli_entry e;
+	int yes = 0;
+
+	path_in(b, path, sizeof path, "entries/");
+	snprintf(path + strlen(path), sizeof path - strlen(path), "%s.json", key);
+	if (cli_entry_read(path, key, &e, msg, sizeof msg) != 0)
+		return 0;
+	for (size_t k = 0; k + 1 < e.n_args; k++)
+		if (strcmp(e.args[k], "--memory-budget") == 0)
+			yes = strpbrk(e.args[k + 1], ".eE") != NULL;
+	for (size_t k = 0; k < e.n_args; k++)
+		if (strcmp(e.args[k], "--strict-budget") == 0 ||
+		    strcmp(e.args[k], "--out-of-reach") == 0)
+			yes = 0;
+	cli_entry_free(&e);
+	return yes;
+}
+
 /* Whether key needs solving; prints why not. */
 static int
 wanted(batch *b, const char *key)
@@ -532,6 +558,9 @@ wanted(batch *b, const char *key)
 		return 0;
 	}
 	prev = previous_failure(b, key, msg, sizeof msg);
+	if (prev == CLI_CONFLICT && strstr(msg, "option 'memory-budget': budget conflict") !=
+	    NULL && fraction_entry(b, key))
+		prev = 0;
 	if (!b->o.retry && (prev == CLI_INPUT || prev == CLI_CONFLICT)) {
 		progress(b, NULL, key, "failed before (exit %d: %s): skipped; --retry tries again",
 		    prev, msg);

@@ -24,6 +24,7 @@ typedef struct row {
 	const char *kind;          /* "ilp", "mincut", "reference", "save-all" */
 	ilp_partition *p;          /* NULL when it could not be made */
 	char error[1024];          /* why p is NULL */
+	ilp_error_kind error_kind; /* ... and its kind (the ILP rows' exit status) */
 	char violation[1024];      /* ilp_check's first violation, "" when clean */
 	double seconds;
 	ilp_peak peak;             /* simulated; peak.phase == ILP_PHASE_NONE when unknown */
@@ -33,7 +34,8 @@ typedef struct row {
 typedef struct compare_opts {
 	cli_policy_opts pol;
 	ilp_solve_options so;
-	const char *device;
+	const char *device;        /* the profile's name (or --device's text) */
+	char device_why[160];      /* why that device: "--device", the graph's, default */
 	int json, no_times;
 	int peak;                  /* --peak: add the least-peak row */
 } compare_opts;
@@ -68,6 +70,11 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 		} else if (cli_opt(cmd, argc, argv, &i, "--time-limit", &v)) {
 			if (cli_opt_seconds(cmd, v, &c->so.time_limit) != CLI_OK)
 				return CLI_INPUT;
+		} else if (cli_opt(cmd, argc, argv, &i, "--out-of-reach", &v)) {
+			if (cli_opt_out_of_reach(cmd, v, &c->so.unreachable) != CLI_OK)
+				return CLI_INPUT;
+		} else if (strcmp(a, "--strict-budget") == 0) {
+			c->so.unreachable = ILP_UNREACHABLE_FAIL;
 		} else if (strcmp(a, "--json") == 0) {
 			c->json = 1;
 		} else if (strcmp(a, "--no-times") == 0) {
@@ -93,8 +100,10 @@ solve_row(const ilp_graph *g, const ilp_solve_options *so, row *r)
 	double t0 = ilpi_now();
 
 	r->kind = "ilp";
-	if (ilp_solve(g, so, &r->p, &err) != 0)
+	if (ilp_solve(g, so, &r->p, &err) != 0) {
 		snprintf(r->error, sizeof r->error, "%s", err.msg);
+		r->error_kind = err.kind;
+	}
 	r->seconds = ilpi_now() - t0;
 }
 
@@ -116,7 +125,14 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 		snprintf(r->name, sizeof r->name, "ilp (memory)");
 	}
 	solve_row(g, &so, r);
-	if (r->p != NULL && so.budget_fraction >= 0) /* the bytes the fraction became */
+	if (r->p != NULL && ilp_partition_note(r->p)[0] != '\0') { /* solver/driver/reach.c */
+		if (so.budget_bytes >= 0)
+			snprintf(r->name, sizeof r->name, "ilp (least bytes: budget %lld B out of "
+			    "reach)", (long long)so.budget_bytes);
+		else
+			snprintf(r->name, sizeof r->name, "ilp (least bytes: budget %g out of "
+			    "reach)", so.budget_fraction);
+	} else if (r->p != NULL && so.budget_fraction >= 0) /* the bytes the fraction became */
 		snprintf(r->name, sizeof r->name, "ilp (runtime, budget %g = %lld B)",
 		    so.budget_fraction, (long long)r->p->budget_bytes);
 }
@@ -240,9 +256,9 @@ print_table(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n
 	for (size_t k = 0; k < n; k++)
 		if ((int)strlen(rows[k].name) > w)
 			w = (int)strlen(rows[k].name);
-	printf("graph %s: %zu nodes; check mode %s, bans %s, device %s\n", g->path, g->n,
+	printf("graph %s: %zu nodes; check mode %s, bans %s, device %s (%s)\n", g->path, g->n,
 	    ilp_prefer_name(c->pol.prefer), ilp_bans_name(c->pol.bans),
-	    c->device);
+	    c->device, c->device_why);
 	printf("%-*s %14s %14s %16s %14s %7s %7s %-9s %9s %8s  %s\n", w, "partition",
 	    "saved_bytes", "peak_bytes", "recompute_flops", "recompute_us", "#saved", "#recomp", "SAC", "solve_s", "gap",
 	    "vs_optimum");
@@ -274,6 +290,9 @@ print_table(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n
 	for (size_t k = 0; k < n; k++)
 		if (rows[k].p != NULL && rows[k].violation[0])
 			printf("%s: %s\n", rows[k].name, rows[k].violation);
+	for (size_t k = 0; k < n; k++)
+		if (rows[k].p != NULL && ilp_partition_note(rows[k].p)[0] != '\0')
+			printf("%s: note: %s\n", rows[k].name, ilp_partition_note(rows[k].p));
 }
 
 static char *
@@ -287,6 +306,8 @@ to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, in
 	ilpi_buf_printf(&b, ",\n  \"prefer\": \"%s\",\n  \"bans\": \"%s\",\n  \"device\": ",
 	    ilp_prefer_name(c->pol.prefer), ilp_bans_name(c->pol.bans));
 	ilpi_buf_json_str(&b, c->device);
+	ilpi_buf_puts(&b, ",\n  \"device_why\": ");
+	ilpi_buf_json_str(&b, c->device_why);
 	ilpi_buf_puts(&b, ",\n  \"memory_budget\": ");
 	if (c->so.budget_bytes >= 0)
 		ilpi_buf_printf(&b, "%lld", (long long)c->so.budget_bytes);
@@ -315,6 +336,10 @@ to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, in
 		}
 		ilpi_buf_puts(&b, ", \"status\": ");
 		ilpi_buf_json_str(&b, r->p->status);
+		if (ilp_partition_note(r->p)[0] != '\0') {
+			ilpi_buf_puts(&b, ", \"note\": ");
+			ilpi_buf_json_str(&b, ilp_partition_note(r->p));
+		}
 		ilpi_buf_printf(&b, ", \"saved_bytes\": %lld", (long long)r->p->saved_bytes);
 		if (strcmp(r->kind, "ilp") == 0 && r->p->budget_bytes >= 0)
 			ilpi_buf_printf(&b, ", \"budget_bytes\": %lld",
@@ -380,12 +405,24 @@ cmd_compare(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	cli_policy_opts_init(&c.pol);
 	ilp_solve_options_init(&c.so);
-	c.device = ILPI_DEVICE_DEFAULT;
-	ilp_device_lookup(c.device, &c.so.device);
 	if ((rc = parse_args(&c, "compare", argc, argv, &graph)) != CLI_OK)
 		return rc;
 	if ((rc = cli_read_graph(graph, &c.pol, &g)) != CLI_OK)
 		return rc;
+	if (c.device != NULL) {
+		snprintf(c.device_why, sizeof c.device_why, "--device");
+	} else {
+		c.device = cli_graph_device(g, &c.so.device);
+		if (ilp_device_profile_for(ilp_graph_device(g)) != NULL)
+			snprintf(c.device_why, sizeof c.device_why, "the graph was captured on %.120s",
+			    ilp_graph_device(g));
+		else if (ilp_graph_device(g) != NULL)
+			snprintf(c.device_why, sizeof c.device_why, "default: the graph was captured "
+			    "on %.80s, no profile", ilp_graph_device(g));
+		else
+			snprintf(c.device_why, sizeof c.device_why, "default: the graph names no "
+			    "device");
+	}
 	rows = calloc(2 + cli_baseline_count(g), sizeof *rows);
 	if (rows == NULL) {
 		fprintf(stderr, "ilpart compare: out of memory\n");
@@ -423,7 +460,13 @@ cmd_compare(int argc, char **argv)
 		if (c.peak)
 			print_peak_diff(g, &rows[0], &rows[1]);
 	}
+	/* The table is printed either way; a failed ILP row is the command's status (a
+	 * budget out of reach is no failure: solver/driver/reach.c answers it with the least). */
 	rc = CLI_OK;
+	for (size_t k = 0; k < n && rc == CLI_OK; k++)
+		if (strcmp(rows[k].kind, "ilp") == 0 && rows[k].p == NULL)
+			rc = cli_exit_code(rows[k].error_kind != ILP_ERR_NONE ?
+			    rows[k].error_kind : ILP_ERR_INPUT);
 out:
 	for (size_t k = 0; k < n; k++)
 		ilp_partition_free(rows[k].p);

@@ -83,6 +83,7 @@ cmd_mincut(int argc, char **argv)
 	int do_explain = 0, n_graph = 0, budget_given = 0, rc;
 
 	ilpi_mincut_options_init(&o);
+	o.device.peak_flops = 0; /* not given: the graph's own, once read */
 	cli_policy_opts_init(&pol);
 	pol.prefer = ILP_PREFER_PYTORCH; /* torch's own reading of the tags */
 	for (int i = 1; i < argc; i++) {
@@ -139,6 +140,8 @@ cmd_mincut(int argc, char **argv)
 	}
 	if ((rc = cli_read_graph(graph, &pol, &g)) != CLI_OK)
 		return rc;
+	if (o.device.peak_flops == 0) /* no --device: the graph's own */
+		cli_graph_device(g, &o.device);
 	/* a node's memory_budget overrides torch's config, not an explicit --memory-budget */
 	if (!budget_given && ilpi_mincut_budget_of_graph(g, &o) && do_explain)
 		printf("# memory budget %g: node '%s' memory_budget\n", g->memory_budget,

@@ -378,6 +378,7 @@ cmd_pareto(int argc, char **argv)
 
 	cli_policy_opts_init(&pol);
 	ilp_solve_options_init(&so);
+	so.device.peak_flops = 0; /* not given: the graph's own, once read */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int k = cli_policy_arg(&pol, "pareto", argc, argv, &i);
@@ -440,6 +441,8 @@ cmd_pareto(int argc, char **argv)
 	so.bans = pol.bans;
 	if ((rc = cli_read_graph(graph, &pol, &g)) != CLI_OK)
 		return rc;
+	if (so.device.peak_flops == 0) /* no --device: the graph's own */
+		cli_graph_device(g, &so.device);
 	cap = (size_t)points + cli_baseline_count(g) +
 	    sizeof budget_points / sizeof budget_points[0];
 	pts = calloc(cap, sizeof *pts);

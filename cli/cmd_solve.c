@@ -27,7 +27,8 @@ static const char *usage_line =
     "[--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
     "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v] "
     "[--policy F] "
-    "[--prefer M] [--bans M]";
+    "[--prefer M] [--bans M] [--time-budget SECONDS|pytorch:F] [--out-of-reach least|fail] "
+    "[--strict-budget]";
 
 static void
 log_line(void *ctx, const char *line)
@@ -119,7 +120,9 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 /* The options that take a value; parse_args dispatches on the one it found. */
 static const char *const value_opts[] = { "-o", "--split", "--objective",
     "--memory-budget", "--peak-budget", "--alpha", "--device", "--time-limit", "--gap", "--rng-replay",
-    "--write-lp", "--write-mps", "--fraction-cap", "--torch" };
+    "--write-lp", "--write-mps", "--fraction-cap", "--torch",
+    /* budgets out of reach and the time budget (solver/driver/reach.c, time_budget.c) */
+    "--time-budget", "--out-of-reach" };
 
 static int
 parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
@@ -142,6 +145,10 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 		}
 		if (strcmp(a, "--monolithic") == 0) {
 			o->monolithic = 1;
+			continue;
+		}
+		if (strcmp(a, "--strict-budget") == 0) {
+			o->unreachable = ILP_UNREACHABLE_FAIL;
 			continue;
 		}
 		for (size_t k = 0; name == NULL && k < sizeof value_opts / sizeof *value_opts; k++)
@@ -211,6 +218,13 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 		} else if (strcmp(name, "--torch") == 0) {
 			if (cli_opt_torch("solve", v, &o->torch_version) != CLI_OK)
 				return -1;
+		} else if (strcmp(name, "--time-budget") == 0) {
+			if (cli_opt_time_budget("solve", v, &o->time_budget_us,
+			    &o->time_budget_fraction) != CLI_OK)
+				return -1;
+		} else if (strcmp(name, "--out-of-reach") == 0) {
+			if (cli_opt_out_of_reach("solve", v, &o->unreachable) != CLI_OK)
+				return -1;
 		} else if (strcmp(name, "--write-lp") == 0) {
 			o->write_lp = v;
 		} else {
@@ -246,10 +260,13 @@ cmd_solve(int argc, char **argv)
 	ilp_solve_options_init(&o);
 	cli_policy_opts_init(&po);
 	o.log = log_line;
+	o.device.peak_flops = 0; /* not given: the graph's own device below */
 	if (parse_args(argc, argv, &o, &po, &graph, &output, &split) != 0)
 		return CLI_INPUT;
 	if ((rc = cli_read_graph(graph, &po, &g)) != CLI_OK)
 		return rc;
+	if (o.device.peak_flops == 0)
+		cli_graph_device(g, &o.device);
 	out_mark(&was_out, output);
 	out_mark(&was_lp, o.write_lp);
 	out_mark(&was_mps, o.write_mps);
@@ -263,6 +280,9 @@ cmd_solve(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
+	/* a budget out of reach, answered with the least (solver/driver/reach.c) */
+	if (ilp_partition_note(p)[0] != '\0')
+		fprintf(stderr, "ilpart: warning: %s\n", ilp_partition_note(p));
 	rc = CLI_OK;
 out:
 	ilp_partition_free(p);

@@ -29,6 +29,7 @@ static const struct {
 	    "    [--peak-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
 	    "    [--time-limit S] [--gap G]\n"
 	    "    [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v]\n"
+	    "    [--time-budget T] [--out-of-reach least|fail] [--strict-budget]\n"
 	    "    " SAC_OPTS,
 	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
 	    "torch's activation_memory_budget: 0.0 = the inputs' bytes, 1.0 = what torch's\n"
@@ -43,7 +44,15 @@ static const struct {
 	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n"
 	    "--objective peak: least simulated peak memory, then least recompute time;\n"
 	    "--peak-budget B (runtime objective): simulated peak <= B bytes. docs/solver.md\n"
-	    "\"Peak memory\".\n" },
+	    "\"Peak memory\".\n"
+	    "--time-budget T: least saved bytes with recompute time <= T, then least\n"
+	    "recompute; T is seconds (0.0025, 2.5ms, 40us) or pytorch:F, the recompute time\n"
+	    "of PyTorch's own partition at activation_memory_budget F.\n"
+	    "A budget out of reach of every partition that obeys the tags: --out-of-reach\n"
+	    "least answers with the least-bytes partition (a time budget: least recompute)\n"
+	    "and a warning, fail exits 3. Default: least for a fraction and pytorch:F, fail\n"
+	    "for bytes and seconds; --strict-budget is --out-of-reach fail.\n"
+	    "docs/solver.md \"Budgets out of reach\", \"Time budgets\".\n" },
 	{ "mincut", cmd_mincut, "PyTorch's min-cut heuristic (torch 2.6 or 2.14 rules)",
 	    "GRAPH [-o PARTITION] [--memory-budget F] [--torch VERSION] [--config NAME=VALUE]...\n"
 	    "    [--device D] [--explain] [--no-check] " SAC_OPTS,
@@ -80,6 +89,7 @@ static const struct {
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
 	    "GRAPH [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak] [--json]\n"
 	    "    [--torch VERSION] [--device D] [--time-limit S] [--no-times]\n"
+	    "    [--out-of-reach least|fail] [--strict-budget]\n"
 	    "    " SAC_OPTS,
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
 	    "time within B bytes), ilpart's min-cut (the rules of the graph's torch, 2.6 or\n"
@@ -89,7 +99,9 @@ static const struct {
 	    "(1024, 512MiB, 2GB) or a fraction (0.3), as for solve. --no-times hides solve\n"
 	    "times (for golden tests). D: " CLI_DEVICE_HELP ".\n"
 	    "peak_bytes is the simulated peak (docs/partition.md \"Peak memory\"). --peak adds\n"
-	    "the least-peak row and where it differs from the saved-bytes optimum.\n" },
+	    "the least-peak row and where it differs from the saved-bytes optimum.\n"
+	    "--out-of-reach, --strict-budget: as for solve (a budget the tags put out of\n"
+	    "reach: the least-bytes row with a note, or the conflict).\n" },
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
 	    "GRAPH [--points N | --budgets B,B...] [--fraction-cap pytorch|normalised]\n"
 	    "    [--torch VERSION] [--axis saved|peak] [-o FILE] [--json] [--device D]\n"

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -136,14 +137,81 @@ cli_opt_seconds(const char *cmd, const char *v, double *seconds)
 	return CLI_OK;
 }
 
+/* A number from 1 to 100 without a unit, written where a fraction was likely meant:
+ * the fraction it would be as a percentage ("30" -> 0.3), else -1. */
+static double
+percent_like(const char *v)
+{
+	const char *end;
+	double x;
+
+	if (cli_parse_number(v, &x, &end) != 0 || *end != '\0' || !(x > 1 && x <= 100))
+		return -1;
+	return x / 100;
+}
+
 int
 cli_opt_budget(const char *cmd, const char *v, int64_t *bytes, double *fraction)
 {
+	double pct;
+
 	if (v == NULL)
 		return CLI_INPUT;
-	if (cli_parse_budget(v, bytes, fraction) != 0)
+	if (cli_parse_budget(v, bytes, fraction) != 0) {
+		if ((pct = percent_like(v)) >= 0)
+			return cli_usage(cmd, "--memory-budget: '%s' is no fraction in [0, 1]; "
+			    "did you mean %g?", v, pct);
 		return cli_usage(cmd, "--memory-budget: expected " CLI_BUDGET_HELP ", not '%s'",
 		    v);
+	}
+	/* "30" is 30 bytes, which no graph can meet: most likely a percentage */
+	if ((pct = percent_like(v)) >= 0 && strpbrk(v, ".eE") == NULL)
+		fprintf(stderr, "ilpart %s: warning: --memory-budget %s means %s bytes; did you "
+		    "mean %g (a fraction is written with a decimal point)?\n", cmd, v, v, pct);
+	return CLI_OK;
+}
+
+int
+cli_opt_time_budget(const char *cmd, const char *v, double *us, double *fraction)
+{
+	static const struct {
+		const char *sfx;
+		double us;
+	} units[] = { { "", 1e6 }, { "s", 1e6 }, { "ms", 1e3 }, { "us", 1 } };
+	const char *end;
+	double x;
+
+	if (v == NULL)
+		return CLI_INPUT;
+	if (strncmp(v, "pytorch:", 8) == 0) {
+		if (cli_parse_number(v + 8, &x, &end) != 0 || *end != '\0' || x < 0 || x > 1)
+			return cli_usage(cmd, "--time-budget: expected pytorch:F with a fraction F "
+			    "in [0, 1], not '%s'", v);
+		*fraction = x;
+		*us = -1;
+		return CLI_OK;
+	}
+	if (cli_parse_number(v, &x, &end) == 0 && x >= 0)
+		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strcmp(end, units[i].sfx) == 0) {
+				*us = x * units[i].us;
+				*fraction = -1;
+				return CLI_OK;
+			}
+	return cli_usage(cmd, "--time-budget: expected " CLI_TIME_BUDGET_HELP ", not '%s'", v);
+}
+
+int
+cli_opt_out_of_reach(const char *cmd, const char *v, ilp_unreachable *u)
+{
+	if (v == NULL)
+		return CLI_INPUT;
+	if (strcmp(v, "least") == 0)
+		*u = ILP_UNREACHABLE_LEAST;
+	else if (strcmp(v, "fail") == 0)
+		*u = ILP_UNREACHABLE_FAIL;
+	else
+		return cli_usage(cmd, "--out-of-reach: expected least or fail, not '%s'", v);
 	return CLI_OK;
 }
 
@@ -174,4 +242,15 @@ cli_opt_torch(const char *cmd, const char *v, int *version)
 		    "(MAJOR.MINOR, as torch.__version__ starts), not '%s'", v);
 	*version = t;
 	return CLI_OK;
+}
+
+const char *
+cli_graph_device(const ilp_graph *g, ilp_device *dev)
+{
+	const char *prof = ilp_device_profile_for(ilp_graph_device(g));
+
+	if (prof == NULL)
+		prof = "h100";
+	ilp_device_lookup(prof, dev);
+	return prof;
 }

@@ -29,8 +29,9 @@ cli_is_key(const char *s)
 static const char *const allowed[] = {
 	"--objective", "--memory-budget", "--peak-budget", "--alpha", "--device", "--gap",
 	"--rng-replay", "--policy", "--prefer", "--bans", "--fraction-cap",
+	"--time-budget", "--out-of-reach",
 };
-static const char *const flags[] = { "--monolithic" };
+static const char *const flags[] = { "--monolithic", "--strict-budget" };
 
 /* 2: an option with a value, 1: a flag, 0: not allowed. */
 static int
@@ -326,6 +327,8 @@ cli_result_peek(const char *path, cli_result *r)
 	if ((v = cJSON_GetObjectItemCaseSensitive(prod, "gap")) != NULL &&
 	    ilpi_json_count_problem(cJSON_IsNumber(v), v->valuedouble, DBL_MAX, 0) == NULL)
 		r->gap = v->valuedouble;
+	if ((v = cJSON_GetObjectItemCaseSensitive(prod, "note")) != NULL && cJSON_IsString(v))
+		snprintf(r->note, sizeof r->note, "%s", v->valuestring);
 	cJSON_Delete(root);
 }
 

@@ -30,6 +30,7 @@ typedef struct cli_result {
 	char status[32];         /* producer.status: "optimal", "feasible", "time-limit" */
 	double objective;        /* producer.objective_value, < 0 unknown */
 	double gap;              /* producer.gap, < 0 unknown */
+	char note[640];          /* producer.note: what the solve had to do ("" none) */
 } cli_result;
 
 void cli_result_peek(const char *path, cli_result *r);

@@ -48,6 +48,27 @@ ilpi_device_name(const ilp_device *d)
 	return NULL;
 }
 
+const char *
+ilp_graph_device(const ilp_graph *g)
+{
+	return g->device;
+}
+
+const char *
+ilp_device_profile_for(const char *device)
+{
+	if (device == NULL)
+		return NULL;
+	if (strcmp(device, "cpu") == 0 || strncmp(device, "cpu:", 4) == 0)
+		return "cpu";
+	if (strcmp(device, "cuda") != 0 && strncmp(device, "cuda:", 5) != 0)
+		return NULL;
+	/* the bridge's choice too (python/ilpart/device.py) */
+	if (strstr(device, "A100") != NULL || strstr(device, "A800") != NULL)
+		return "a100";
+	return "h100";
+}
+
 double
 ilpi_node_flops(const ilp_graph *g, size_t i)
 {

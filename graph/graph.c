@@ -73,6 +73,7 @@ ilp_graph_free(ilp_graph *g)
 	free(g->node);
 	free(g->description);
 	free(g->torch);
+	free(g->device);
 	free(g->policy_name);
 	free(g->path);
 	ilpi_intern_free(&g->pool);

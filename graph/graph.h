@@ -94,6 +94,7 @@ typedef struct ilpi_refpart {
 struct ilp_graph {
 	char *path;           /* file name used in messages */
 	char *description;
+	char *device;         /* "device": where it was captured ("cpu", "cuda:NAME"), or NULL */
 	int rng_functionalized;
 	int64_t rng_state_bytes; /* bytes of one saved RNG state (replaying a random op);
 	                          * < 0: not given, ILPI_RNG_STATE_BYTES */

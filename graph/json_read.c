@@ -722,6 +722,7 @@ read_top(reader *r, const ilpi_jv *root, const streamer *s)
 	const ilpi_jv *desc = ilpi_jv_get(root, "description");
 	const ilpi_jv *rng = ilpi_jv_get(root, "rng_functionalized");
 	const ilpi_jv *rsb = ilpi_jv_get(root, "rng_state_bytes");
+	const ilpi_jv *dev = ilpi_jv_get(root, "device");
 
 	if (!ilpi_jv_is_object(root))
 		return fail(r, "graph", "(top level)", "expected a JSON object");
@@ -737,6 +738,13 @@ read_top(reader *r, const ilpi_jv *root, const streamer *s)
 		r->g->description = strdup(desc->u.str);
 		if (r->g->description == NULL)
 			return fail(r, "graph", "description", "out of memory");
+	}
+	if (dev != NULL && !ilpi_jv_is_null(dev)) {
+		if (!ilpi_jv_is_string(dev) || dev->u.str[0] == '\0')
+			return fail(r, "graph", "device", "expected a non-empty string (\"cpu\", "
+			    "\"cuda:NAME\")");
+		if ((r->g->device = strdup(dev->u.str)) == NULL)
+			return fail(r, "graph", "device", "out of memory");
 	}
 	if (rng != NULL && get_bool(r, "graph", rng, "rng_functionalized",
 	    &r->g->rng_functionalized) != 0)

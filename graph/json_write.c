@@ -152,6 +152,10 @@ ilp_graph_to_json(const ilp_graph *g, char **out, ilp_error *err)
 		ilpi_buf_puts(&b, ",\n  \"description\": ");
 		ilpi_buf_json_str(&b, g->description);
 	}
+	if (g->device != NULL) {
+		ilpi_buf_puts(&b, ",\n  \"device\": ");
+		ilpi_buf_json_str(&b, g->device);
+	}
 	ilpi_buf_printf(&b, ",\n  \"rng_functionalized\": %s",
 	    g->rng_functionalized ? "true" : "false");
 	if (g->rng_state_bytes >= 0)

@@ -38,6 +38,8 @@ ilp_partition_new(const ilp_graph *g)
 	p->opt.budget_bytes = -1;
 	p->opt.budget_fraction = -1;
 	p->opt.peak_budget = -1;
+	p->opt.time_budget_us = -1;
+	p->opt.time_budget_fraction = -1;
 	p->opt.time_limit = -1;
 	p->opt.gap = -1;
 	return p;
@@ -93,6 +95,12 @@ double
 ilp_partition_recompute_time_us(const ilp_partition *p)
 {
 	return p->has_cost ? p->recompute_time_us : -1;
+}
+
+const char *
+ilp_partition_note(const ilp_partition *p)
+{
+	return p->note;
 }
 
 const char *
@@ -169,6 +177,8 @@ ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_opti
 		r->budget_bytes = o->budget_bytes;
 		r->budget_fraction = o->budget_bytes >= 0 ? -1 : o->budget_fraction;
 		r->peak_budget = o->peak_budget;
+		r->time_budget_us = o->time_budget_us;
+		r->time_budget_fraction = o->time_budget_us >= 0 ? -1 : o->time_budget_fraction;
 		set_field(r->rng_replay, sizeof r->rng_replay,
 		    o->rng_replay == ILP_RNG_REPLAY_ALWAYS ? "yes" :
 		    o->rng_replay == ILP_RNG_REPLAY_NEVER ? "no" : "");
@@ -437,7 +447,8 @@ read_producer(reader *r, const cJSON *root)
 	    get_number(r, o, "gap", "producer.gap", &p->gap) < 0 ||
 	    get_number(r, o, "objective_value", "producer.objective_value",
 	    &p->objective_value) < 0 ||
-	    get_int64(r, o, "budget_bytes", "producer.budget_bytes", &p->budget_bytes) < 0)
+	    get_int64(r, o, "budget_bytes", "producer.budget_bytes", &p->budget_bytes) < 0 ||
+	    get_string(r, o, "note", "producer.note", p->note, sizeof p->note) < 0)
 		return -1;
 	if (p->prefer[0] != '\0' && ilp_prefer_parse(p->prefer, &mode, NULL) != 0)
 		return bad(r, "producer.prefer", "expected \"hard\", \"pytorch\" or \"soft\"");
@@ -519,6 +530,10 @@ read_options(reader *r, const cJSON *root)
 	    &x->budget_fraction) < 0 ||
 	    get_int64(r, o, "peak_budget_bytes", "options.peak_budget_bytes",
 	    &x->peak_budget) < 0 ||
+	    get_number(r, o, "time_budget_us", "options.time_budget_us",
+	    &x->time_budget_us) < 0 ||
+	    get_number(r, o, "time_budget_pytorch_fraction",
+	    "options.time_budget_pytorch_fraction", &x->time_budget_fraction) < 0 ||
 	    get_string(r, o, "rng_replay", "options.rng_replay", x->rng_replay,
 	    sizeof x->rng_replay) < 0 ||
 	    get_string(r, o, "prefer", "options.prefer", x->prefer, sizeof x->prefer) < 0 ||
@@ -712,8 +727,14 @@ write_producer(ilpi_buf *b, const ilp_partition *p)
 		ilpi_buf_json_num(b, p->objective_value);
 		sep = ", ";
 	}
-	if (p->budget_bytes >= 0)
+	if (p->budget_bytes >= 0) {
 		ilpi_buf_printf(b, "%s\"budget_bytes\": %lld", sep, (long long)p->budget_bytes);
+		sep = ", ";
+	}
+	if (p->note[0] != '\0') {
+		ilpi_buf_printf(b, "%s\"note\": ", sep);
+		ilpi_buf_json_str(b, p->note);
+	}
 	ilpi_buf_puts(b, "}");
 }
 
@@ -766,6 +787,15 @@ write_provenance(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p)
 	}
 	if (o->peak_budget >= 0)
 		ilpi_buf_printf(b, "\"peak_budget_bytes\": %lld, ", (long long)o->peak_budget);
+	if (o->time_budget_us >= 0) {
+		ilpi_buf_puts(b, "\"time_budget_us\": ");
+		short_num(b, o->time_budget_us);
+		ilpi_buf_puts(b, ", ");
+	} else if (o->time_budget_fraction >= 0) {
+		ilpi_buf_puts(b, "\"time_budget_pytorch_fraction\": ");
+		short_num(b, o->time_budget_fraction);
+		ilpi_buf_puts(b, ", ");
+	}
 	if (o->rng_replay[0] != '\0') {
 		ilpi_buf_puts(b, "\"rng_replay\": ");
 		ilpi_buf_json_str(b, o->rng_replay);

@@ -33,6 +33,8 @@ typedef struct ilpi_run_options {
 	int64_t budget_bytes;     /* --memory-budget in bytes ... */
 	double budget_fraction;   /* ... or as a fraction */
 	int64_t peak_budget;      /* --peak-budget in bytes */
+	double time_budget_us;    /* --time-budget in microseconds ... */
+	double time_budget_fraction; /* ... or PyTorch's recompute time at this fraction */
 	char rng_replay[8];       /* "yes", "no"; "" for the default (auto) */
 	char prefer[16];
 	char bans[16];
@@ -58,6 +60,7 @@ struct ilp_partition {
 	double gap;               /* proven relative gap, 0 when optimal, < 0 unknown */
 	double objective_value;   /* < 0 unknown */
 	int64_t budget_bytes;     /* < 0 none */
+	char note[640];           /* ilp_partition_note: "" when nothing to say */
 
 	/* Costs as evaluated by graph/cost.c when known (has_cost != 0). */
 	int has_cost;

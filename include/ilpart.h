@@ -100,6 +100,11 @@ size_t ilp_partition_count_recomputed(const ilp_partition *p);
 int64_t ilp_partition_saved_bytes(const ilp_partition *p);
 double ilp_partition_recompute_flops(const ilp_partition *p);
 double ilp_partition_recompute_time_us(const ilp_partition *p);
+/* What the solve had to do that the request did not say, in one line ("" when
+ * nothing): a budget out of reach answered with the least partition that obeys the
+ * rules (docs/solver.md "Budgets out of reach"). Lives as long as p; written as
+ * producer.note. */
+const char *ilp_partition_note(const ilp_partition *p);
 
 /* ---- fingerprints ----------------------------------------------------------- */
 
@@ -184,6 +189,12 @@ typedef struct ilp_device {
 
 /* Named profiles: "h100", "a100", "cpu"; -1 when unknown. */
 int ilp_device_lookup(const char *name, ilp_device *out);
+/* The device the graph file says it was captured on ("device": "cpu", "cuda:NVIDIA
+ * A100-SXM4-80GB"), NULL when it does not say. Lives as long as g. */
+const char *ilp_graph_device(const ilp_graph *g);
+/* The named profile for such a device: "cpu" for cpu, "a100" for a CUDA device named
+ * A100 or A800, "h100" for other CUDA devices; NULL for others (meta) and NULL. */
+const char *ilp_device_profile_for(const char *device);
 
 /* May a random op be recomputed when the graph's RNG is not functionalized? Then the
  * forward saves its RNG state ("rng_states" in the partition, counted in the saved
@@ -202,6 +213,17 @@ typedef enum ilp_fraction_cap {
 	                               * or its bytes when the optimum within B(F) is slower */
 	ILP_FRACTION_CAP_NORMALISED   /* B(F), torch's normalisation alone */
 } ilp_fraction_cap;
+
+/* A budget below every partition that obeys the rules (docs/solver.md "Budgets out of
+ * reach"). */
+typedef enum ilp_unreachable {
+	ILP_UNREACHABLE_AUTO = 0, /* LEAST for budgets PyTorch derives (budget_fraction,
+	                           * time_budget_fraction), FAIL for bytes and seconds */
+	ILP_UNREACHABLE_LEAST,    /* the least-bytes partition that obeys the rules (then
+	                           * least recompute), or for a time budget the least-
+	                           * recompute one (then least bytes), with a note */
+	ILP_UNREACHABLE_FAIL      /* -1 with ILP_ERR_CONFLICT */
+} ilp_unreachable;
 
 typedef struct ilp_solve_options {
 	ilp_objective objective;
@@ -226,6 +248,12 @@ typedef struct ilp_solve_options {
 	                            * pytorch fraction cap) reproduces: major * 100 + minor
 	                            * (214 = 2.14); 0 (default): the graph's meta.torch, else
 	                            * the newest ilpart knows (docs/mincut.md) */
+	/* The dual budget (solver/driver/time_budget.c): least saved bytes, then least recompute,
+	 * with recompute time <= the budget; memory objective only, no memory budget. */
+	double time_budget_us;       /* < 0: none; microseconds on `device` */
+	double time_budget_fraction; /* < 0: none; the recompute time of PyTorch's own
+	                              * partition at activation_memory_budget F */
+	ilp_unreachable unreachable; /* default AUTO */
 } ilp_solve_options;
 
 /* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */

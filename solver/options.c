@@ -19,6 +19,8 @@ ilp_solve_options_init(ilp_solve_options *o)
 	o->budget_bytes = -1;
 	o->budget_fraction = -1;
 	o->peak_budget = -1;
+	o->time_budget_us = -1;
+	o->time_budget_fraction = -1;
 	o->prefer = ILP_PREFER_HARD;
 	o->bans = ILP_BANS_PYTORCH;
 	ilp_device_lookup(ILPI_DEVICE_DEFAULT, &o->device);

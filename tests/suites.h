@@ -12,5 +12,6 @@ Suite *suite_mincut(void);
 Suite *suite_memsim(void);
 Suite *suite_peak(void);
 Suite *suite_fingerprint(void);
+Suite *suite_budgets(void);
 
 #endif /* ILPART_TESTS_SUITES_H */

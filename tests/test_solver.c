@@ -372,10 +372,14 @@ compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, int obj,
 	int64_t budget = o->budget_bytes;
 	ilp_partition *pt = NULL;  /* PyTorch's partition at the fraction, when it binds */
 
+	ilp_solve_options strict = *o;
+
 	if (getenv("T_DEBUG"))
 		fprintf(stderr, "solving obj %d budget %lld fraction %g alpha %g\n", obj,
 		    (long long)o->budget_bytes, o->budget_fraction, o->alpha);
-	rc = ilp_solve(g, o, &p, &err);
+	/* the oracle's conflicts: a fraction out of reach fails (solver/driver/reach.c) */
+	strict.unreachable = ILP_UNREACHABLE_FAIL;
+	rc = ilp_solve(g, &strict, &p, &err);
 
 	if (obj == O_RUNTIME_BUDGET && o->budget_fraction >= 0) {
 		/* PyTorch's normalisation: inputs' bytes to torch's min-cut at budget 1 */
@@ -1020,6 +1024,7 @@ solve_at(const ilp_graph *g, const ilp_solve_options *base, int64_t budget, doub
 	o.objective = ILP_OBJ_RUNTIME;
 	o.budget_bytes = frac >= 0 ? -1 : budget;
 	o.budget_fraction = frac;
+	o.unreachable = ILP_UNREACHABLE_FAIL; /* as ilp_pareto_solve */
 	return ilp_solve(g, &o, out, err);
 }
 
@@ -2574,6 +2579,7 @@ START_TEST(fraction_without_mincut)
 	ilp_solve_options_init(&o);
 	o.objective = ILP_OBJ_RUNTIME;
 	o.budget_fraction = 0.1;
+	o.unreachable = ILP_UNREACHABLE_FAIL;
 	ck_assert_int_eq(ilp_solve(g, &o, &p, &err), -1);
 	ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
 	ck_assert_msg(strstr(err.msg, "budget conflict") != NULL, "%s", err.msg);
@@ -2872,6 +2878,7 @@ budget_case(const char *path, const char *file, double f, int *dominated, int *v
 	ck_assert_int_eq(ilp_partition_evaluate(g, ref, &o.device, &err), 0);
 	o.objective = ILP_OBJ_RUNTIME;
 	o.prefer = ILP_PREFER_PYTORCH;
+	o.unreachable = ILP_UNREACHABLE_FAIL; /* the conflicts below (solver/driver/reach.c) */
 	if (ilp_check(g, ref, &co, &err) != 0) {
 		ck_assert_int_eq(err.kind, ILP_ERR_VIOLATION);
 		fprintf(stderr, "budget %-4g %-22s PyTorch breaks SAC: %.120s\n", f, file, err.msg);

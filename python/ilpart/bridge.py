@@ -6,9 +6,13 @@ backward modules from ilpart's saved set with PyTorch's own extraction
 its saved values): whatever the backward needs and is not saved is recomputed there.
 """
 
+import json
+import logging
 import operator
 import os
 import re
+import subprocess
+import tempfile
 import warnings
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -19,12 +23,18 @@ from functorch.compile import make_boxed_compiler
 
 from .device import device_profile
 from .export import _draws, export_graph, has_recomputable_rng_ops, prepare_joint
-from .graphfile import untagged_in_regions, write_graphs
-from .runner import Budget, IlpartError, IlpartWarning, PathLike, solve
+from .graphfile import dumps, untagged_in_regions, write_graphs
+from .options import check_partition_options, memory_budget_value, time_budget_arg
+from .runner import Budget, IlpartError, IlpartWarning, PathLike, find_binary, solve
 from .store import store_solver
 
 __all__ = ["partition_fn", "capture", "backend", "nop_compiler", "split_modules",
-           "budget_in_effect"]
+           "budget_in_effect", "history"]
+
+# One INFO line per compiled joint graph (what was chosen, bytes, recompute, peak against
+# PyTorch's partition, proven or not), as torch's own compile logs go through logging.
+log = logging.getLogger("ilpart")
+_HISTORY = []
 
 
 def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
@@ -134,16 +144,6 @@ def _warn_time_limit(part, n_nodes, time_limit):
                   IlpartWarning, stacklevel=3)
 
 
-def _least_bytes(err):
-    """N from a solve that failed with "budget conflict: ... least achievable saved bytes
-    N", else None."""
-    msg = str(err)
-    if getattr(err, "status", None) != 3 or "budget conflict" not in msg:
-        return None
-    m = re.search(r"least achievable saved bytes (\d+)", msg)
-    return int(m.group(1)) if m else None
-
-
 def budget_in_effect(joint_module, memory_budget=None):
     """The memory budget a partition of `joint_module` should meet, as PyTorch decides it:
     `memory_budget` when given; else torch._functorch.config.activation_memory_budget
@@ -197,19 +197,31 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                  reference: bool = False, functionalize_rng: Optional[bool] = None,
                  keep_history: bool = True, method: str = "ilp", store: Optional[PathLike] = None,
                  on_miss: str = "solve", device: Optional[str] = None,
-                 calibrate: bool = False, fraction_cap: Optional[str] = None
+                 calibrate: bool = False, fraction_cap: Optional[str] = None,
+                 time_budget: Any = None
                  ) -> Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]:
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic,
     under this process's torch._functorch.config switches: torch_mincut_config).
 
+    Every argument is checked here (ilpart.options): a bad one is a ValueError naming it
+    and the values it may take, before anything is compiled.
+
     objective, memory_budget, prefer, time_limit, policy: `ilpart solve`'s --objective,
     --memory-budget, --prefer, --time-limit and --policy; extra_args: more CLI arguments.
-    memory_budget: a float is torch's activation_memory_budget fraction (the same bytes as
-    PyTorch's normalisation), an int bytes; without one,
-    torch._functorch.config.activation_memory_budget < 1 (or a node's memory_budget meta)
-    is used, as PyTorch's partitioner does. A budget implies objective="runtime";
-    objective defaults to "memory" otherwise.
+    memory_budget: a number in [0, 1] (0.3, or the int 0 or 1) is torch's
+    activation_memory_budget fraction (the same bytes as PyTorch's normalisation), a
+    larger whole number is bytes (int or float alike: 2e9 and 2000000000), a string the
+    CLI's text ("512MiB"); 2..100 is refused as a percentage ("did you mean 0.3?").
+    Without one, torch._functorch.config.activation_memory_budget < 1 (or a node's
+    memory_budget meta) is used, as PyTorch's partitioner does. A budget implies
+    objective="runtime"; objective defaults to "memory" otherwise. A fraction out of
+    reach of every partition that obeys the SAC tags trains with the least-bytes one (an
+    IlpartWarning and the log line say so; docs/solver.md "Budgets out of reach").
+    time_budget: the dual budget, least saved bytes with recompute time at most this:
+    seconds (0.004, "4us", "2.5ms"), "pytorch:F" (PyTorch's recompute time at
+    activation_memory_budget F) or "pytorch" (at memory_budget, or torch's configured
+    budget, else 1.0); docs/solver.md "Time budgets".
     fraction_cap: how a fraction becomes bytes (`ilpart solve --fraction-cap`): "pytorch"
     (default) lets the optimum save no more and recompute no longer than PyTorch's own
     partition at that fraction whenever that partition obeys the tags; "normalised" uses
@@ -227,20 +239,36 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     joint graph's tensors live on (ilpart.device.device_profile), the CLI's default on meta.
     calibrate: time every forward op on this machine (ilpart.timing.time_ops, PyTorch's
     profiler) and give the solver those times (`time_us`) instead of roofline estimates.
-    Every call appends {"graph": exported dict, "partition": partition dict, "forward":
-    fw_module, "backward": bw_module} to the returned callable's `.history` list (unless
-    keep_history is false).
+    Every call logs one line on the "ilpart" logger (INFO; with the simulated peaks of this
+    partition and of PyTorch's when INFO is enabled) and appends a summary to
+    ilpart.history(); unless keep_history is false it also appends {"graph", "partition",
+    "forward", "backward", "summary"} to the returned callable's `.history` list.
     """
-    if method not in ("ilp", "mincut"):
-        raise ValueError("partition_fn: method must be 'ilp' or 'mincut', not %r" % (method,))
+    memory_budget, _tb = check_partition_options(
+        objective=objective, memory_budget=memory_budget, prefer=prefer,
+        time_limit=time_limit, policy=policy, extra_args=extra_args, method=method,
+        on_miss=on_miss, device=device, fraction_cap=fraction_cap, time_budget=time_budget,
+        reference=reference, functionalize_rng=functionalize_rng,
+        keep_history=keep_history, calibrate=calibrate)
+    if store is not None and not isinstance(store, (str, os.PathLike)) and \
+            not hasattr(store, "root"):
+        raise ValueError("store=%r: expected a directory path" % (store,))
     history = []
     run = solve if store is None else store_solver(store, on_miss=on_miss, binary=binary)
+    counter = [0]
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         jm = prepare_joint(joint_module)
         replay = functionalize_rng is not False
         rng = has_recomputable_rng_ops(jm) if replay else False
-        budget = budget_in_effect(jm, memory_budget)
+        tb = None
+        if time_budget is not None:
+            # "pytorch" reads the fraction in effect now (torch's config may set it)
+            tb = time_budget_arg(time_budget, memory_budget_value(
+                budget_in_effect(jm, memory_budget)))
+            budget = None
+        else:
+            budget = memory_budget_value(budget_in_effect(jm, memory_budget))
         obj = objective or ("runtime" if budget is not None else "memory")
         extra = list(extra_args or ())
         if method == "ilp":
@@ -255,32 +283,129 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         if calibrate:
             from .timing import time_ops
             time_ops(jm, graph)
+        dev = device if device is not None else device_profile(jm)
         kw = dict(objective=obj, prefer=prefer, time_limit=time_limit, policy=policy,
                   extra_args=extra, binary=binary,
-                  command={"ilp": "solve", "mincut": "mincut"}[method],
-                  device=device if device is not None else device_profile(jm))
-        try:
-            part = run(graph, memory_budget=budget, **kw)
-        except IlpartError as e:
-            least = _least_bytes(e) if isinstance(budget, float) else None
-            if least is None:
-                raise
-            # PyTorch's activation_memory_budget is a target its budget path meets as
-            # best it can: a fraction below what the rules allow trains at the least.
-            warnings.warn("memory budget %r is below the least bytes a partition obeying "
-                          "ilpart's rules saves; using that least, %d bytes (%s)"
-                          % (budget, least, str(e).split("budget conflict: ")[-1][:300]),
-                          IlpartWarning, stacklevel=2)
-            part = run(graph, memory_budget=least, **kw)
+                  command={"ilp": "solve", "mincut": "mincut"}[method], device=dev)
+        if tb is not None:
+            kw["time_budget"] = tb
+        part = run(graph, memory_budget=budget, **kw)
+        note = part.get("producer", {}).get("note")
+        if note and "store" in part:
+            # runner.solve turned the CLI's warning line into an IlpartWarning already
+            warnings.warn(note, IlpartWarning, stacklevel=2)
         _warn_time_limit(part, len(graph.get("nodes", ())), time_limit)
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
                                functionalize_rng=replay)
+        counter[0] += 1
+        summary = _summarise(graph, part, method, budget, tb, dev, counter[0], binary,
+                             policy, prefer, extra if method == "ilp" else [])
+        _HISTORY.append(summary)
         if keep_history:
-            history.append({"graph": graph, "partition": part, "forward": fw, "backward": bw})
+            history.append({"graph": graph, "partition": part, "forward": fw, "backward": bw,
+                            "summary": summary})
         return fw, bw
 
     fn.history = history
     return fn
+
+
+def history() -> List[Dict[str, Any]]:
+    """Every joint graph partitioned by ilpart in this process, oldest first, as the
+    dicts the "ilpart" log line is made from: {"graph": N, "nodes", "how" ("solved",
+    "store", "mincut"), "status", "proven", "gap", "saved_bytes", "recompute_time_us",
+    "peak_bytes", "pytorch_peak_bytes" (None unless INFO logging was on),
+    "pytorch_breaks" (the tag PyTorch's partition breaks, if it does), "budget",
+    "note", "line"}. Returns a copy; the log itself only grows."""
+    return [dict(h) for h in _HISTORY]
+
+
+def _how(part, method):
+    st = part.get("store")
+    if st is not None:
+        return {"hit": "store", "solved": "solved", "mincut": "mincut"}.get(st.get("how"),
+                                                                          st.get("how"))
+    return "mincut" if method == "mincut" else "solved"
+
+
+def _peaks(graph, part, budget, binary, policy, prefer, extra):
+    """Simulated peaks (`ilpart check`) of `part` and of PyTorch's partition (ilpart's
+    reproduction of it, `ilpart mincut`, at the same fraction) on `graph`."""
+    b = binary or find_binary()
+    pol = ["--policy", os.fspath(policy)] if policy is not None else []
+    out = [None, None, None]
+    with tempfile.TemporaryDirectory(prefix="ilpart-log-") as tmp:
+        g = os.path.join(tmp, "g.json")
+        with open(g, "w") as f:
+            f.write(dumps(graph))
+        mine = os.path.join(tmp, "p.json")
+        with open(mine, "w") as f:
+            f.write(json.dumps(part))
+        theirs = os.path.join(tmp, "m.json")
+        mc = [b, "mincut", g, "-o", theirs, "--no-check"] + pol
+        if isinstance(budget, float):
+            mc += ["--memory-budget", repr(budget)]
+        subprocess.run(mc, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for i, (path, mode) in enumerate(((mine, prefer), (theirs, "pytorch"))):
+            if not os.path.exists(path):
+                continue
+            proc = subprocess.run([b, "check", g, path, "--prefer", mode] + pol,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  universal_newlines=True)
+            m = re.search(r"peak (\d+) bytes", proc.stdout)
+            out[i] = int(m.group(1)) if m else None
+            if i == 1 and proc.returncode == 1:
+                # PyTorch's partition breaks a tag: say which, there is no peak to compare
+                out[2] = proc.stderr.strip().split(": ", 2)[-1][:160]
+    return out
+
+
+def _mib(n):
+    return "-" if n is None else "%.2f MiB" % (n / 1048576.0)
+
+
+def _summarise(graph, part, method, budget, tb, dev, n, binary, policy, prefer, extra):
+    prod = part.get("producer", {})
+    cost = part.get("cost", {})
+    status = prod.get("status", "?")
+    proven = status == "optimal"
+    gap = prod.get("gap")
+    peak = pt_peak = pt_breaks = None
+    if log.isEnabledFor(logging.INFO):
+        try:
+            peak, pt_peak, pt_breaks = _peaks(graph, part, budget, binary, policy, prefer,
+                                              extra)
+        except (OSError, IlpartError):
+            pass
+    s = {"graph": n, "nodes": len(graph.get("nodes", ())), "how": _how(part, method),
+         "status": status, "proven": proven, "gap": gap,
+         "saved_bytes": cost.get("saved_bytes"),
+         "recompute_time_us": cost.get("recompute_time_us"), "peak_bytes": peak,
+         "pytorch_peak_bytes": pt_peak, "pytorch_breaks": pt_breaks, "device": dev,
+         "budget": ("time %s" % tb) if tb is not None else budget,
+         "note": prod.get("note")}
+    if proven:
+        quality = "proven optimal"
+    elif status == "heuristic":
+        quality = "heuristic (not proven)"
+    else:
+        quality = "not proven (%s, gap %s)" % (status, "unknown" if gap is None or gap < 0
+                                                else "%.3g" % gap)
+    vs = ""
+    if peak is not None and pt_peak:
+        vs = " (%+.1f%%)" % (100.0 * (peak - pt_peak) / pt_peak)
+    elif pt_breaks:
+        vs = " (it breaks a tag: %s)" % pt_breaks
+    line = ("graph %d (%d nodes, device %s%s): %s, %s; saved %s, recompute %.4g us; "
+            "simulated peak %s vs PyTorch's partition %s%s%s" % (
+                n, s["nodes"], dev or "default", "" if s["budget"] is None else
+                ", budget %s" % s["budget"], s["how"], quality, _mib(s["saved_bytes"]),
+                s["recompute_time_us"] if s["recompute_time_us"] is not None else -1,
+                _mib(peak), _mib(pt_peak), vs, "; note: %s" % s["note"] if s["note"]
+                else ""))
+    s["line"] = line
+    log.info("%s", line)
+    return s
 
 
 def _run_as_is(gm: fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
@@ -298,6 +423,12 @@ def backend(partition: Optional[Callable[..., Any]] = None, codegen: str = "indu
     `partition` is given). codegen="inductor": Inductor compiles the forward and backward
     exactly as torch.compile's default path does, ilpart's partition in place of min-cut
     (ilpart.inductor); codegen="eager": aot_autograd runs the split fx graphs as they are."""
+    if codegen not in ("inductor", "eager"):
+        raise ValueError("backend: codegen=%r: expected one of 'inductor', 'eager'"
+                         % (codegen,))
+    if partition is not None and partition_kwargs:
+        raise ValueError("backend: give partition= or partition_fn's arguments (%s), "
+                         "not both" % ", ".join(sorted(partition_kwargs)))
     pf = partition if partition is not None else partition_fn(**partition_kwargs)
     if codegen == "inductor":
         from .inductor import inductor_compiler

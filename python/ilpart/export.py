@@ -13,6 +13,8 @@ import torch
 import torch.fx as fx
 import torch.utils._pytree as pytree
 
+from .device import device_field
+
 __all__ = ["export_graph", "mutated_primals", "param_primals", "prepare_joint", "reference_name",
            "reference_saved", "torch_version_tag"]
 
@@ -607,6 +609,7 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
         "version": 1,
         "description": description or ("AOTAutograd joint graph exported by python/ilpart "
                                         "from torch %s" % torch_version_tag()),
+        **device_field(joint_module),  # the CLI's default cost model (docs/format.md)
         "rng_functionalized": bool(rng_functionalized),
         "nodes": nodes,
         "outputs": {"forward": names[:num_fwd_outputs], "backward": names[num_fwd_outputs:]},

@@ -54,7 +54,7 @@ def find_binary() -> str:
 
 def _args(command: str, objective: str, memory_budget: Budget, prefer: str,
           time_limit: Optional[float], policy: Optional[PathLike], extra: Optional[Sequence[Any]],
-          device: Optional[str] = None) -> List[str]:
+          device: Optional[str] = None, time_budget: Optional[str] = None) -> List[str]:
     """Options common to solve and mincut, then (solve only) the ILP's own."""
     args = ["--prefer", prefer]
     if device is not None:
@@ -71,6 +71,9 @@ def _args(command: str, objective: str, memory_budget: Budget, prefer: str,
             args += ["--memory-budget", repr(memory_budget)]
         return args
     args += ["--objective", objective]
+    if time_budget is not None:
+        # `--time-budget` as time_budget_arg() writes it ("4e-06", "pytorch:0.3")
+        args += ["--time-budget", str(time_budget)]
     if memory_budget is not None:
         # A float is PyTorch's activation_memory_budget fraction ("0.0" .. "1.0"); an int
         # is bytes; a string ("512MiB") goes through as it is.
@@ -86,12 +89,13 @@ def solve(graph: Union[Dict[str, Any], PathLike], objective: str = "memory",
           memory_budget: Budget = None, prefer: str = "hard", time_limit: Optional[float] = None,
           policy: Optional[PathLike] = None, extra_args: Optional[Sequence[Any]] = None,
           binary: Optional[str] = None, command: str = "solve",
-          device: Optional[str] = None) -> Dict[str, Any]:
+          device: Optional[str] = None, time_budget: Optional[str] = None) -> Dict[str, Any]:
     """Run `ilpart solve` on `graph` (a dict from export_graph, or a path) and return the
     partition file as a dict. command="mincut" runs ilpart's min-cut heuristic instead (it
     takes prefer, policy, device, extra_args and a fractional memory_budget, torch's
     activation_memory_budget; objective and time limit are ILP options). device: the cost
-    model's profile (`--device`: h100, a100, cpu, FLOPS:BW)."""
+    model's profile (`--device`: h100, a100, cpu, FLOPS:BW). time_budget: `--time-budget`
+    (least saved bytes with recompute time at most it; "pytorch:F" or seconds)."""
     binary = binary or find_binary()
     with tempfile.TemporaryDirectory(prefix="ilpart-") as tmp:
         if isinstance(graph, dict):
@@ -103,7 +107,7 @@ def solve(graph: Union[Dict[str, Any], PathLike], objective: str = "memory",
         ppath = os.path.join(tmp, "partition.json")
         argv = [binary, command, gpath, "-o", ppath]
         argv += _args(command, objective, memory_budget, prefer, time_limit, policy, extra_args,
-                      device)
+                      device, time_budget)
         try:
             proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   universal_newlines=True)

@@ -26,10 +26,11 @@ import json
 import os
 import subprocess
 import tempfile
+import warnings
 
 from . import runner
 from .graphfile import dumps
-from .runner import IlpartError
+from .runner import IlpartError, IlpartWarning
 
 __all__ = ["Store", "store_solver", "solve_args", "entry_key", "better", "SOLVE_DEFAULTS"]
 
@@ -119,6 +120,9 @@ class Store:
 
     def __init__(self, root, binary=None):
         self.root = os.path.abspath(os.fspath(root))
+        # the path as the user gave it, for messages (inside a chroot, root is the
+        # chroot's view of it)
+        self.given = os.fspath(root)
         self.binary = binary
         self._versions = {}
         for d in self.SUBDIRS:
@@ -232,6 +236,16 @@ class Store:
         os.unlink(part_path)
         return False
 
+    def status(self, key):
+        """status/KEY.json, what the last `ilpart batch` attempt at the entry did, as a
+        dict ({} when none or unreadable)."""
+        try:
+            with open(self.path("status", key + ".json")) as f:
+                st = json.load(f)
+        except (OSError, ValueError):
+            return {}
+        return st if isinstance(st, dict) else {}
+
     def entries(self):
         return sorted(f[:-5] for f in os.listdir(self.path("entries")) if f.endswith(".json"))
 
@@ -313,11 +327,25 @@ def store_solver(store, on_miss="solve", binary=None):
             # Miss: record, then answer as on_miss says.
             keep = st._tmp(dumps(graph))
             _key, mine = st.record(keep, fp, args, len(graph.get("nodes", ())))
+            failed = _failure(st, key)
             if on_miss == "error":
+                if failed:
+                    raise IlpartError("partition store %s: the entry for this graph "
+                                      "(fingerprint %s) with options %s failed in `ilpart "
+                                      "batch` (entries/%s.json, status/%s.json: %s); fix "
+                                      "the cause and run `ilpart batch %s --retry`"
+                                      % (st.given, fp[:16], " ".join(args), key, key,
+                                         failed, st.given), 3)
                 raise IlpartError("partition store %s has no partition for this graph "
                                   "(fingerprint %s) with options %s: recorded as pending "
                                   "in entries/%s.json; run `ilpart batch %s`"
-                                  % (st.root, fp[:16], " ".join(args), key, st.root))
+                                  % (st.given, fp[:16], " ".join(args), key, st.given))
+            if on_miss == "mincut" and failed:
+                warnings.warn("partition store %s: the entry for this graph (entries/%s."
+                              "json) failed in `ilpart batch` (%s): training with min-cut "
+                              "instead; fix the cause and run `ilpart batch %s --retry`"
+                              % (st.given, key, failed, st.given), IlpartWarning,
+                              stacklevel=3)
             if on_miss == "mincut":
                 part = runner.solve(gtmp, binary=st._bin(), command="mincut",
                                     prefer="pytorch",
@@ -335,6 +363,16 @@ def store_solver(store, on_miss="solve", binary=None):
     return run
 
 
+def _failure(st, key):
+    """What the last `ilpart batch` attempt at entry `key` failed with ("exit 3: ..."),
+    or "" when it did not fail (or never ran)."""
+    status = st.status(key)
+    code = status.get("exit")
+    if not isinstance(code, int) or code == 0:
+        return ""
+    return "exit %d: %s" % (code, str(status.get("message", ""))[:400])
+
+
 def _hit(st, key, fp, graph_path, args):
     """The stored partition carried onto graph_path, or None (no entry, or it does not
     carry over: then it is left alone and the request treated as a miss)."""
@@ -348,7 +386,7 @@ def _hit(st, key, fp, graph_path, args):
                       "fingerprint, args and version have the key %s): its partition is not "
                       "an answer to this request; treated as a miss (remove entries/%s.json "
                       "and partitions/%s.json to record it afresh)"
-                      % (st.root, key, own, key, key), stacklevel=3)
+                      % (st.given, key, own, key, key), stacklevel=3)
         return None
     out = st._tmp("")
     try:
@@ -357,7 +395,7 @@ def _hit(st, key, fp, graph_path, args):
         if rc != 0:
             import warnings
             warnings.warn("partition store %s: entry %s does not carry over (exit %d: %s); "
-                          "treated as a miss" % (st.root, key, rc, err), stacklevel=3)
+                          "treated as a miss" % (st.given, key, rc, err), stacklevel=3)
             return None
         with open(out) as f:
             return json.load(f)

@@ -43,7 +43,19 @@ typedef struct ilpi_solve_hooks {
 	 * clock says (a test stops the search at its Nth check without timing it); 0: the
 	 * clock alone */
 	long peak_checks;
+	/* when not NULL, a memory-budget conflict is reported here too, as numbers
+	 * (solver/driver/reach.c answers it with the least partition) */
+	struct ilpi_budget_report *report;
 } ilpi_solve_hooks;
+
+/* A memory-budget conflict as the solve found it: the budget in bytes, the least saved
+ * bytes of a partition that obeys the rules, and whether that least is proven (else the
+ * best found within the time limit). budget is -1 when the solve met no such conflict. */
+typedef struct ilpi_budget_report {
+	int64_t budget;
+	int64_t least;
+	int proven;
+} ilpi_budget_report;
 
 #define ILPI_PEAK_DEFAULT_LIMIT 60
 

@@ -66,6 +66,11 @@ drv_budget_conflict(solve_ctx *c, const uint8_t *s0, int proven, ilp_error *err)
 	if (shown == 0)
 		snprintf(list, sizeof list, "none (values whose recomputation needs saved "
 		    "inputs)");
+	if (c->hooks != NULL && c->hooks->report != NULL) {
+		c->hooks->report->budget = c->budget;
+		c->hooks->report->least = c->least_bytes;
+		c->hooks->report->proven = proven;
+	}
 	ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'memory-budget': budget conflict: the budget "
 	    "of %lld bytes is below the least achievable saved bytes %lld%s; values that cannot be "
 	    "recomputed and force it: %s", g->path, (long long)c->budget,

@@ -22,6 +22,7 @@
 #include "solver/driver/peak_seeds.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/solve.h"
+#include "solver/driver/reach.h"
 
 static int
 run_model(void *ctx, ilp_error *err)
@@ -324,7 +325,7 @@ out:
 }
 
 int
-ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+ilpi_solve_core(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err)
 {
 	return ilpi_solve_hooked(g, o, NULL, out, err);
