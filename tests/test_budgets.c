@@ -8,7 +8,7 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
-#include "solver/mincut.h"
+#include "solver/mincut/mincut.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 

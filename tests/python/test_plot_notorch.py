@@ -49,7 +49,7 @@ class Timeline(unittest.TestCase):
     def test_columns_peaks_and_phases(self):
         steps, series = plot.read_timeline(self.csv)
         names = [n for n, _ in series]
-        self.assertEqual(names, ["ilp (memory)", "mincut (torch 2.6)",
+        self.assertEqual(names, ["ilp (memory)", "mincut (torch 2.14)",
                                  "ref:pytorch-bug-report", "save-all"])
         printed = dict(re.findall(r"^(\S.*?): peak (\d+) bytes", self.out, re.M))
         for name, col in series:
