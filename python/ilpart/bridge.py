@@ -318,7 +318,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     run = solve if store is None else store_solver(store, on_miss=on_miss, binary=binary)
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
-        jm = prepare_joint(joint_module)
+        jm = prepare_joint(joint_module, num_fwd_outputs)
         replay = functionalize_rng is not False
         rng = has_recomputable_rng_ops(jm) if replay else False
         budget = budget_in_effect(jm, memory_budget)
@@ -429,7 +429,7 @@ def _capturing_partition(store, reference, execute, budgets=()):
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
-        jm = prepare_joint(joint_module)
+        jm = prepare_joint(joint_module, num_fwd_outputs)
         store.append(export_graph(jm, num_fwd_outputs, reference=reference,
                                   joint_inputs=joint_inputs, prepare=False,
                                   budgets=budgets))

@@ -21,7 +21,7 @@ __all__ = ["calibrate", "time_ops"]
 def _materialize(x: Any) -> Any:
     """A real value for a node argument, from the fake value AOTAutograd recorded: random
     floats, zeros for integer and boolean tensors (valid indices), size hints for symbols."""
-    from torch.fx.experimental.symbolic_shapes import hint_int
+    from .export import size_hint as hint_int
     if not isinstance(x, fx.Node):
         return x
     v = x.meta.get("val")
@@ -120,7 +120,7 @@ def calibrate(model_or_fn: Any, *example_inputs: Any, path: Optional[str] = None
 
     def pf(joint_module: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
            **kwargs: Any) -> Any:
-        jm = prepare_joint(joint_module)
+        jm = prepare_joint(joint_module, num_fwd_outputs)
         g = export_graph(jm, num_fwd_outputs, reference=reference, joint_inputs=joint_inputs,
                          prepare=False)
         time_ops(jm, g, repeat)
