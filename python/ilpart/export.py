@@ -294,15 +294,21 @@ def _placeholder_kind(node):
     return "primal"
 
 
+# The AOTAutograd functions that call the partitioner with its metadata in their locals
+# (fw_metadata, inner_meta, aot_config): torch 2.6's aot_dispatch_autograd, torch 2.14's
+# _partition_joint_graph_into_fw_bw.
+_AOT_PARTITION_CALLERS = ("aot_dispatch_autograd", "_partition_joint_graph_into_fw_bw")
+
+
 def _aot_dispatch_locals():
-    """The locals of the aot_dispatch_autograd call that is partitioning now (a
-    partition_fn is given no such argument), or None outside one."""
+    """The locals of the AOTAutograd call that is partitioning now (a partition_fn is
+    given no such argument), or None outside one."""
     import inspect
 
     f = inspect.currentframe()
     try:
         while f is not None:
-            if f.f_code.co_name == "aot_dispatch_autograd":
+            if f.f_code.co_name in _AOT_PARTITION_CALLERS and "aot_config" in f.f_locals:
                 return dict(f.f_locals)
             f = f.f_back
     finally:
