@@ -130,7 +130,9 @@ check_recomputed(const checker *c, size_t i)
 	if (n->view_of != ILPI_NONE)
 		return 0;
 	if (ilpi_tag_binds_save(tag(c, i), c->mode))
-		return tag_violation(c, i, "recomputed", "recomputing", ILPI_TAG_PREFER_SAVE);
+		return tag_violation(c, i, "recomputed", "recomputing",
+		    tag(c, i) == ILPI_TAG_PREFER_CPU_OFFLOAD ? ILPI_TAG_PREFER_CPU_OFFLOAD :
+		    ILPI_TAG_PREFER_SAVE);
 	if ((u = ilpi_region_end(c->g, i, c->mode)) >= 0) {
 		snprintf(why, sizeof why, "recomputed, but it ends checkpoint region %d and "
 		    "'%s' of region %d recomputes from it, so it is treated as MUST_SAVE",

@@ -27,7 +27,10 @@ typedef enum ilpi_tag {
 	ILPI_TAG_MUST_SAVE,
 	ILPI_TAG_PREFER_SAVE,
 	ILPI_TAG_MUST_RECOMPUTE,
-	ILPI_TAG_PREFER_RECOMPUTE
+	ILPI_TAG_PREFER_RECOMPUTE,
+	/* newer torch (2.14): saved and offloaded to CPU; for the partition, saved (graph/region.h) */
+	ILPI_TAG_MUST_CPU_OFFLOAD,
+	ILPI_TAG_PREFER_CPU_OFFLOAD
 } ilpi_tag;
 
 /*

@@ -321,7 +321,8 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 				char msg[200];
 
 				snprintf(msg, sizeof msg, "unknown tag '%.60s' (MUST_SAVE, PREFER_SAVE, "
-				    "MUST_RECOMPUTE or PREFER_RECOMPUTE)", f->u.str);
+				    "MUST_RECOMPUTE, PREFER_RECOMPUTE, MUST_CPU_OFFLOAD or "
+				    "PREFER_CPU_OFFLOAD)", f->u.str);
 				return fail(r, who, k, msg);
 			}
 			n->tag = (uint8_t)tag;

@@ -69,13 +69,15 @@ ilpi_class_name(ilpi_class c)
 }
 
 static const char *const tag_names[] = {
-	"", "MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"
+	"", "MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE",
+	"MUST_CPU_OFFLOAD", "PREFER_CPU_OFFLOAD"
 };
+#define N_TAGS (sizeof tag_names / sizeof tag_names[0])
 
 const char *
 ilpi_tag_name(ilpi_tag t)
 {
-	return (unsigned)t < 5 ? tag_names[t] : "?";
+	return (unsigned)t < N_TAGS ? tag_names[t] : "?";
 }
 
 int
@@ -83,7 +85,7 @@ ilpi_tag_parse(const char *s, ilpi_tag *out)
 {
 	if (strncmp(s, "CheckpointPolicy.", 17) == 0)
 		s += 17;
-	for (int i = 1; i < 5; i++)
+	for (size_t i = 1; i < N_TAGS; i++)
 		if (strcmp(s, tag_names[i]) == 0) {
 			*out = (ilpi_tag)i;
 			return 0;

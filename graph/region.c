@@ -46,7 +46,9 @@ ilpi_tag_binds_recompute(ilpi_tag t, ilp_prefer_mode mode)
 int
 ilpi_tag_binds_save(ilpi_tag t, ilp_prefer_mode mode)
 {
-	return t == ILPI_TAG_MUST_SAVE || (t == ILPI_TAG_PREFER_SAVE && mode == ILP_PREFER_HARD);
+	return t == ILPI_TAG_MUST_SAVE || t == ILPI_TAG_MUST_CPU_OFFLOAD ||
+	    ((t == ILPI_TAG_PREFER_SAVE || t == ILPI_TAG_PREFER_CPU_OFFLOAD) &&
+	    mode == ILP_PREFER_HARD);
 }
 
 /* The region end judged on node i's own users. */

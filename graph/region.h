@@ -28,7 +28,9 @@ int32_t ilpi_sac_region(const ilp_graph *g, size_t i);
 /* PyTorch's must_recompute(): MUST_RECOMPUTE, or PREFER_RECOMPUTE unless soft. */
 int ilpi_tag_binds_recompute(ilpi_tag t, ilp_prefer_mode mode);
 
-/* Never recomputed by its tag: MUST_SAVE, or PREFER_SAVE in hard mode. */
+/* Never recomputed by its tag: MUST_SAVE, or PREFER_SAVE in hard mode. The CPU-offload
+ * tags are saves as torch's CheckpointPolicy defines them (saved in the forward, then
+ * offloaded): MUST_CPU_OFFLOAD binds as MUST_SAVE, PREFER_CPU_OFFLOAD as PREFER_SAVE. */
 int ilpi_tag_binds_save(ilpi_tag t, ilp_prefer_mode mode);
 
 /*

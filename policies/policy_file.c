@@ -103,6 +103,13 @@ read_tag(preader *r, const cJSON *v, const char *field, uint8_t *out)
 		    "MUST_RECOMPUTE or PREFER_RECOMPUTE)", v->valuestring);
 		return pfail(r, field, msg);
 	}
+	if (t == ILPI_TAG_MUST_CPU_OFFLOAD || t == ILPI_TAG_PREFER_CPU_OFFLOAD) {
+		/* the offload itself is torch's (the bridge marks what the graph tags), so a
+		 * policy file cannot ask for one; never read it as another tag */
+		snprintf(msg, sizeof msg, "policy '%s' cannot be given in a policy file (tag the "
+		    "op with torch's SAC policy instead)", ilpi_tag_name(t));
+		return pfail(r, field, msg);
+	}
 	*out = (uint8_t)t;
 	return 0;
 }

@@ -138,6 +138,7 @@ tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
 
 	switch (r->tag[i]) {
 	case ILPI_TAG_MUST_SAVE:
+	case ILPI_TAG_MUST_CPU_OFFLOAD: /* saved, then offloaded: a save here */
 		if (!view) /* a view is met by saving its base storage */
 			set_bit(r, i, ILPI_R_NO_RECOMPUTE, why);
 		break;
@@ -151,6 +152,7 @@ tag_rules(const ilp_graph *g, ilpi_rules *r, size_t i, ilp_prefer_mode prefer,
 			set_bit(r, i, ILPI_R_NO_SAVE, why);
 		break;
 	case ILPI_TAG_PREFER_SAVE:
+	case ILPI_TAG_PREFER_CPU_OFFLOAD:
 		if (prefer == ILP_PREFER_SOFT)
 			r->bits[i] |= ILPI_R_PREFER_SAVE;
 		else if (prefer == ILP_PREFER_HARD && !view)

@@ -2,7 +2,8 @@
 # test.sh - set everything up and run every test: the C suites, the golden CLI tests, the
 # bad-input corpus and the fuzz corpora under ASan+UBSan with -Werror (`make check`), the
 # fuzz targets for a short time when clang is there (scripts/fuzz.sh), then the PyTorch
-# tests inside the cached Debian trixie chroot. Ends with "N passed, N failed".
+# tests under torch 2.6 and 2.14 (the cached trixie and sid chroots, scripts/python-tests.sh).
+# Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -75,11 +76,14 @@ fi
 count build-check/distcheck.out
 
 if [ "${ILPART_SKIP_PYTHON:-0}" != 1 ] && [ -x scripts/python-tests.sh ]; then
-	echo "== PyTorch tests (trixie chroot, torch 2.x) =="
+	echo "== PyTorch tests (trixie chroot: torch 2.6; sid chroot: torch 2.14) =="
 	if ! ./scripts/python-tests.sh >build-check/python.out 2>&1; then
 		status=1
+		tail -60 build-check/python.out
 	fi
-	tail -40 build-check/python.out
+	# per chroot: torch version, skipped tests with reasons, failures, counts and time
+	grep -E '^(== PyTorch tests|torch [0-9]|skipped: |FAIL: |ERROR: |python(\[[a-z]+\])?: )' \
+	    build-check/python.out
 	count build-check/python.out
 fi
 

@@ -37,10 +37,49 @@ log = logging.getLogger("ilpart")
 _HISTORY = []
 
 
+def _rng_state_value(device):
+    """The meta["val"] of an RNG state node: a fake tensor under AOTAutograd's fake mode
+    (Inductor propagates fake values through the graphs; a real tensor there fails with
+    "Please convert all Tensors to FakeTensors first"), the real state outside one."""
+    from torch._guards import detect_fake_mode
+    real = torch.cuda.get_rng_state() if device == "cuda" else torch.get_rng_state()
+    fake = detect_fake_mode()
+    return real if fake is None else fake.from_tensor(real)
+
+
+def _graphsafe_rng(devices):
+    """torch's CUDA-graph-safe RNG functionalization (newer torch, e.g. 2.14) for random ops on
+    `devices`: used exactly when torch's functionalize_rng_ops would use it (its config
+    switch on, one graph-safe device, Inductor's fallback_random off)."""
+    from torch._functorch import config as fconfig
+    from torch._functorch import partitioners as P
+    if not (getattr(fconfig, "graphsafe_rng_functionalization", False)
+            and hasattr(P, "apply_graphsafe_rng_functionalization")
+            and hasattr(P, "supports_graphsafe_rng")):
+        return None
+    import torch._inductor.config
+    ind = torch._inductor.config
+    safe = {d for d in devices if P.supports_graphsafe_rng(d)}
+    if len(safe) != 1 or (ind.fallback_random and not getattr(
+            getattr(ind, "test_configs", None), "graphsafe_rng_func_ignores_fallback_random",
+            False)):
+        return None
+    return P.apply_graphsafe_rng_functionalization
+
+
+def _node_device(node):
+    v = node.meta.get("val")
+    for c in (v if isinstance(v, (tuple, list)) else (v,)):
+        if isinstance(c, torch.Tensor):
+            return c.device
+    return torch.device("cpu")
+
+
 def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
     """Random ops that run in both modules (recomputed in the backward) draw from the RNG
     state the forward saved: the forward runs them under run_and_save_rng_state and outputs
-    the state, the backward runs them under run_with_rng_state. This is PyTorch's
+    the state, the backward runs them under run_with_rng_state (on a CUDA-graph-safe
+    device, where torch would, torch's own graph-safe variant). This is PyTorch's
     functionalize_rng_ops, applied to whatever ilpart chose to recompute."""
     import torch._prims.rng_prims as rng_prims
 
@@ -59,48 +98,73 @@ def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
                      if "tangent" in n.name), None)
     if tangent0 is None:
         raise IlpartError("backward graph has no tangent input to place RNG states before")
+    graphsafe = _graphsafe_rng({_node_device(f) for f, _ in pairs})
+    last_fw = next(reversed(fw_module.graph.find_nodes(op="placeholder")))
+    last_bw = next(reversed(bw_module.graph.find_nodes(op="placeholder")))
     states = []
     for i, (fw_node, bw_node) in enumerate(pairs):
+        device = _node_device(fw_node)
+        if graphsafe is not None and device.type != "cpu":
+            last_fw, last_bw = graphsafe(fw_module, bw_module, fw_node, bw_node, device, i,
+                                         last_fw, last_bw)
+            continue
         g = fw_module.graph
         with g.inserting_before(fw_node):
             call = g.create_node("call_function", rng_prims.run_and_save_rng_state,
                                  args=(fw_node.target, *fw_node.args), kwargs=fw_node.kwargs)
             state = g.create_node("call_function", operator.getitem, args=(call, 0))
             out = g.create_node("call_function", operator.getitem, args=(call, 1))
+        state.meta["val"] = _rng_state_value(device.type)
+        out.meta = dict(fw_node.meta)
         fw_node.replace_all_uses_with(out)
         g.erase_node(fw_node)
         states.append(state)
-        dev = "cpu"
-        v = fw_node.meta.get("val")
-        for c in (v if isinstance(v, (tuple, list)) else (v,)):
-            if isinstance(c, torch.Tensor) and c.device.type == "cuda":
-                dev = "cuda"
         bg = bw_module.graph
         with bg.inserting_before(tangent0):
             ph = bg.placeholder("ilpart_rng_state_%d" % i)
-            ph.meta["val"] = torch.cuda.get_rng_state() if dev == "cuda" else torch.get_rng_state()
+            ph.meta["val"] = _rng_state_value(device.type)
         with bg.inserting_before(bw_node):
             call = bg.create_node("call_function", rng_prims.run_with_rng_state,
                                   args=(ph, bw_node.target, *bw_node.args), kwargs=bw_node.kwargs)
+        call.meta = dict(bw_node.meta)
         bw_node.replace_all_uses_with(call)
         bg.erase_node(bw_node)
-    out_node = next(iter(fw_module.graph.find_nodes(op="output")))
-    outs = tuple(out_node.args[0])
-    cut = len(outs) - num_sym_nodes
-    fw_module.graph.output(outs[:cut] + tuple(states) + outs[cut:])
-    fw_module.graph.erase_node(out_node)
+    if states:
+        out_node = next(iter(fw_module.graph.find_nodes(op="output")))
+        outs = tuple(out_node.args[0])
+        cut = len(outs) - num_sym_nodes
+        fw_module.graph.output(outs[:cut] + tuple(states) + outs[cut:])
+        fw_module.graph.erase_node(out_node)
     fw_module.recompile()
     bw_module.recompile()
     return fw_module, bw_module
 
 
+def _static_lifetime_nodes(joint_module, indices):
+    """The primal placeholders at `static_lifetime_input_indices` (parameters, buffers and
+    inputs marked static, which live across calls), as newer torch's classify_nodes (2.14) finds
+    them for _extract_fwd_bwd_modules and the activation-offloading pass."""
+    primals = [n for n in joint_module.graph.find_nodes(op="placeholder")
+               if str(n.target).startswith("primals")]
+    return [primals[i] for i in (indices or ()) if 0 <= i < len(primals)]
+
+
 def split_modules(joint_module: fx.GraphModule, saved_names: Sequence[str], num_fwd_outputs: int,
-                  functionalize_rng: bool = True) -> Tuple[fx.GraphModule, fx.GraphModule]:
+                  functionalize_rng: bool = True,
+                  static_lifetime_input_indices: Optional[Sequence[int]] = None
+                  ) -> Tuple[fx.GraphModule, fx.GraphModule]:
     """Forward and backward GraphModules that hand `saved_names` from one to the other,
-    built by PyTorch's own extraction; the backward recomputes what else it needs."""
-    from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
-                                               reordering_to_mimic_autograd_engine)
+    built by PyTorch's own extraction; the backward recomputes what else it needs. After
+    it, what min_cut_rematerialization_partition does after choosing (as far as this torch
+    has it): RNG replay for recomputed random ops, the autograd-engine order, torch's
+    activation offloading when torch._functorch.config.enable_activation_offloading is on
+    (ilpart.offload), getitems raised, graph-safe RNG states threaded through HOPs."""
+    import inspect
+
+    from torch._functorch import partitioners as P
     from torch.fx.experimental.proxy_tensor import is_sym_node
+
+    from .offload import offload_saved
 
     by_name = {n.name: n for n in joint_module.graph.nodes}
     missing = [s for s in saved_names if s not in by_name]
@@ -109,11 +173,28 @@ def split_modules(joint_module: fx.GraphModule, saved_names: Sequence[str], num_
     saved = [by_name[s] for s in saved_names]
     saved_sym = [n for n in saved if is_sym_node(n)]
     saved_values = [n for n in saved if not is_sym_node(n)]
-    fw, bw = _extract_fwd_bwd_modules(joint_module, saved_values, saved_sym_nodes=saved_sym,
-                                      num_fwd_outputs=num_fwd_outputs)
+    static = _static_lifetime_nodes(joint_module, static_lifetime_input_indices)
+    params = inspect.signature(P._extract_fwd_bwd_modules).parameters
+    kw = {}
+    if "static_lifetime_input_nodes" in params:
+        from torch.utils._ordered_set import OrderedSet
+        kw["static_lifetime_input_nodes"] = OrderedSet(static)
+    if "saved_opaque_nodes" in params and hasattr(P, "is_opaque_node"):
+        opaque = [n for n in saved_values if P.is_opaque_node(n)]
+        saved_values = [n for n in saved_values if n not in opaque]
+        kw["saved_opaque_nodes"] = opaque
+    fw, bw = P._extract_fwd_bwd_modules(joint_module, saved_values, saved_sym_nodes=saved_sym,
+                                        num_fwd_outputs=num_fwd_outputs, **kw)
     if functionalize_rng:
         fw, bw = _functionalize_recomputed_rng(fw, bw, len(saved_sym))
-    bw = reordering_to_mimic_autograd_engine(bw)
+    bw = P.reordering_to_mimic_autograd_engine(bw)
+    offload_saved(joint_module, fw, bw, num_fwd_outputs, static)
+    from torch._functorch import compile_utils
+    if hasattr(compile_utils, "raise_getitems"):
+        fw, bw = compile_utils.raise_getitems(fw), compile_utils.raise_getitems(bw)
+    if hasattr(P, "thread_graphsafe_rng_from_hops"):
+        fw = P.thread_graphsafe_rng_from_hops(fw, is_backward=False)
+        bw = P.thread_graphsafe_rng_from_hops(bw, is_backward=True)
     return fw, bw
 
 
@@ -258,7 +339,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     counter = [0]
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
-        jm = prepare_joint(joint_module)
+        jm = prepare_joint(joint_module, num_fwd_outputs)
         replay = functionalize_rng is not False
         rng = has_recomputable_rng_ops(jm) if replay else False
         tb = None
@@ -296,7 +377,8 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
             warnings.warn(note, IlpartWarning, stacklevel=2)
         _warn_time_limit(part, len(graph.get("nodes", ())), time_limit)
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
-                               functionalize_rng=replay)
+                               functionalize_rng=replay, static_lifetime_input_indices=kwargs.get(
+                                   "static_lifetime_input_indices"))
         counter[0] += 1
         summary = _summarise(graph, part, method, budget, tb, dev, counter[0], binary,
                              policy, prefer, extra if method == "ilp" else [])
@@ -307,6 +389,12 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         return fw, bw
 
     fn.history = history
+    # What the partition depends on, for Inductor's cache key (ilpart.inductor)
+    fn.options = dict(objective=objective, memory_budget=memory_budget, prefer=prefer,
+                      time_limit=time_limit, policy=policy, extra_args=extra_args,
+                      binary=binary, reference=reference, functionalize_rng=functionalize_rng,
+                      method=method, store=store, on_miss=on_miss, device=device,
+                      calibrate=calibrate, fraction_cap=fraction_cap)
     return fn
 
 
@@ -472,7 +560,7 @@ def _capturing_partition(store, reference, execute, budgets=()):
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
     def fn(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
-        jm = prepare_joint(joint_module)
+        jm = prepare_joint(joint_module, num_fwd_outputs)
         store.append(export_graph(jm, num_fwd_outputs, reference=reference,
                                   joint_inputs=joint_inputs, prepare=False,
                                   budgets=budgets, static_lifetime_input_indices=kwargs.get(

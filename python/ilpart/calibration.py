@@ -36,7 +36,7 @@ def calibrate(model_or_fn: Any, *example_inputs: Any, path: Optional[str] = None
 
     def pf(joint_module: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
            **kwargs: Any) -> Any:
-        jm = prepare_joint(joint_module)
+        jm = prepare_joint(joint_module, num_fwd_outputs)
         g = export_graph(jm, num_fwd_outputs, reference=reference, joint_inputs=joint_inputs,
                          prepare=False)
         time_ops(jm, g, repeat)

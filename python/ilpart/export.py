@@ -78,10 +78,17 @@ def _node_inputs(node):
     return [a for a in leaves if isinstance(a, fx.Node)]
 
 
+def size_hint(v: Any, fallback: int = 1) -> int:
+    """A symbolic int's hint (its value in the example inputs), `fallback` for an unbacked
+    one; torch 2.6 names that hint_int, 2.14 optimization_hint."""
+    from torch.fx.experimental import symbolic_shapes as s
+    hint = getattr(s, "hint_int", None) or s.optimization_hint
+    return int(hint(v, fallback=fallback))
+
+
 def _int(v):
     if isinstance(v, torch.SymInt):
-        from torch.fx.experimental.symbolic_shapes import hint_int
-        return int(hint_int(v, fallback=1))
+        return size_hint(v, fallback=1)
     return int(v)
 
 
@@ -289,15 +296,21 @@ def _placeholder_kind(node):
     return "primal"
 
 
+# The AOTAutograd functions that call the partitioner with its metadata in their locals
+# (fw_metadata, inner_meta, aot_config): torch 2.6's aot_dispatch_autograd, torch 2.14's
+# _partition_joint_graph_into_fw_bw.
+_AOT_PARTITION_CALLERS = ("aot_dispatch_autograd", "_partition_joint_graph_into_fw_bw")
+
+
 def _aot_dispatch_locals():
-    """The locals of the aot_dispatch_autograd call that is partitioning now (a
-    partition_fn is given no such argument), or None outside one."""
+    """The locals of the AOTAutograd call that is partitioning now (a partition_fn is
+    given no such argument), or None outside one."""
     import inspect
 
     f = inspect.currentframe()
     try:
         while f is not None:
-            if f.f_code.co_name == "aot_dispatch_autograd":
+            if f.f_code.co_name in _AOT_PARTITION_CALLERS and "aot_config" in f.f_locals:
                 return dict(f.f_locals)
             f = f.f_back
     finally:
@@ -414,18 +427,36 @@ def mutated_primals(joint_module: fx.GraphModule) -> Set[str]:
             if n.name in out and _placeholder_kind(n) == "primal"}
 
 
-def prepare_joint(joint_module: fx.GraphModule) -> fx.GraphModule:
+def prepare_joint(joint_module: fx.GraphModule,
+                  num_fwd_outputs: Optional[int] = None) -> fx.GraphModule:
     """What PyTorch's partitioners do before choosing: dead-code elimination and, when
     torch._functorch.config.cse is on, common-subexpression elimination. Node names are
     kept. Returns the (possibly new) module; the exported graph and the split modules must
-    both come from it."""
+    both come from it. With num_fwd_outputs, on a torch whose CSE takes a node key (2.14),
+    as its min-cut does: a value the backward outputs depend on is never merged with one
+    they do not."""
+    import inspect
+
     from torch._functorch import config as fconfig
     from torch._functorch.compile_utils import fx_graph_cse
 
     joint_module.graph.eliminate_dead_code()
     joint_module.recompile()
     if fconfig.cse:
-        joint_module.graph = fx_graph_cse(joint_module.graph)
+        kw = {}
+        if num_fwd_outputs is not None and \
+                "extra_node_key" in inspect.signature(fx_graph_cse).parameters:
+            outs = pytree.arg_tree_leaves(*(n.args for n in
+                                            joint_module.graph.find_nodes(op="output")))
+            need: Set[fx.Node] = set()
+            stack = [o for o in outs[num_fwd_outputs:] if isinstance(o, fx.Node)]
+            while stack:
+                n = stack.pop()
+                if n not in need:
+                    need.add(n)
+                    stack.extend(n.all_input_nodes)
+            kw["extra_node_key"] = need.__contains__
+        joint_module.graph = fx_graph_cse(joint_module.graph, **kw)
         joint_module.recompile()
     return joint_module
 
@@ -522,7 +553,7 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
     on to PyTorch's partition for the references (torch 2.7 on saves those inputs freely).
     """
     if prepare:
-        joint_module = prepare_joint(joint_module)
+        joint_module = prepare_joint(joint_module, num_fwd_outputs)
     graph = joint_module.graph
     mutated = set(mutated_primals(joint_module) if mutated is None else mutated)
     if params is None:

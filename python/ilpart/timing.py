@@ -15,7 +15,7 @@ __all__ = ["time_ops"]
 def _materialize(x: Any) -> Any:
     """A real value for a node argument, from the fake value AOTAutograd recorded: random
     floats, zeros for integer and boolean tensors (valid indices), size hints for symbols."""
-    from torch.fx.experimental.symbolic_shapes import hint_int
+    from .export import size_hint as hint_int
     if not isinstance(x, fx.Node):
         return x
     v = x.meta.get("val")

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/region.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/objectives.h"
 #include "solver/driver/answer.h"
@@ -113,7 +114,10 @@ record_overrides(solve_ctx *c, ilp_partition *p)
 		if ((item->prefer & ILPI_R_PREFER_SAVE) && c->node_r[v]) {
 			gain = time_units ? c->pen[PEN_TIME_R][it] :
 			    c->pen[PEN_BYTES_R][it] * c->m.byte_unit;
-			if (ilpi_partition_add_override(p, v, ILPI_TAG_PREFER_SAVE, gain) != 0)
+			/* named by its own tag: a PREFER_CPU_OFFLOAD binds as PREFER_SAVE */
+			if (ilpi_partition_add_override(p, v, ilpi_sac_tag(c->g, (size_t)v) ==
+			    ILPI_TAG_PREFER_CPU_OFFLOAD ? ILPI_TAG_PREFER_CPU_OFFLOAD :
+			    ILPI_TAG_PREFER_SAVE, gain) != 0)
 				return -1;
 		}
 		if ((item->prefer & ILPI_R_PREFER_RECOMPUTE) && c->node_s[v]) {

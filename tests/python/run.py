@@ -1,5 +1,6 @@
 """Run the bridge tests (unittest discovery in this directory) and end with the line
-"python: N passed, N failed" that scripts/test.sh adds up. Exit status 1 on any failure."""
+"python: N passed, N failed[, N skipped]" that scripts/python-tests.sh adds up, after one
+"skipped: TEST: REASON" line per skipped test. Exit status 1 on any failure."""
 
 import os
 import sys
@@ -15,7 +16,15 @@ def main():
     import logging
     logging.getLogger("torch._higher_order_ops.wrap").setLevel(logging.ERROR)
     suite = unittest.defaultTestLoader.discover(here, pattern=pattern, top_level_dir=here)
+    try:
+        import torch
+        print("torch %s" % torch.__version__)
+    except ImportError:
+        pass
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    # Tests that need a feature of another torch version skip; say which and why.
+    for test, reason in result.skipped:
+        print("skipped: %s: %s" % (test.id(), reason))
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     skipped = len(result.skipped)
     passed = result.testsRun - failed - skipped

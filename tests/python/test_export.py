@@ -409,8 +409,9 @@ class ExportTest(unittest.TestCase):
     def test_reference_that_pytorch_cannot_make_is_left_out(self):
         """Unbacked SymInts (nonzero): PyTorch 2.6's budget path raises on the graph's
         _assert_scalar nodes ("didn't have `val` metadata"). capture(budgets=...) exports
-        the graph without those references, with a warning, instead of failing; ilpart
-        solves it, also at a budget."""
+        the graph without those references, with a warning, instead of failing (torch 2.14
+        partitions it: the reference is recorded, no warning); ilpart solves it, also at a
+        budget."""
         import warnings
         torch.manual_seed(0)
         m = models.NonZeroSelect()
@@ -423,8 +424,11 @@ class ExportTest(unittest.TestCase):
         torch._dynamo.reset()
         names = [r["name"] for r in g.get("reference", ())]
         msgs = [str(w.message) for w in got if issubclass(w.category, ilpart.IlpartWarning)]
-        self.assertNotIn(ilpart.reference_name(0.3), names)
-        self.assertTrue(any("at activation_memory_budget 0.3 failed" in m for m in msgs), msgs)
+        failed = any("at activation_memory_budget 0.3 failed" in m for m in msgs)
+        # recorded, or left out with the warning; torch 2.6 raises (2.14 partitions it)
+        self.assertNotEqual(ilpart.reference_name(0.3) in names, failed, (names, msgs))
+        if ilpart.export.torch_version_tag() == "2.6":
+            self.assertTrue(failed, msgs)
         for budget in (None, 0.3):
             part = ilpart.solve(g, memory_budget=budget,
                                 objective="runtime" if budget else "memory")

@@ -160,55 +160,5 @@ class InductorTest(unittest.TestCase):
         torch.testing.assert_close(x.grad, torch.autograd.grad(m(x).sum(), x)[0])
 
 
-class NewerTorchPartitionerTest(unittest.TestCase):
-    """torch 2.6 has no `custom_partitioner_fn`; newer Inductor asserts that the setting is a
-    `torch._inductor.custom_graph_pass.CustomPartitionerFn` and calls it as
-    `fn(gm, joint_inputs, compiler="inductor", static_lifetime_input_indices=..., **kwargs)`.
-    Called that way (the base class stood in for where torch lacks it), ilpart's wrapper
-    hands the partition function what min-cut's stand-in hands it on 2.6, and its uuid
-    names the configuration (picklable, equal for equal keys)."""
-
-    def test_custom_partitioner_fn_protocol(self):
-        import abc
-        import pickle
-        import torch._inductor.custom_graph_pass as cgp
-        from ilpart import inductor
-
-        added = not hasattr(cgp, "CustomPartitionerFn")
-        if added:
-            class CustomPartitionerFn(abc.ABC):
-                @abc.abstractmethod
-                def __call__(self, gm, joint_inputs, **kwargs):
-                    pass
-
-                @abc.abstractmethod
-                def uuid(self):
-                    pass
-            cgp.CustomPartitionerFn = CustomPartitionerFn
-        try:
-            calls = []
-
-            def part(gm, joint_inputs, **kw):
-                calls.append((gm, joint_inputs, kw))
-                return "fw", "bw"
-
-            fn = inductor.custom_partitioner(part, "objective=runtime")
-            self.assertIsInstance(fn, cgp.CustomPartitionerFn)
-            out = fn("gm", ["x"], compiler="inductor", static_lifetime_input_indices=[0],
-                     num_fwd_outputs=2)
-            self.assertEqual(out, ("fw", "bw"))
-            self.assertEqual(calls, [("gm", ["x"], {"num_fwd_outputs": 2})])
-            same = inductor.custom_partitioner(part, "objective=runtime")
-            other = inductor.custom_partitioner(part, "objective=memory")
-            self.assertEqual(fn.uuid(), same.uuid())
-            self.assertNotEqual(fn.uuid(), other.uuid())
-            self.assertEqual(pickle.loads(pickle.dumps(fn.uuid())), fn.uuid())
-            self.assertNotEqual(inductor.custom_partitioner(part).uuid(),
-                                inductor.custom_partitioner(lambda *a, **k: None).uuid())
-        finally:
-            if added:
-                del cgp.CustomPartitionerFn
-
-
 if __name__ == "__main__":
     unittest.main()

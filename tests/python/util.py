@@ -90,8 +90,10 @@ def required_forward(graph):
 
 
 def saved_names(bw_module):
-    """What the forward hands to the backward, read off the backward module itself."""
-    return [n.name for n in bw_module.graph.find_nodes(op="placeholder")
+    """What the forward hands to the backward, read off the backward module itself (a value
+    torch's activation offloading moved to CPU by its own name)."""
+    return [n.name[len("cpu_offload_"):] if n.name.startswith("cpu_offload_") else n.name
+            for n in bw_module.graph.find_nodes(op="placeholder")
             if "tangents" not in n.name and "rng_state" not in n.name]
 
 
