@@ -23,6 +23,20 @@ count() { # add the counts of a log's "N passed, N failed" line
 echo "== build (werror, ASan+UBSan) =="
 ./scripts/setup.sh build-check --enable-werror --enable-sanitizers || exit 1
 
+# The torch chroots (several minutes each the first time, mostly download and unpack) are
+# made in the background while the C tests run; python-tests.sh later waits on their lock
+# and reuses them, or makes one itself if this attempt failed. debootstrap is installed
+# first, in the foreground, so no two apt-gets meet on the host.
+if [ "${ILPART_SKIP_PYTHON:-0}" != 1 ] && [ "$(id -u)" -eq 0 ]; then
+	if ! command -v debootstrap >/dev/null 2>&1; then
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		    debootstrap >/dev/null
+	fi
+	(for s in ${ILPART_SUITES:-trixie sid}; do
+		ILPART_SUITE=$s ./scripts/torch-chroot.sh true
+	done) >build-check/chroots.out 2>&1 &
+fi
+
 echo "== make check =="
 if ! make -C build-check -j"$(nproc)" check >build-check/check.out 2>&1; then
 	status=1
