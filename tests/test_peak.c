@@ -376,7 +376,7 @@ START_TEST(peak_default_time_limit_bounds_every_stage)
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
 	ilp_check_options co = { ILP_PREFER_HARD };
-	ilpi_solve_hooks hooks = { 2, 0 };
+	ilpi_solve_hooks hooks = { .peak_default_limit = 2, .peak_checks = 0 };
 	double t0;
 
 	ilp_solve_options_init(&o);
@@ -764,7 +764,8 @@ START_TEST(peak_clock_checks_end_with_a_checked_partition)
 	o.log = watch_cuts;
 	o.log_ctx = &cl;
 	for (n = 1; n < 1000; n++) {
-		ilpi_solve_hooks hooks = { ILPI_PEAK_DEFAULT_LIMIT, n };
+		ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
+		    .peak_checks = n };
 
 		p = NULL;
 		ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "check %ld: %s", n,

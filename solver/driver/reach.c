@@ -52,7 +52,8 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	int proven = 1, rc;
 	char what[96];
 	ilpi_budget_report rep = { -1, -1, 0 };
-	ilpi_solve_hooks hooks = { ILPI_PEAK_DEFAULT_LIMIT, 0, &rep };
+	ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
+	    .report = &rep };
 
 	*out = NULL;
 	if (o == NULL) {
