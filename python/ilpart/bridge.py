@@ -24,7 +24,8 @@ from functorch.compile import make_boxed_compiler
 from .device import device_profile
 from .export import _draws, export_graph, has_recomputable_rng_ops, prepare_joint
 from .graphfile import dumps, untagged_in_regions, write_graphs
-from .options import check_partition_options, memory_budget_value, time_budget_arg
+from .options import (check_partition_options, memory_budget_value, peak_budget_arg,
+                      time_budget_arg)
 from .runner import Budget, IlpartError, IlpartWarning, PathLike, find_binary, solve
 from .store import store_solver
 
@@ -279,7 +280,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                  keep_history: bool = True, method: str = "ilp", store: Optional[PathLike] = None,
                  on_miss: str = "solve", device: Optional[str] = None,
                  calibrate: bool = False, fraction_cap: Optional[str] = None,
-                 time_budget: Any = None
+                 time_budget: Any = None, peak_budget: Any = None
                  ) -> Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]:
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic,
@@ -303,6 +304,11 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     seconds (0.004, "4us", "2.5ms"), "pytorch:F" (PyTorch's recompute time at
     activation_memory_budget F) or "pytorch" (at memory_budget, or torch's configured
     budget, else 1.0); docs/solver.md "Time budgets".
+    peak_budget: the simulated peak memory (forward and backward, as `ilpart check` and
+    `ilpart timeline` compute it) may not exceed this many bytes (an int, or "512MiB"):
+    `ilpart solve --peak-budget`, least recompute time within it (objective "runtime",
+    also with a memory budget); part of the partition store's key and of Inductor's cache
+    key like every option; docs/solver.md "Peak memory".
     fraction_cap: how a fraction becomes bytes (`ilpart solve --fraction-cap`): "pytorch"
     (default) lets the optimum save no more and recompute no longer than PyTorch's own
     partition at that fraction whenever that partition obeys the tags; "normalised" uses
@@ -329,8 +335,9 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         objective=objective, memory_budget=memory_budget, prefer=prefer,
         time_limit=time_limit, policy=policy, extra_args=extra_args, method=method,
         on_miss=on_miss, device=device, fraction_cap=fraction_cap, time_budget=time_budget,
-        reference=reference, functionalize_rng=functionalize_rng,
+        peak_budget=peak_budget, reference=reference, functionalize_rng=functionalize_rng,
         keep_history=keep_history, calibrate=calibrate)
+    pb = peak_budget_arg(peak_budget)
     if store is not None and not isinstance(store, (str, os.PathLike)) and \
             not hasattr(store, "root"):
         raise ValueError("store=%r: expected a directory path" % (store,))
@@ -350,8 +357,10 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
             budget = None
         else:
             budget = memory_budget_value(budget_in_effect(jm, memory_budget))
-        obj = objective or ("runtime" if budget is not None else "memory")
+        obj = objective or ("runtime" if budget is not None or pb is not None else "memory")
         extra = list(extra_args or ())
+        if pb is not None:
+            extra += ["--peak-budget", pb]
         if method == "ilp":
             extra += ["--rng-replay", "yes" if replay else "no"]
             if fraction_cap is not None:
@@ -394,7 +403,8 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                       time_limit=time_limit, policy=policy, extra_args=extra_args,
                       binary=binary, reference=reference, functionalize_rng=functionalize_rng,
                       method=method, store=store, on_miss=on_miss, device=device,
-                      calibrate=calibrate, fraction_cap=fraction_cap)
+                      calibrate=calibrate, fraction_cap=fraction_cap,
+                      time_budget=time_budget, peak_budget=peak_budget)
     return fn
 
 

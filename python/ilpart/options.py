@@ -11,7 +11,7 @@ import numbers
 import os
 import re
 
-__all__ = ["memory_budget_value", "time_budget_arg", "check_partition_options",
+__all__ = ["memory_budget_value", "time_budget_arg", "peak_budget_arg", "check_partition_options",
            "OBJECTIVES", "PREFER", "METHODS", "CODEGEN", "FRACTION_CAPS", "DEVICES"]
 
 OBJECTIVES = ("memory", "runtime", "weighted", "peak")
@@ -111,10 +111,32 @@ def time_budget_arg(value, memory_budget=None, arg="time_budget"):
     return v
 
 
+def peak_budget_arg(value, arg="peak_budget"):
+    """`--peak-budget` text for a peak budget: bytes, as an int (or a float that is a whole
+    number) of at least 1, or a string with a unit as the CLI reads it ("512MiB", "2GB").
+    A peak has no fraction form (PyTorch has no normalisation for it). None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError("%s=%r: expected bytes (an int, or a string such as '512MiB')"
+                         % (arg, value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        if not math.isfinite(x) or x < 1 or x != int(x):
+            raise ValueError("%s=%r: expected whole bytes >= 1 (a peak budget has no "
+                             "fraction form)" % (arg, value))
+        return str(int(x))
+    v = value.strip() if isinstance(value, str) else ""
+    if not _BYTES.match(v) or re.match(r"^[\d.]*\.[\d.]*$", v):
+        raise ValueError("%s=%r: expected bytes (an int, or a string such as '512MiB'; a "
+                         "peak budget has no fraction form)" % (arg, value))
+    return v
+
+
 def check_partition_options(objective=None, memory_budget=None, prefer="hard",
                             time_limit=None, policy=None, extra_args=None, method="ilp",
                             on_miss="solve", device=None, fraction_cap=None,
-                            time_budget=None, codegen=None, **flags):
+                            time_budget=None, codegen=None, peak_budget=None, **flags):
     """Raises ValueError naming the first bad argument of partition_fn/backend. Returns
     (memory_budget, time_budget) in the forms the CLI takes (memory_budget_value,
     time_budget_arg). flags: booleans (calibrate, reference, keep_history, ...)."""
@@ -155,6 +177,17 @@ def check_partition_options(objective=None, memory_budget=None, prefer="hard",
             raise ValueError("time_budget=%r with memory_budget=%r: give one budget (or "
                              "time_budget='pytorch' to read PyTorch's time at that "
                              "fraction)" % (time_budget, memory_budget))
+    pb = peak_budget_arg(peak_budget)
+    if pb is not None:
+        if objective not in (None, "runtime"):
+            raise ValueError("peak_budget=%r: the least recompute time within a simulated "
+                             "peak is the runtime objective, not objective=%r"
+                             % (peak_budget, objective))
+        if method != "ilp":
+            raise ValueError("peak_budget=%r: an ILP option (method='ilp')" % (peak_budget,))
+        if tb is not None:
+            raise ValueError("peak_budget=%r with time_budget=%r: give one of them"
+                             % (peak_budget, time_budget))
     if method == "mincut" and mb is not None and not isinstance(mb, float):
         raise ValueError("memory_budget=%r: method='mincut' takes a fraction only"
                          % (memory_budget,))

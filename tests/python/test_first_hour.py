@@ -111,6 +111,63 @@ class LogAndHistoryTest(unittest.TestCase):
         self.assertIn("budget time pytorch:0.3", pf.history[0]["summary"]["line"])
 
 
+class PeakBudgetTest(unittest.TestCase):
+    """peak_budget in the bridge: a partition whose simulated peak (ilpart check) is
+    within the budget, trained with eager's gradients; the least peak itself is reachable;
+    the budget is part of the store's key and of Inductor's cache key."""
+
+    def peak_of(self, graph, part):
+        with tempfile.TemporaryDirectory() as d:
+            g, p = os.path.join(d, "g.json"), os.path.join(d, "p.json")
+            with open(g, "w") as f:
+                json.dump(graph, f)
+            with open(p, "w") as f:
+                json.dump(part, f)
+            out = subprocess.run([ilpart.find_binary(), "check", g, p],
+                                 stdout=subprocess.PIPE, universal_newlines=True).stdout
+        return int(out.split("peak ")[1].split()[0])
+
+    def test_least_peak_is_reachable_as_a_budget(self):
+        model, inputs = mlp()
+        eager = util.run(model, inputs)
+        least = ilpart.partition_fn(objective="peak")
+        self.assertTrue(close(eager, util.run(compile_eager(model, least), inputs)))
+        graph = least.history[0]["graph"]
+        p_star = self.peak_of(graph, least.history[0]["partition"])
+        default = ilpart.partition_fn()
+        util.run(compile_eager(model, default), inputs)
+        p_default = self.peak_of(graph, default.history[0]["partition"])
+        self.assertLessEqual(p_star, p_default)
+        pf = ilpart.partition_fn(peak_budget=p_star)
+        self.assertTrue(close(eager, util.run(compile_eager(model, pf), inputs)))
+        part = pf.history[0]["partition"]
+        self.assertEqual(part["options"]["peak_budget_bytes"], p_star)
+        self.assertEqual(part["producer"]["objective"], "runtime")
+        self.assertLessEqual(self.peak_of(graph, part), p_star)
+        self.assertEqual(pf.options["peak_budget"], p_star)
+
+    def test_bad_peak_budgets_fail_when_made(self):
+        for bad, what in ((0.5, "no fraction form"), ("0.5", "no fraction form"),
+                          (-3, "whole bytes"), ("lots", "expected bytes")):
+            with self.assertRaises(ValueError) as cm:
+                ilpart.partition_fn(peak_budget=bad)
+            self.assertIn("peak_budget=%r" % (bad,), str(cm.exception))
+            self.assertIn(what, str(cm.exception))
+        with self.assertRaises(ValueError):
+            ilpart.backend(peak_budget=1 << 20, objective="memory")
+
+    def test_peak_budget_is_in_the_store_key(self):
+        from ilpart import store as ilstore
+        with tempfile.TemporaryDirectory() as d:
+            version = ilstore.Store(os.path.join(d, "parts")).version()
+        plain = ilstore.effective_args(ilstore.solve_args("runtime", None, "hard", None, []))
+        peak = ilstore.effective_args(ilstore.solve_args("runtime", None, "hard", None,
+                                                         ["--peak-budget", "65536"]))
+        self.assertIn("--peak-budget", peak)
+        self.assertNotEqual(ilstore.entry_key("f" * 64, plain, version),
+                            ilstore.entry_key("f" * 64, peak, version))
+
+
 class DeviceTest(unittest.TestCase):
     def test_cpu_capture_costs_on_cpu(self):
         model, inputs = mlp()
