@@ -167,7 +167,8 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 {
 	const ilp_graph *g = pc->g;
 	size_t nk = 2 * g->n + 1;
-	int32_t *st = NULL, *en = NULL, *head = NULL, *next = NULL, *vals = NULL;
+	int32_t *vals = NULL;
+	ilpi_pc_spans sp = { NULL, NULL, NULL, NULL, 0 };
 	point pt;
 	rowb rb = { 0, 0 }, prow = { 0, 0 };
 	double cst = 0;
@@ -189,16 +190,12 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	 * backward op anyway. */
 	if (ilpi_pc_is_bw(pc, o) ? !pc->fallback && pc->kfix[o] != pt.kappa : pc->col_r[o] == 0)
 		return 0;
-	st = malloc(nk * sizeof *st);
-	en = malloc(nk * sizeof *en);
-	head = malloc(nk * sizeof *head);
-	next = malloc((g->n + 1) * sizeof *next);
 	vals = malloc((g->n + 1) * sizeof *vals);
 	zc = malloc((nk + 1) * sizeof *zc);
 	zb = malloc((nk + 1) * sizeof *zb);
 	dc = malloc((4 * nk + 1) * sizeof *dc);
 	dv = malloc((4 * nk + 1) * sizeof *dv);
-	if (st == NULL || en == NULL || head == NULL || next == NULL || vals == NULL ||
+	if (ilpi_pc_spans_alloc(&sp, g) != 0 || vals == NULL ||
 	    zc == NULL || zb == NULL || dc == NULL || dv == NULL)
 		goto out;
 	if (ilpi_pc_z_room(pc, nk) != 0)
@@ -213,7 +210,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 		pc->pos[k] = -1;
 	for (size_t k = 0; k < ms->n_bw; k++)
 		pc->pos[ms->bw_order[k]] = (int)k;
-	ilpi_pc_storage_spans(g->n, tr->key, tr->prod, tr->die, nk, st, en, head, next);
+	ilpi_pc_spans_fill(&sp, g, tr->key, tr->prod, tr->die);
 	/* The forward's outputs the caller holds: bytes whatever is saved. */
 	cst = (double)(ms->bw_live[at]);
 	for (size_t key = 0; key < nk; key++) {
@@ -221,7 +218,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 		int32_t creator = key >= g->n ? (int32_t)(key - g->n) : (int32_t)key, v, u;
 		size_t nv = 0;
 
-		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
+		if (b == 0 || !ilpi_pc_spans_live(&sp, key, at))
 			continue;
 		if (key >= g->n && ilpi_pc_is_bw(pc, creator))
 			continue; /* the backward's own storage: the same in every partition */
@@ -230,7 +227,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 		if (key < g->n && pc->out_stor[key])
 			continue;
 		cst -= (double)b;
-		for (int32_t w = head[key]; w >= 0; w = next[w])
+		for (int32_t w = sp.head[key]; w >= 0; w = sp.next[w])
 			vals[nv++] = w;
 		v = witness(pc, &pt, vals, nv, at, &u);
 		if (v < 0)
@@ -301,10 +298,7 @@ skip:
 		goto out;
 	rc = 1;
 out:
-	free(st);
-	free(en);
-	free(head);
-	free(next);
+	ilpi_pc_spans_free(&sp);
 	free(vals);
 	free(zc);
 	free(zb);

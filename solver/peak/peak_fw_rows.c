@@ -143,7 +143,8 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 	const ilp_graph *g = pc->g;
 	size_t nk = 2 * g->n + 1, nz = 0, *tbeg = NULL, *tlen = NULL;
 	int64_t *tb = NULL;
-	int32_t *st = NULL, *en = NULL, *head = NULL, *next = NULL, *pos = NULL;
+	int32_t *pos = NULL;
+	ilpi_pc_spans sp = { NULL, NULL, NULL, NULL, 0 };
 	int32_t o = ms->fw_order[at];
 	fwterm t = { NULL, 0, 0, 0 };
 	rowb rb = { 0, 0 };
@@ -168,31 +169,27 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 			return 0;
 		cond = pc->ffam[o];
 	}
-	st = malloc(nk * sizeof *st);
-	en = malloc(nk * sizeof *en);
-	head = malloc(nk * sizeof *head);
-	next = malloc((g->n + 1) * sizeof *next);
 	pos = malloc((g->n + 1) * sizeof *pos);
 	tbeg = malloc(nk * sizeof *tbeg);
 	tlen = malloc(nk * sizeof *tlen);
 	tb = malloc(nk * sizeof *tb);
-	if (st == NULL || en == NULL || head == NULL || next == NULL || pos == NULL ||
+	if (ilpi_pc_spans_alloc(&sp, g) != 0 || pos == NULL ||
 	    tbeg == NULL || tlen == NULL || tb == NULL)
 		goto out;
 	for (size_t k = 0; k < g->n; k++)
 		pos[k] = -1;
 	for (size_t k = 0; k < ms->n_fw; k++)
 		pos[ms->fw_order[k]] = (int32_t)k;
-	ilpi_pc_storage_spans(g->n, tr->fkey, tr->fprod, tr->fdie, nk, st, en, head, next);
+	ilpi_pc_spans_fill(&sp, g, tr->fkey, tr->fprod, tr->fdie);
 	cst = (double)ms->fw_live[at];
 	for (size_t key = 0; key < nk; key++) {
 		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
 		int32_t u, v;
 		size_t n0 = t.n;
 
-		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
+		if (b == 0 || !ilpi_pc_spans_live(&sp, key, at))
 			continue;
-		if ((v = fw_witness(g, tr, pos, head, next, key, at, &u)) < 0) {
+		if ((v = fw_witness(g, tr, pos, sp.head, sp.next, key, at, &u)) < 0) {
 			rc = 0;
 			goto out;
 		}
@@ -259,10 +256,7 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 	rc = ilpi_pc_record_point(pc) == 0 ? 1 : -1;
 out:
 	free(t.tcol);
-	free(st);
-	free(en);
-	free(head);
-	free(next);
+	ilpi_pc_spans_free(&sp);
 	free(pos);
 	free(tbeg);
 	free(tlen);

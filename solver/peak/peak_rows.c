@@ -375,3 +375,42 @@ ilpi_pc_key_bytes(const ilp_graph *g, int32_t key)
 
 	return r->kind == ILPI_OP && !(r->flags & ILPI_F_TUPLE) ? r->bytes : 0;
 }
+
+int
+ilpi_pc_spans_alloc(ilpi_pc_spans *sp, const ilp_graph *g)
+{
+	size_t nk = 2 * g->n + 1;
+
+	sp->nk = nk;
+	sp->st = malloc(nk * sizeof *sp->st);
+	sp->en = malloc(nk * sizeof *sp->en);
+	sp->head = malloc(nk * sizeof *sp->head);
+	sp->next = malloc((g->n + 1) * sizeof *sp->next);
+	return sp->st != NULL && sp->en != NULL && sp->head != NULL && sp->next != NULL ?
+	    0 : -1;
+}
+
+void
+ilpi_pc_spans_fill(ilpi_pc_spans *sp, const ilp_graph *g, const int32_t *key,
+    const int32_t *prod, const int32_t *die)
+{
+	ilpi_pc_storage_spans(g->n, key, prod, die, sp->nk, sp->st, sp->en, sp->head,
+	    sp->next);
+}
+
+int
+ilpi_pc_spans_live(const ilpi_pc_spans *sp, size_t key, size_t at)
+{
+	return !(sp->st[key] == ABSENT || sp->st[key] > (int32_t)at ||
+	    sp->en[key] < (int32_t)at);
+}
+
+void
+ilpi_pc_spans_free(ilpi_pc_spans *sp)
+{
+	free(sp->st);
+	free(sp->en);
+	free(sp->head);
+	free(sp->next);
+	memset(sp, 0, sizeof *sp);
+}

@@ -123,6 +123,23 @@ void ilpi_pc_storage_spans(size_t n, const int32_t *key, const int32_t *prod,
     const int32_t *die, size_t nk, int32_t *st, int32_t *en, int32_t *head,
     int32_t *next);
 
+/* One side's storage spans (ilpi_pc_storage_spans) with their value lists, over the
+ * 2n + 1 storage keys of a graph of n nodes: what a point's row at a step walks. */
+typedef struct ilpi_pc_spans {
+	int32_t *st, *en, *head, *next;
+	size_t nk;
+} ilpi_pc_spans;
+
+/* Allocates sp's arrays for graph g; -1: out of memory (free sp with
+ * ilpi_pc_spans_free either way). */
+int ilpi_pc_spans_alloc(ilpi_pc_spans *sp, const ilp_graph *g);
+/* Fills sp from one side's key, prod and die (ilpi_pc_storage_spans). */
+void ilpi_pc_spans_fill(ilpi_pc_spans *sp, const ilp_graph *g, const int32_t *key,
+    const int32_t *prod, const int32_t *die);
+/* Storage key is live at step at: produced by then and needed at or after it. */
+int ilpi_pc_spans_live(const ilpi_pc_spans *sp, size_t key, size_t at);
+void ilpi_pc_spans_free(ilpi_pc_spans *sp);
+
 /* Bytes of storage key (a node, or n + node for its fresh storage). */
 int64_t ilpi_pc_key_bytes(const ilp_graph *g, int32_t key);
 
