@@ -5,7 +5,7 @@
  * Each class is one front of (bytes, cost) points and a number of identical copies; an
  * answer picks one point per copy, and only how many copies of a class take each point
  * matters. docs/solver.md ("Independent segments: by counts") states the method; it
- * gives the answer of the segment-by-segment combination (blocks.c) with its pruning
+ * gives the answer of the segment-by-segment combination (blocks_combine.c) with its pruning
  * rules, exact whatever the fronts.
  */
 #ifndef ILPART_SOLVER_MCK_H

@@ -21,7 +21,10 @@
 #include "solver/model/model.h"
 #include "solver/model/reduce.h"
 #include "solver/peak/peak.h"
+#include "solver/peak/peak_bw_rows.h"
 #include "solver/peak/peak_cuts.h"
+#include "solver/peak/peak_fw_rows.h"
+#include "solver/peak/peak_general_rows.h"
 
 /* Relative MIP gap of each least-peak solve (docs/solver.md "Peak memory"). */
 #define PEAK_LOOP_GAP 0.02

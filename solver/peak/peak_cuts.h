@@ -19,23 +19,6 @@ int ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak,
     ilpi_peak_cuts **out);
 void ilpi_peak_cuts_free(ilpi_peak_cuts *pc);
 
-/* The row at backward step `pos` of a traced simulation (ms, tr) of a canonical
- * answer. 1: added, exact at that answer (its value there is ms->bw_live[pos]);
- * 0: not added (the answer's structure is outside what the rows express); -1: out
- * of memory. */
-int ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace *tr,
-    size_t pos);
-/* The same at forward step `pos` (forward ops run in graph order; an unclaimed op
- * runs there when a saved value needs it, f(X) >= s_X, f(X) >= f(J) for its users J,
- * f(X) <= s_X + sum f(J)). Only at steps of forward-class ops. */
-int ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
-    const ilpi_memtrace *tr, size_t pos);
-/* A row at backward step `pos` of a traced simulation that bounds every partition's
- * bytes there from below (not only near that answer): each saved or recomputed
- * storage enters with the conjunction "exists by the step, read at or after it" over
- * every reader. Only at steps of backward ops. 1: added; 0: not; -1: out of memory. */
-int ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
-    const ilpi_memtrace *tr, size_t pos);
 /* 1 when the last point's row (fw: a forward step), at the item answer (s, r) it was
  * taken from, equals the bytes the simulation has live there; 0 when it falls short. *families_ok: every
  * c(X, theta) at that answer says what the simulation did. -1: out of memory. */
@@ -53,7 +36,7 @@ int32_t ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k);
  * 0 before the first general row. */
 double ilpi_peak_cuts_floor(const ilpi_peak_cuts *pc);
 /* Points refused because the rows added reached their cap (a graph-sized row set a
- * point: see PEAK_CUT_ROWS_MAX in solver/peak/peak_cuts.c). */
+ * point: see PEAK_CUT_ROWS_MAX in solver/peak/peak_rows.h). */
 int ilpi_peak_cuts_refused(const ilpi_peak_cuts *pc);
 /* Rows and columns added so far. */
 void ilpi_peak_cuts_stats(const ilpi_peak_cuts *pc, int *rows, int *cols, int *points);
