@@ -368,7 +368,9 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         else:
             extra = torch_mincut_config() + extra
         graph = export_graph(jm, num_fwd_outputs, reference=reference,
-                             joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False)
+                             joint_inputs=joint_inputs, rng_functionalized=rng, prepare=False,
+                             static_lifetime_input_indices=kwargs.get(
+                                 "static_lifetime_input_indices"))
         _warn_untagged(graph)
         if calibrate:
             from .timing import time_ops

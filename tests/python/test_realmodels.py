@@ -134,12 +134,18 @@ class Case:
 
         def partition(jm, joint_inputs, *, num_fwd_outputs, **kw):
             jm = prepare_joint(jm)
+            # the static-lifetime inputs AOTAutograd hands the partitioner (torch 2.7 on),
+            # so the references are what torch's partitioner gives in this training
             g = export_graph(jm, num_fwd_outputs, reference=True, joint_inputs=joint_inputs,
-                             prepare=False, budgets=BUDGETS)
+                             prepare=False, budgets=BUDGETS,
+                             static_lifetime_input_indices=kw.get(
+                                 "static_lifetime_input_indices"))
             self.graphs.append(g)
             self.joints.append((jm, num_fwd_outputs))
             self.torch_modules.append(min_cut_rematerialization_partition(
-                _copy_for_partitioning(jm), joint_inputs, num_fwd_outputs=num_fwd_outputs))
+                _copy_for_partitioning(jm), joint_inputs, num_fwd_outputs=num_fwd_outputs,
+                **({} if kw.get("static_lifetime_input_indices") is None else
+                   {"static_lifetime_input_indices": kw["static_lifetime_input_indices"]})))
             return pf(jm, joint_inputs, num_fwd_outputs=num_fwd_outputs, **kw)
 
         t0 = time.perf_counter()
