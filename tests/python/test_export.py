@@ -290,9 +290,12 @@ class ExportTest(unittest.TestCase):
             ops[0].meta["memory_budget"] = 1  # an int: torch skips it
             ops[1].meta["memory_budget"] = 0.1
             ops[2].meta["memory_budget"] = 0.9  # not the first float: ignored
+            static = kw.get("static_lifetime_input_indices")  # torch 2.7 on
             graphs.append(ilpart.export_graph(jm, num_fwd_outputs, reference=True,
-                                              joint_inputs=ji, prepare=False))
-            ref = ilpart.reference_saved(jm, num_fwd_outputs, ji)
+                                              joint_inputs=ji, prepare=False,
+                                              static_lifetime_input_indices=static))
+            ref = ilpart.reference_saved(jm, num_fwd_outputs, ji,
+                                         static_lifetime_input_indices=static)
             return ilpart.split_modules(jm, ref, num_fwd_outputs, functionalize_rng=True)
 
         torch._dynamo.reset()

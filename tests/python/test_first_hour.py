@@ -207,7 +207,13 @@ class StoreOutOfReachTest(unittest.TestCase):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True)
         self.assertEqual(r.returncode, 0, r.stdout)
-        self.assertIn("note: memory budget 0.1", r.stdout)
+        # torch 2.6's budget path breaks the MUST_SAVE tags, so no fraction cap: 0.1 is out
+        # of reach of every tag-keeping partition. torch 2.7 on keeps the tags, its own
+        # partition caps the fraction, and 0.1 is answered as it is.
+        old_torch = tuple(int(x) for x in torch.__version__.split(".")[:2]) < (2, 7)
+        out_of_reach = "note: memory budget 0.1" in r.stdout
+        self.assertEqual(out_of_reach, old_torch, r.stdout)
+        self.assertIn("stored", r.stdout)
         self.assertIn("0 failed", r.stdout)
         # the next run: the stored least-bytes partition, with its note, no min-cut
         pf2 = ilpart.partition_fn(store=self.store, on_miss="error", memory_budget=0.1)
@@ -219,10 +225,11 @@ class StoreOutOfReachTest(unittest.TestCase):
         s = pf2.history[0]["summary"]
         self.assertEqual(s["how"], "store")
         self.assertTrue(s["proven"])
-        self.assertIn("out of reach", s["note"])
-        self.assertIn("note: memory budget 0.1", logs.records[0].getMessage())
-        self.assertIn("(MUST_SAVE)", s["pytorch_breaks"])
-        self.assertTrue(any("out of reach" in str(x.message) for x in w))
+        if out_of_reach:
+            self.assertIn("out of reach", s["note"])
+            self.assertIn("note: memory budget 0.1", logs.records[0].getMessage())
+            self.assertIn("(MUST_SAVE)", s["pytorch_breaks"])
+            self.assertTrue(any("out of reach" in str(x.message) for x in w))
         # it obeys the tags and saves no more than min-cut did
         self.assertLessEqual(s["saved_bytes"],
                              pf.history[0]["partition"]["cost"]["saved_bytes"])

@@ -362,9 +362,14 @@ class RealModels(unittest.TestCase):
                 try:
                     sim, where = test_peak.simulated(path, p)
                 except AssertionError as e:
-                    # torch's budget path recomputes a random op without its RNG state
-                    # (not executable as ilpart reads it): no simulated peak to compare
-                    self.assertIn("RNG state", str(e))
+                    # torch's own partition breaks a rule ilpart's checker holds: its
+                    # budget path recomputes a random op without its RNG state, or it
+                    # saves a BatchNorm running statistic the forward writes in place
+                    # (docs/solver.md "Memory budgets"): no simulated peak to compare.
+                    # ilpart's own partition must always simulate.
+                    self.assertTrue(plabel.startswith("pytorch@"), str(e))
+                    self.assertTrue("RNG state" in str(e) or
+                                    "writes its storage in place" in str(e), str(e))
                     print("\n  %-14s graph %d %-11s not simulated: %s" % (
                         label, i, plabel, str(e).strip()[-100:]), end="")
                     continue
