@@ -217,22 +217,6 @@ out:
 	return rc;
 }
 
-static void
-csv_field(ilpi_buf *b, const char *s)
-{
-	if (strpbrk(s, ",\"\n") == NULL) {
-		ilpi_buf_puts(b, s);
-		return;
-	}
-	ilpi_buf_puts(b, "\"");
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			ilpi_buf_puts(b, "\"");
-		ilpi_buf_add(b, s, 1);
-	}
-	ilpi_buf_puts(b, "\"");
-}
-
 /* Every row names the axis its budgets bound, so a plot labels the curve without
  * being told again. */
 static char *
@@ -282,9 +266,9 @@ render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis)
 			ilpi_buf_printf(&b, ", \"sac\": \"%s\"}", pt->violates ? "violation" : "ok");
 			continue;
 		}
-		csv_field(&b, pt->kind);
+		ilpi_buf_csv_field(&b, pt->kind);
 		ilpi_buf_puts(&b, ",");
-		csv_field(&b, pt->name);
+		ilpi_buf_csv_field(&b, pt->name);
 		if (pt->budget >= 0)
 			ilpi_buf_printf(&b, ",%lld", (long long)pt->budget);
 		else
@@ -298,7 +282,7 @@ render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis)
 		ilpi_buf_json_num(&b, p->recompute_time_us);
 		ilpi_buf_printf(&b, ",%zu,%zu,", ilpi_partition_count(p, ILPI_P_SAVED),
 		    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
-		csv_field(&b, p->status);
+		ilpi_buf_csv_field(&b, p->status);
 		ilpi_buf_printf(&b, ",%s,%s\n", pt->violates ? "violation" : "ok", axis);
 	}
 	if (json)

@@ -278,22 +278,6 @@ print_column(const ilp_graph *g, const column *c, long top)
 		    tl->n_at_peak - (size_t)top);
 }
 
-static void
-csv_field(ilpi_buf *b, const char *s)
-{
-	if (strpbrk(s, ",\"\n") == NULL) {
-		ilpi_buf_puts(b, s);
-		return;
-	}
-	ilpi_buf_puts(b, "\"");
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			ilpi_buf_puts(b, "\"");
-		ilpi_buf_add(b, s, 1);
-	}
-	ilpi_buf_puts(b, "\"");
-}
-
 /* One row a step, aligned across the columns: forward steps 1.., the backward's start
  * (step 0), backward steps 1..; an empty cell where a partition has fewer steps. */
 static char *
@@ -311,7 +295,7 @@ to_csv(const column *cols, size_t n)
 			continue;
 		snprintf(head, sizeof head, "%s [live bytes]", cols[k].name);
 		ilpi_buf_puts(&b, ",");
-		csv_field(&b, head);
+		ilpi_buf_csv_field(&b, head);
 		if (cols[k].tl.n_fw > max_fw)
 			max_fw = cols[k].tl.n_fw;
 		if (cols[k].tl.n_bw > max_bw)

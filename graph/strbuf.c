@@ -125,3 +125,19 @@ ilpi_buf_take(ilpi_buf *b)
 	memset(b, 0, sizeof *b);
 	return p;
 }
+
+void
+ilpi_buf_csv_field(ilpi_buf *b, const char *s)
+{
+	if (strpbrk(s, ",\"\n") == NULL) {
+		ilpi_buf_puts(b, s);
+		return;
+	}
+	ilpi_buf_puts(b, "\"");
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			ilpi_buf_puts(b, "\"");
+		ilpi_buf_add(b, s, 1);
+	}
+	ilpi_buf_puts(b, "\"");
+}

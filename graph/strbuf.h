@@ -17,6 +17,9 @@ void ilpi_buf_free(ilpi_buf *b);
 void ilpi_buf_reserve(ilpi_buf *b, size_t len);
 void ilpi_buf_add(ilpi_buf *b, const char *s, size_t len);
 void ilpi_buf_puts(ilpi_buf *b, const char *s);
+/* s as one CSV field: quoted (inner quotes doubled) when it holds a comma, quote or
+ * newline, as it is otherwise. */
+void ilpi_buf_csv_field(ilpi_buf *b, const char *s);
 void ilpi_buf_printf(ilpi_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s as a JSON string literal, quotes included. */
 void ilpi_buf_json_str(ilpi_buf *b, const char *s);
