@@ -3,6 +3,7 @@
 #define ILPART_CLI_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ilpart.h"
 
@@ -76,6 +77,20 @@ int cli_opt_out_of_reach(const char *cmd, const char *v, ilp_unreachable *u);
 const char *cli_graph_device(const ilp_graph *g, ilp_device *dev);
 /* --fraction-cap pytorch|normalised (ilp_solve_options.fraction_cap). */
 int cli_opt_fraction_cap(const char *cmd, const char *v, ilp_fraction_cap *cap);
+
+/* ---- ilpart solve's options (cli/solve_opts.c; the table: graph/solve_options.h) -- */
+/* If argv[*i] is one of solve's options other than --policy, --prefer and --bans
+ * (cli_policy_arg's), parses its value into o: its row + 1 (ILPI_OPT_NAME + 1), 0 when
+ * argv[*i] is none of them, -1 after printing the usage error. */
+int cli_solve_opt(const char *cmd, int argc, char **argv, int *i, ilp_solve_options *o);
+/* 2: a partition store entry may carry option `a` with a value, 1: as a flag, 0: not. */
+int cli_solve_opt_store(const char *a);
+/* lead, then "[--flag ARG]" for every option into buf, wrapped before `width` columns
+ * (the first line starting at column col0) with continuation lines indented (width 0:
+ * one line). */
+void cli_solve_synopsis(char *buf, size_t size, const char *lead, int col0, int width);
+/* One line per option for --help: the flag and its help. */
+void cli_solve_option_help(FILE *f);
 
 /* ---- baselines beside the ILP optimum (cli/baselines.c) ---------------------- */
 /* How many: the min-cut, each reference partition of g, save-all. */

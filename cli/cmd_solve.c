@@ -1,8 +1,7 @@
 /*
- * cmd_solve.c - `ilpart solve GRAPH [-o PARTITION] [--split DIR] [--objective O]
- * [--memory-budget B] [--fraction-cap C] [--torch V] [--alpha A] [--device D] [--time-limit S] [--gap G]
- * [--write-lp F] [--write-mps F] [-v] [--policy F] [--prefer M] [--bans M]`:
- * the optimal partition by ILP (solver/), checked, as JSON.
+ * cmd_solve.c - `ilpart solve GRAPH [-o PARTITION] [--split DIR] [OPTIONS]`: the
+ * optimal partition by ILP (solver/), checked, as JSON. The options are the table's
+ * (graph/solve_options.h, parsed by cli/solve_opts.c).
  */
 #include "config.h"
 
@@ -16,19 +15,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "solver/driver/objectives.h"
+#include "graph/solve_options.h"
 #include "graph/fileio.h"
 #include "graph/lower.h"
-
-static const char *usage_line =
-    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted|peak] "
-    "[--memory-budget B] [--fraction-cap pytorch|normalised] [--torch VERSION] "
-    "[--peak-budget B] [--alpha A] "
-    "[--device h100|a100|cpu|FLOPS:BW] [--time-limit S] "
-    "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v] "
-    "[--policy F] "
-    "[--prefer M] [--bans M] [--time-budget SECONDS|pytorch:F] [--out-of-reach least|fail] "
-    "[--strict-budget]";
 
 static void
 log_line(void *ctx, const char *line)
@@ -117,13 +106,6 @@ write_split(const char *dir, const ilp_graph *g, const ilp_partition *p, ilp_err
 	return rc;
 }
 
-/* The options that take a value; parse_args dispatches on the one it found. */
-static const char *const value_opts[] = { "-o", "--split", "--objective",
-    "--memory-budget", "--peak-budget", "--alpha", "--device", "--time-limit", "--gap", "--rng-replay",
-    "--write-lp", "--write-mps", "--fraction-cap", "--torch",
-    /* budgets out of reach and the time budget (solver/driver/reach.c, time_budget.c) */
-    "--time-budget", "--out-of-reach" };
-
 static int
 parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
     const char **graph, const char **output, const char **split)
@@ -131,109 +113,38 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 	int have_objective = 0, n_graph = 0;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL, *name = NULL, *end;
-		int pr;
+		const char *a = argv[i], *v = NULL;
+		int pr, row;
 
 		if ((pr = cli_policy_arg(po, "solve", argc, argv, &i)) != 0) {
 			if (pr < 0)
 				return -1;
 			continue;
 		}
-		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-			o->verbose = 1;
-			continue;
-		}
-		if (strcmp(a, "--monolithic") == 0) {
-			o->monolithic = 1;
-			continue;
-		}
-		if (strcmp(a, "--strict-budget") == 0) {
-			o->unreachable = ILP_UNREACHABLE_FAIL;
-			continue;
-		}
-		for (size_t k = 0; name == NULL && k < sizeof value_opts / sizeof *value_opts; k++)
-			if (cli_opt("solve", argc, argv, &i, value_opts[k], &v))
-				name = value_opts[k];
-		if (name == NULL) {
-			if (cli_operand("solve", a, graph, 1, &n_graph) != CLI_OK)
+		if ((row = cli_solve_opt("solve", argc, argv, &i, o)) != 0) {
+			if (row < 0)
 				return -1;
+			have_objective |= row == ILPI_OPT_objective + 1;
 			continue;
 		}
-		if (v == NULL)
-			return -1;
-		if (strcmp(name, "-o") == 0) {
-			*output = v;
-		} else if (strcmp(name, "--split") == 0) {
-			*split = v;
-		} else if (strcmp(name, "--objective") == 0) {
-			have_objective = 1;
-			if (ilpi_objective_parse(v, &o->objective) != 0) {
-				char list[256];
-
-				ilpi_objective_list(list, sizeof list);
-				return cli_usage("solve", "--objective: expected %s, not '%s'", list,
-				    v), -1;
-			}
-		} else if (strcmp(name, "--peak-budget") == 0) {
-			int64_t bytes;
-			double frac;
-
+		if (cli_opt("solve", argc, argv, &i, "-o", &v)) {
 			if (v == NULL)
 				return -1;
-			if (cli_parse_budget(v, &bytes, &frac) != 0 || bytes < 0)
-				return cli_usage("solve", "--peak-budget: expected bytes (e.g. 512MiB), "
-				    "not '%s'", v), -1;
-			o->peak_budget = bytes;
-		} else if (strcmp(name, "--memory-budget") == 0) {
-			if (cli_opt_budget("solve", v, &o->budget_bytes, &o->budget_fraction) !=
-			    CLI_OK)
+			*output = v;
+		} else if (cli_opt("solve", argc, argv, &i, "--split", &v)) {
+			if (v == NULL)
 				return -1;
-		} else if (strcmp(name, "--alpha") == 0) {
-			if (cli_parse_number(v, &o->alpha, &end) != 0 || *end != '\0' || o->alpha < 0)
-				return cli_usage("solve", "--alpha: expected a number >= 0, not '%s'",
-				    v), -1;
-		} else if (strcmp(name, "--device") == 0) {
-			if (cli_opt_device("solve", v, &o->device) != CLI_OK)
-				return -1;
-		} else if (strcmp(name, "--time-limit") == 0) {
-			if (cli_opt_seconds("solve", v, &o->time_limit) != CLI_OK)
-				return -1;
-		} else if (strcmp(name, "--gap") == 0) {
-			if (cli_parse_number(v, &o->gap, &end) != 0 || *end != '\0' || o->gap < 0)
-				return cli_usage("solve", "--gap: expected a relative gap >= 0, not "
-				    "'%s'", v), -1;
-		} else if (strcmp(name, "--rng-replay") == 0) {
-			if (strcmp(v, "auto") == 0)
-				o->rng_replay = ILP_RNG_REPLAY_AUTO;
-			else if (strcmp(v, "yes") == 0)
-				o->rng_replay = ILP_RNG_REPLAY_ALWAYS;
-			else if (strcmp(v, "no") == 0)
-				o->rng_replay = ILP_RNG_REPLAY_NEVER;
-			else
-				return cli_usage("solve", "--rng-replay: expected auto, yes or no, "
-				    "not '%s'", v), -1;
-		} else if (strcmp(name, "--fraction-cap") == 0) {
-			if (cli_opt_fraction_cap("solve", v, &o->fraction_cap) != CLI_OK)
-				return -1;
-		} else if (strcmp(name, "--torch") == 0) {
-			if (cli_opt_torch("solve", v, &o->torch_version) != CLI_OK)
-				return -1;
-		} else if (strcmp(name, "--time-budget") == 0) {
-			if (cli_opt_time_budget("solve", v, &o->time_budget_us,
-			    &o->time_budget_fraction) != CLI_OK)
-				return -1;
-		} else if (strcmp(name, "--out-of-reach") == 0) {
-			if (cli_opt_out_of_reach("solve", v, &o->unreachable) != CLI_OK)
-				return -1;
-		} else if (strcmp(name, "--write-lp") == 0) {
-			o->write_lp = v;
-		} else {
-			o->write_mps = v;
+			*split = v;
+		} else if (cli_operand("solve", a, graph, 1, &n_graph) != CLI_OK) {
+			return -1;
 		}
 	}
-	if (*graph == NULL)
-		return cli_usage("solve", "expected GRAPH; usage: ilpart solve %s", usage_line),
-		    -1;
+	if (*graph == NULL) {
+		char line[1024];
+
+		cli_solve_synopsis(line, sizeof line, "GRAPH [-o PARTITION] [--split DIR]", 0, 0);
+		return cli_usage("solve", "expected GRAPH; usage: ilpart solve %s", line), -1;
+	}
 	/* A budget only means something to the runtime objective. */
 	if (!have_objective && (o->budget_bytes >= 0 || o->budget_fraction >= 0 ||
 	    o->peak_budget >= 0))

@@ -24,24 +24,16 @@ static const struct {
 	const char *details;   /* option notes for COMMAND --help, or "" */
 } commands[] = {
 	{ "solve", cmd_solve, "optimal partition by ILP (GLPK)",
-	    "GRAPH [-o PARTITION] [--split DIR] [--objective memory|runtime|weighted|peak]\n"
-	    "    [--memory-budget B] [--fraction-cap pytorch|normalised] [--torch VERSION]\n"
-	    "    [--peak-budget B] [--alpha A] [--device h100|a100|cpu|FLOPS:BW]\n"
-	    "    [--time-limit S] [--gap G]\n"
-	    "    [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v]\n"
-	    "    [--time-budget T] [--out-of-reach least|fail] [--strict-budget]\n"
-	    "    " SAC_OPTS,
-	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
+	    NULL, /* the synopsis and option lines: the table (cli/solve_opts.c) */
+	    "\nB is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
 	    "torch's activation_memory_budget: 0.0 = the inputs' bytes, 1.0 = what torch's\n"
 	    "min-cut saves. A budget lifts PyTorch's bans as its budget path does.\n"
 	    "--fraction-cap pytorch (default): a fraction's bytes are also capped at what\n"
 	    "PyTorch's own partition at F saves when it obeys the rules, so the optimum\n"
 	    "dominates it; normalised: torch's normalisation alone. --torch: whose\n"
 	    "partitioner that is (2.6 or 2.14; default the graph's meta.torch, else 2.14).\n"
-	    "--rng-replay: may random ops be recomputed by replaying a saved RNG state\n"
-	    "(default auto: with a budget). Budgeted solves decompose along repeated blocks\n"
-	    "when the graph allows; --monolithic always solves the whole model.\n"
-	    "--split DIR writes DIR/split.json and DIR/split.txt. docs/solver.md.\n"
+	    "--rng-replay (default auto: with a budget). Budgeted solves decompose along\n"
+	    "repeated blocks when the graph allows. docs/solver.md.\n"
 	    "--objective peak: least simulated peak memory, then least recompute time;\n"
 	    "--peak-budget B (runtime objective): simulated peak <= B bytes. docs/solver.md\n"
 	    "\"Peak memory\".\n"
@@ -229,6 +221,28 @@ usage(FILE *f)
 	    "3 constraints conflict, 4 no solution within limits\n");
 }
 
+/* COMMAND --help. solve's synopsis and option lines come from its options' table. */
+static void
+help(size_t i)
+{
+	char synopsis[2048];
+
+	if (commands[i].synopsis != NULL) {
+		printf("usage: ilpart %s %s\n\n%s.\n%s", commands[i].name,
+		    commands[i].synopsis, commands[i].summary, commands[i].details);
+		return;
+	}
+	cli_solve_synopsis(synopsis, sizeof synopsis, "GRAPH [-o PARTITION] [--split DIR]",
+	    (int)strlen("usage: ilpart solve "), 86);
+	printf("usage: ilpart %s %s\n\n%s.\n", commands[i].name, synopsis,
+	    commands[i].summary);
+	printf("  %-24s %s\n  %-24s %s\n", "-o PARTITION",
+	    "write the partition there (default: stdout)", "--split DIR",
+	    "also write DIR/split.json and DIR/split.txt");
+	cli_solve_option_help(stdout);
+	printf("%s", commands[i].details);
+}
+
 /* A command's report printed to stdout (info, check, compare, mincut --explain, ...)
  * that did not all reach it (a full disk, a closed pipe) is an error, not exit 0 with
  * the output cut short. */
@@ -275,9 +289,7 @@ main(int argc, char **argv)
 			continue;
 		for (int k = 2; k < argc; k++)
 			if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
-				printf("usage: ilpart %s %s\n\n%s.\n%s", commands[i].name,
-				    commands[i].synopsis, commands[i].summary,
-				    commands[i].details);
+				help(i);
 				return CLI_OK;
 			}
 		return stdout_flushed(commands[i].run(argc - 1, argv + 1));

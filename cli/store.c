@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/store.h"
 #include "graph/fileio.h"
 #include "graph/json_parse.h"
@@ -22,28 +23,6 @@ cli_is_key(const char *s)
 	while (i < 64 && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 		i++;
 	return i == 64 && s[64] == '\0';
-}
-
-/* Options an entry may carry: those of solve that change the question. Each takes one
- * value except the flags. */
-static const char *const allowed[] = {
-	"--objective", "--memory-budget", "--peak-budget", "--alpha", "--device", "--gap",
-	"--rng-replay", "--policy", "--prefer", "--bans", "--fraction-cap",
-	"--time-budget", "--out-of-reach",
-};
-static const char *const flags[] = { "--monolithic", "--strict-budget" };
-
-/* 2: an option with a value, 1: a flag, 0: not allowed. */
-static int
-allowed_option(const char *a)
-{
-	for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
-		if (strcmp(a, allowed[i]) == 0)
-			return 2;
-	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-		if (strcmp(a, flags[i]) == 0)
-			return 1;
-	return 0;
 }
 
 /* "policies/HEX.json": a policy the store holds, by content hash. */
@@ -88,7 +67,9 @@ read_args(const cJSON *a, cli_entry *e, char *msg, size_t size)
 				    "policies/SHA256.json");
 			want_value = 0;
 		} else {
-			int kind = allowed_option(v->valuestring);
+			/* those of solve that change the question (STORE in
+			 * graph/solve_options.h) */
+			int kind = cli_solve_opt_store(v->valuestring);
 
 			if (kind == 0) {
 				snprintf(msg, size, "field 'args': option '%.60s' is not allowed in a "

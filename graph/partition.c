@@ -34,14 +34,11 @@ ilp_partition_new(const ilp_graph *g)
 	p->gap = -1;
 	p->objective_value = -1;
 	p->budget_bytes = -1;
-	p->opt.alpha = -1;
-	p->opt.budget_bytes = -1;
-	p->opt.budget_fraction = -1;
-	p->opt.peak_budget = -1;
-	p->opt.time_budget_us = -1;
-	p->opt.time_budget_fraction = -1;
-	p->opt.time_limit = -1;
-	p->opt.gap = -1;
+	for (size_t k = 0; k < ILPI_OPT_COUNT; k++) {
+		p->opt.v[k].i = -1;
+		p->opt.v[k].num = -1;
+		p->opt.v[k].num2 = -1;
+	}
 	return p;
 }
 
@@ -134,11 +131,19 @@ ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double 
 	return 0;
 }
 
+/* src truncated to fit size (with its '\0'); NULL leaves dst unchanged. */
 static void
 set_field(char *dst, size_t size, const char *src)
 {
-	if (src != NULL)
-		snprintf(dst, size, "%s", src);
+	size_t n;
+
+	if (src == NULL)
+		return;
+	n = strlen(src);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
 }
 
 void
@@ -151,7 +156,7 @@ ilpi_partition_set_producer(ilp_partition *p, const char *method, const char *ob
 	set_field(p->status, sizeof p->status, status);
 }
 
-static void
+static const char *
 device_text(const ilp_device *d, char *out, size_t size)
 {
 	const char *name = ilpi_device_name(d);
@@ -160,40 +165,52 @@ device_text(const ilp_device *d, char *out, size_t size)
 		snprintf(out, size, "%s", name);
 	else
 		snprintf(out, size, "%.17g:%.17g", d->peak_flops, d->bandwidth);
+	return out;
 }
+
+/* The RECORD column of graph/solve_options.h, three ways: recorded from the options
+ * (REC_SET_), read from a partition file (REC_READ_), written (REC_WRITE_). A row's
+ * scope: ILP (ILP partitions only) or ALL. */
+#define ILP ilp
+#define ALL 1
 
 void
 ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_options *o)
 {
 	ilpi_run_options *r = &p->opt;
+	int ilp = strcmp(p->method, "ilp") == 0;
+	char tmp[96];
 
 	memcpy(p->graph_fp, g->fingerprint, sizeof p->graph_fp);
 	r->known = 1;
-	if (strcmp(p->method, "ilp") == 0) {
-		/* the objective's name as the solver set it (ilpi_partition_set_producer) */
-		snprintf(r->objective, sizeof r->objective, "%.*s", (int)sizeof r->objective - 1,
-		    p->objective);
-		r->alpha = o->objective == ILP_OBJ_WEIGHTED ? o->alpha : -1;
-		r->budget_bytes = o->budget_bytes;
-		r->budget_fraction = o->budget_bytes >= 0 ? -1 : o->budget_fraction;
-		r->peak_budget = o->peak_budget;
-		r->time_budget_us = o->time_budget_us;
-		r->time_budget_fraction = o->time_budget_us >= 0 ? -1 : o->time_budget_fraction;
-		set_field(r->rng_replay, sizeof r->rng_replay,
-		    o->rng_replay == ILP_RNG_REPLAY_ALWAYS ? "yes" :
-		    o->rng_replay == ILP_RNG_REPLAY_NEVER ? "no" : "");
-		r->time_limit = o->time_limit > 0 ? o->time_limit : -1;
-		r->gap = o->gap > 0 ? o->gap : -1;
+#define REC_NONE
+#define REC_NUM(key, scope, cmp, get) if (scope) v->num = (get);
+#define REC_INT(key, scope, get) if (scope) v->i = (get);
+#define REC_STR(key, scope, size, get) if (scope) set_field(v->str, size, (get));
+#define REC_INT_OR_NUM(k1, k2, scope, get1, get2) \
+	if (scope) { v->i = (get1); v->num = (get2); }
+#define REC_NUM_OR_NUM(k1, k2, scope, get1, get2) \
+	if (scope) { v->num = (get1); v->num2 = (get2); }
+#define REC_POLICY \
+	if (g->policy_name != NULL) { \
+		set_field(r->policy_name, sizeof r->policy_name, g->policy_name); \
+		memcpy(r->policy_sha256, g->policy_sha256, sizeof r->policy_sha256); \
 	}
-	set_field(r->prefer, sizeof r->prefer, ilp_prefer_name(o->prefer));
-	set_field(r->bans, sizeof r->bans, ilp_bans_name(o->bans));
-	device_text(&o->device, r->device, sizeof r->device);
-	if (g->policy_name != NULL) {
-		set_field(r->policy_name, sizeof r->policy_name, g->policy_name);
-		memcpy(r->policy_sha256, g->policy_sha256, sizeof r->policy_sha256);
-	}
+#define REC_SET_(id, flag, sh, arg, def, parse, check, rec, store, help) \
+	{ ilpi_run_value *v = &r->v[ILPI_OPT_##id]; (void)v; rec }
+	ILPI_SOLVE_OPTIONS(REC_SET_)
+#undef REC_SET_
+#undef REC_NONE
+#undef REC_NUM
+#undef REC_INT
+#undef REC_STR
+#undef REC_INT_OR_NUM
+#undef REC_NUM_OR_NUM
+#undef REC_POLICY
 	set_field(r->version, sizeof r->version, PACKAGE_VERSION);
 }
+#undef ILP
+#undef ALL
 
 int64_t
 ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p)
@@ -514,45 +531,43 @@ read_options(reader *r, const cJSON *root)
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "options");
 	const cJSON *pol;
 	ilpi_run_options *x = &r->p->opt;
-	double d = -1;
 
 	if (o == NULL)
 		return 0;
 	if (!cJSON_IsObject(o))
 		return bad(r, "options", "expected an object");
 	x->known = 1;
-	if (get_string(r, o, "objective", "options.objective", x->objective,
-	    sizeof x->objective) < 0 ||
-	    get_number(r, o, "alpha", "options.alpha", &x->alpha) < 0 ||
-	    get_int64(r, o, "memory_budget_bytes", "options.memory_budget_bytes",
-	    &x->budget_bytes) < 0 ||
-	    get_number(r, o, "memory_budget_fraction", "options.memory_budget_fraction",
-	    &x->budget_fraction) < 0 ||
-	    get_int64(r, o, "peak_budget_bytes", "options.peak_budget_bytes",
-	    &x->peak_budget) < 0 ||
-	    get_number(r, o, "time_budget_us", "options.time_budget_us",
-	    &x->time_budget_us) < 0 ||
-	    get_number(r, o, "time_budget_pytorch_fraction",
-	    "options.time_budget_pytorch_fraction", &x->time_budget_fraction) < 0 ||
-	    get_string(r, o, "rng_replay", "options.rng_replay", x->rng_replay,
-	    sizeof x->rng_replay) < 0 ||
-	    get_string(r, o, "prefer", "options.prefer", x->prefer, sizeof x->prefer) < 0 ||
-	    get_string(r, o, "bans", "options.bans", x->bans, sizeof x->bans) < 0 ||
-	    get_string(r, o, "device", "options.device", x->device, sizeof x->device) < 0 ||
-	    get_number(r, o, "time_limit", "options.time_limit", &x->time_limit) < 0 ||
-	    get_number(r, o, "gap", "options.gap", &d) < 0 ||
-	    get_string(r, o, "ilpart", "options.ilpart", x->version, sizeof x->version) < 0)
-		return -1;
-	x->gap = d;
-	pol = cJSON_GetObjectItemCaseSensitive(o, "policy");
-	if (pol != NULL && (!cJSON_IsObject(pol) ||
-	    get_string(r, pol, "name", "options.policy.name", x->policy_name,
-	    sizeof x->policy_name) < 0 ||
-	    get_string(r, pol, "sha256", "options.policy.sha256", x->policy_sha256,
-	    sizeof x->policy_sha256) < 0))
-		return pol != NULL && !cJSON_IsObject(pol) ?
-		    bad(r, "options.policy", "expected an object") : -1;
-	return 0;
+#define REC_NONE 0
+#define REC_NUM(key, scope, cmp, get) get_number(r, o, key, "options." key, &v->num) < 0
+#define REC_INT(key, scope, get) get_int64(r, o, key, "options." key, &v->i) < 0
+#define REC_STR(key, scope, size, get) \
+	get_string(r, o, key, "options." key, v->str, size) < 0
+#define REC_INT_OR_NUM(k1, k2, scope, get1, get2) \
+	(get_int64(r, o, k1, "options." k1, &v->i) < 0 || \
+	get_number(r, o, k2, "options." k2, &v->num) < 0)
+#define REC_NUM_OR_NUM(k1, k2, scope, get1, get2) \
+	(get_number(r, o, k1, "options." k1, &v->num) < 0 || \
+	get_number(r, o, k2, "options." k2, &v->num2) < 0)
+#define REC_POLICY \
+	((pol = cJSON_GetObjectItemCaseSensitive(o, "policy")) != NULL && \
+	(!cJSON_IsObject(pol) ? bad(r, "options.policy", "expected an object") < 0 : \
+	get_string(r, pol, "name", "options.policy.name", x->policy_name, \
+	sizeof x->policy_name) < 0 || \
+	get_string(r, pol, "sha256", "options.policy.sha256", x->policy_sha256, \
+	sizeof x->policy_sha256) < 0))
+#define REC_READ_(id, flag, sh, arg, def, parse, check, rec, store, help) \
+	{ ilpi_run_value *v = &x->v[ILPI_OPT_##id]; (void)v; if (rec) return -1; }
+	ILPI_SOLVE_OPTIONS(REC_READ_)
+#undef REC_READ_
+#undef REC_NONE
+#undef REC_NUM
+#undef REC_INT
+#undef REC_STR
+#undef REC_INT_OR_NUM
+#undef REC_NUM_OR_NUM
+#undef REC_POLICY
+	return get_string(r, o, "ilpart", "options.ilpart", x->version,
+	    sizeof x->version) < 0 ? -1 : 0;
 }
 
 static int
@@ -752,15 +767,27 @@ short_num(ilpi_buf *b, double v)
 	ilpi_buf_puts(b, t);
 }
 
+/* One number under "options": `"key": N, `. */
+static void
+put_num(ilpi_buf *b, const char *key, double x)
+{
+	ilpi_buf_printf(b, "\"%s\": ", key);
+	short_num(b, x);
+	ilpi_buf_puts(b, ", ");
+}
+
+static void
+put_str(ilpi_buf *b, const char *key, const char *s)
+{
+	ilpi_buf_printf(b, "\"%s\": ", key);
+	ilpi_buf_json_str(b, s);
+	ilpi_buf_puts(b, ", ");
+}
+
 static void
 write_provenance(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p)
 {
 	const ilpi_run_options *o = &p->opt;
-	const struct {
-		const char *key, *val;
-	} s[] = {
-		{ "prefer", o->prefer }, { "bans", o->bans }, { "device", o->device },
-	};
 
 	if (p->graph_fp[0] != '\0')
 		ilpi_buf_printf(b, ",\n  \"graph\": {\"fingerprint\": \"%s\", \"nodes\": %zu}",
@@ -768,63 +795,36 @@ write_provenance(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p)
 	if (!o->known)
 		return;
 	ilpi_buf_puts(b, ",\n  \"options\": {");
-	if (o->objective[0] != '\0') {
-		ilpi_buf_puts(b, "\"objective\": ");
-		ilpi_buf_json_str(b, o->objective);
-		ilpi_buf_puts(b, ", ");
+#define REC_NONE
+#define REC_NUM(key, scope, cmp, get) if (v->num cmp 0) put_num(b, key, v->num);
+#define REC_INT(key, scope, get) \
+	if (v->i >= 0) ilpi_buf_printf(b, "\"%s\": %lld, ", key, (long long)v->i);
+#define REC_STR(key, scope, size, get) if (v->str[0] != '\0') put_str(b, key, v->str);
+#define REC_INT_OR_NUM(k1, k2, scope, get1, get2) \
+	if (v->i >= 0) ilpi_buf_printf(b, "\"%s\": %lld, ", k1, (long long)v->i); \
+	else if (v->num >= 0) put_num(b, k2, v->num);
+#define REC_NUM_OR_NUM(k1, k2, scope, get1, get2) \
+	if (v->num >= 0) put_num(b, k1, v->num); \
+	else if (v->num2 >= 0) put_num(b, k2, v->num2);
+#define REC_POLICY \
+	if (o->policy_sha256[0] != '\0') { \
+		ilpi_buf_puts(b, "\"policy\": {\"name\": "); \
+		ilpi_buf_json_str(b, o->policy_name); \
+		ilpi_buf_puts(b, ", \"sha256\": "); \
+		ilpi_buf_json_str(b, o->policy_sha256); \
+		ilpi_buf_puts(b, "}, "); \
 	}
-	if (o->alpha >= 0) {
-		ilpi_buf_puts(b, "\"alpha\": ");
-		short_num(b, o->alpha);
-		ilpi_buf_puts(b, ", ");
-	}
-	if (o->budget_bytes >= 0)
-		ilpi_buf_printf(b, "\"memory_budget_bytes\": %lld, ", (long long)o->budget_bytes);
-	else if (o->budget_fraction >= 0) {
-		ilpi_buf_puts(b, "\"memory_budget_fraction\": ");
-		short_num(b, o->budget_fraction);
-		ilpi_buf_puts(b, ", ");
-	}
-	if (o->peak_budget >= 0)
-		ilpi_buf_printf(b, "\"peak_budget_bytes\": %lld, ", (long long)o->peak_budget);
-	if (o->time_budget_us >= 0) {
-		ilpi_buf_puts(b, "\"time_budget_us\": ");
-		short_num(b, o->time_budget_us);
-		ilpi_buf_puts(b, ", ");
-	} else if (o->time_budget_fraction >= 0) {
-		ilpi_buf_puts(b, "\"time_budget_pytorch_fraction\": ");
-		short_num(b, o->time_budget_fraction);
-		ilpi_buf_puts(b, ", ");
-	}
-	if (o->rng_replay[0] != '\0') {
-		ilpi_buf_puts(b, "\"rng_replay\": ");
-		ilpi_buf_json_str(b, o->rng_replay);
-		ilpi_buf_puts(b, ", ");
-	}
-	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
-		if (s[i].val[0] == '\0')
-			continue;
-		ilpi_buf_printf(b, "\"%s\": ", s[i].key);
-		ilpi_buf_json_str(b, s[i].val);
-		ilpi_buf_puts(b, ", ");
-	}
-	if (o->policy_sha256[0] != '\0') {
-		ilpi_buf_puts(b, "\"policy\": {\"name\": ");
-		ilpi_buf_json_str(b, o->policy_name);
-		ilpi_buf_puts(b, ", \"sha256\": ");
-		ilpi_buf_json_str(b, o->policy_sha256);
-		ilpi_buf_puts(b, "}, ");
-	}
-	if (o->time_limit > 0) {
-		ilpi_buf_puts(b, "\"time_limit\": ");
-		short_num(b, o->time_limit);
-		ilpi_buf_puts(b, ", ");
-	}
-	if (o->gap > 0) {
-		ilpi_buf_puts(b, "\"gap\": ");
-		short_num(b, o->gap);
-		ilpi_buf_puts(b, ", ");
-	}
+#define REC_WRITE_(id, flag, sh, arg, def, parse, check, rec, store, help) \
+	{ const ilpi_run_value *v = &o->v[ILPI_OPT_##id]; (void)v; rec }
+	ILPI_SOLVE_OPTIONS(REC_WRITE_)
+#undef REC_WRITE_
+#undef REC_NONE
+#undef REC_NUM
+#undef REC_INT
+#undef REC_STR
+#undef REC_INT_OR_NUM
+#undef REC_NUM_OR_NUM
+#undef REC_POLICY
 	ilpi_buf_puts(b, "\"ilpart\": ");
 	ilpi_buf_json_str(b, o->version[0] != '\0' ? o->version : "unknown");
 	ilpi_buf_puts(b, "}");

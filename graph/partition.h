@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
+#include "graph/solve_options.h"
 
 enum {
 	ILPI_P_SAVED = 1u << 0,       /* handed from the forward to the backward */
@@ -24,25 +25,21 @@ typedef struct ilpi_override {
 	double gain;        /* objective units gained by overriding */
 } ilpi_override;
 
-/* The request that produced a partition, written under "options" (docs/partition.md).
- * Strings are "" and numbers negative when absent. */
+/* One recorded option (graph/solve_options.h's RECORD column says which member). */
+typedef struct ilpi_run_value {
+	int64_t i;                /* REC_INT, REC_INT_OR_NUM's first */
+	double num, num2;         /* REC_NUM; the OR forms' second (num2: of two numbers) */
+	char str[96];             /* REC_STR */
+} ilpi_run_value;
+
+/* The request that produced a partition, written under "options" (docs/partition.md):
+ * one slot per row of graph/solve_options.h. Strings are "" and numbers negative when
+ * absent. */
 typedef struct ilpi_run_options {
 	int known;                /* 0: nothing recorded (older files, hand-written ones) */
-	char objective[16];       /* ILP only */
-	double alpha;             /* weighted objective only */
-	int64_t budget_bytes;     /* --memory-budget in bytes ... */
-	double budget_fraction;   /* ... or as a fraction */
-	int64_t peak_budget;      /* --peak-budget in bytes */
-	double time_budget_us;    /* --time-budget in microseconds ... */
-	double time_budget_fraction; /* ... or PyTorch's recompute time at this fraction */
-	char rng_replay[8];       /* "yes", "no"; "" for the default (auto) */
-	char prefer[16];
-	char bans[16];
-	char device[96];          /* a profile name or FLOPS:BYTES_PER_S */
+	ilpi_run_value v[ILPI_OPT_COUNT];
 	char policy_name[256];
 	char policy_sha256[65];
-	double time_limit;
-	double gap;
 	char version[32];         /* ilpart's */
 } ilpi_run_options;
 
