@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "graph/cost.h"
 #include "graph/graph.h"
 #include "graph/memsim.h"
 #include "graph/partition.h"
@@ -339,7 +340,7 @@ cmd_timeline(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli_policy_opts_init(&t.pol);
 	ilp_solve_options_init(&t.so);
-	t.device = "h100";
+	t.device = ILPI_DEVICE_DEFAULT;
 	t.top = 5;
 	ilp_device_lookup(t.device, &t.so.device);
 	if ((rc = parse_args(&t, argc, argv, &graph)) != CLI_OK)

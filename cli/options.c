@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "graph/cost.h"
 #include "graph/graph.h"
 
 int
@@ -250,7 +251,7 @@ cli_graph_device(const ilp_graph *g, ilp_device *dev)
 	const char *prof = ilp_device_profile_for(ilp_graph_device(g));
 
 	if (prof == NULL)
-		prof = "h100";
+		prof = ILPI_DEVICE_DEFAULT;
 	ilp_device_lookup(prof, dev);
 	return prof;
 }

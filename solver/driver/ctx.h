@@ -46,6 +46,9 @@ typedef struct ilpi_solve_hooks {
 	 * clock says (a test stops the search at its Nth check without timing it); 0: the
 	 * clock alone */
 	long peak_checks;
+	/* 1: the peak rows always go through running sums (the same LP as the dense rows,
+	 * which ilpi_peak_rows_add writes below ILPI_PEAK_DENSE_NZ nonzeros); 0: by size */
+	int peak_running_sums;
 	/* when not NULL, a memory-budget conflict is reported here too, as numbers
 	 * (solver/driver/reach.c answers it with the least partition) */
 	struct ilpi_budget_report *report;

@@ -31,7 +31,8 @@ run_model(void *ctx, ilp_error *err)
 
 	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
 		return -1;
-	if (drv_needs_peak(c->o) && ilpi_peak_rows_add(c->g, &c->m, &c->peak, err) != 0)
+	if (drv_needs_peak(c->o) && ilpi_peak_rows_add(c->g, &c->m, &c->peak,
+	    c->hooks != NULL && c->hooks->peak_running_sums ? 0 : ILPI_PEAK_DENSE_NZ, err) != 0)
 		return -1;
 	drv_note(c, "model: %d columns, %d rows, byte unit %g", glp_get_num_cols(c->m.lp),
 	    glp_get_num_rows(c->m.lp), c->m.byte_unit);

@@ -120,7 +120,7 @@ ilpi_mincut_options_init(ilpi_mincut_options *o)
 	o->activation_memory_budget = 1.0;
 	o->activation_memory_budget_solver = ILPI_KNAPSACK_DP;
 	o->activation_memory_budget_runtime_estimator = ILPI_MC_EST_FLOPS;
-	ilp_device_lookup("h100", &o->device);
+	ilp_device_lookup(ILPI_DEVICE_DEFAULT, &o->device);
 }
 
 int

@@ -98,7 +98,8 @@ typedef struct ilpi_mincut_info {
 } ilpi_mincut_info;
 
 /* torch's defaults (those of 2.6 and 2.14 differ only where -1 says "the release's"),
- * prefer mode "pytorch", check on, device "h100", torch version from the graph. */
+ * prefer mode "pytorch", check on, device ILPI_DEVICE_DEFAULT (graph/cost.h), torch version
+ * from the graph. */
 void ilpi_mincut_options_init(ilpi_mincut_options *o);
 /* The rule set min-cut follows on g with o: ILPI_TORCH_2_6 or ILPI_TORCH_2_14, the nearest
  * to o->torch_version, else to g's meta.torch, else the newest (a tie: the newer). */

@@ -39,6 +39,7 @@ typedef struct term {
 typedef struct peak_build {
 	const ilp_graph *g;
 	ilpi_model *m;
+	size_t dense_nz;      /* past this many nonzeros: running sums (add_rows) */
 	int32_t *step;        /* node -> its step on its side, -1 */
 	int32_t *first, *last;/* node -> its first / last backward user's step, -1 */
 	int32_t *tmin;       /* node -> first backward step that needs it transitively, -1 */
@@ -308,12 +309,6 @@ recompute_terms(peak_build *b)
 	return 0;
 }
 
-/* Past this many nonzeros the rows are written through running sums: a value saved
- * early in a chain is live at every later step, so n values give O(n^2) nonzeros
- * (a chain of 10,000 ops: 11.5 GB). The 96-layer transformer's rows are dense. Only
- * tests change it. */
-size_t ilpi_peak_dense_nz = 4000000;
-
 typedef struct keyed {
 	int32_t key;            /* a term's first or last active step */
 	size_t k;               /* the term */
@@ -463,7 +458,7 @@ row_take(rowacc *r, int from)
 
 /* One row per segment between consecutive term ends, at its largest constant: P >=
  * constant + the terms active there. Dense (every active term in the row) while the
- * rows hold at most ilpi_peak_dense_nz nonzeros; past that, the same rows through running
+ * rows hold at most b->dense_nz nonzeros; past that, the same rows through running
  * sums S_c = S_(c-1) + (terms that became active) - (terms that stopped), P - S_c >=
  * constant: the same LP, O(terms) nonzeros. */
 static int
@@ -508,7 +503,7 @@ add_rows(peak_build *b, ilpi_peak_rows *pr)
 		nz += w.n_act;
 	}
 	sweep_rewind(&w);
-	pr->n_sums = nz > ilpi_peak_dense_nz ? (int)n_seg : 0;
+	pr->n_sums = nz > b->dense_nz ? (int)n_seg : 0;
 	for (size_t c = 0; c < n_seg; c++) {
 		int32_t at = seg[c];
 		int row, sum = 0;
@@ -573,7 +568,8 @@ out:
 }
 
 int
-ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_error *err)
+ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, size_t dense_nz,
+    ilp_error *err)
 {
 	peak_build b;
 	uint8_t *need = NULL, *held = NULL, *out_root = NULL;
@@ -586,6 +582,7 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, ilp_er
 	memset(pr, 0, sizeof *pr);
 	b.g = g;
 	b.m = m;
+	b.dense_nz = dense_nz;
 	b.step = malloc((g->n + 1) * sizeof *b.step);
 	b.first = malloc((g->n + 1) * sizeof *b.first);
 	b.last = malloc((g->n + 1) * sizeof *b.last);

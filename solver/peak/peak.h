@@ -16,13 +16,17 @@ typedef struct ilpi_peak_rows {
 	int n_sums;         /* running-sum columns the rows go through, 0: dense rows */
 } ilpi_peak_rows;
 
-/* Adds P and its rows to m (after ilpi_model_build, inside ilpi_glpk_run). P has
- * objective coefficient 0 and no upper bound; the caller sets both. */
-int ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr,
-    ilp_error *err);
-
 /* Nonzeros the peak rows may hold before they go through running sums (the same LP;
- * solver/peak/peak.c). Only tests change it. */
-extern size_t ilpi_peak_dense_nz;
+ * solver/peak/peak.c): a value saved early in a chain is live at every later step, so
+ * n values give O(n^2) nonzeros (a chain of 10,000 ops: 11.5 GB). The 96-layer
+ * transformer's rows are dense. */
+#define ILPI_PEAK_DENSE_NZ ((size_t)4000000)
+
+/* Adds P and its rows to m (after ilpi_model_build, inside ilpi_glpk_run): dense while
+ * they hold at most dense_nz nonzeros (ILPI_PEAK_DENSE_NZ; tests give 0 to force the
+ * running sums). P has objective coefficient 0 and no upper bound; the caller sets
+ * both. */
+int ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr,
+    size_t dense_nz, ilp_error *err);
 
 #endif /* ILPART_SOLVER_PEAK_H */

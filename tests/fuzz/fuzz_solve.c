@@ -42,7 +42,7 @@
 #include "graph/partition.h"
 #include "graph/strbuf.h"
 #include "solver/mincut/mincut.h"
-#include "solver/peak/peak.h"
+#include "solver/driver/solve.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_OPS 14
@@ -406,13 +406,12 @@ run_extra(const ilp_graph *g, const ilp_solve_options *base)
 	o.budget_fraction = -1;
 	o.time_limit = 5;
 	if (extra == 1) {
-		size_t dense = ilpi_peak_dense_nz;
+		/* ilp_solve's hooks, with the peak rows through running sums on odd levels */
+		ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
+		    .peak_running_sums = extra_level & 1 };
 
 		o.objective = ILP_OBJ_PEAK;
-		if (extra_level & 1)
-			ilpi_peak_dense_nz = 0;
-		rc = ilp_solve(g, &o, &p, &err);
-		ilpi_peak_dense_nz = dense;
+		rc = ilpi_solve_hooked(g, &o, &hooks, &p, &err);
 		verdict_extra("peak objective", rc, &err, 0);
 		if (rc == 0) {
 			checked("peak objective", g, p, o.prefer);
