@@ -214,190 +214,257 @@ lp_coef_term(lp_line *l, double v, const char *name, size_t nlen)
 	return 0;
 }
 
-static int
-lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
-{
-	int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), rc = -1, flag, len, own;
-	const char **cname = NULL, *oname = NULL, *rname;
-	char num[32], num2[32], head[64], *has = NULL, *cown = NULL;
-	size_t *clen = NULL;
-	int oown = 0;
-	int *ind = NULL;
-	double *val = NULL;
-	const char *pname = glp_get_prob_name(lp);
+/* What lp_text's sections share: the model, the text, the column names (made up or
+ * escaped as lp_name gives them), which columns appear in a row, row scratch. */
+typedef struct lp_doc {
+	glp_prob *lp;
+	ilpi_buf *b;
 	lp_line l;
+	int m, n;
+	const char **cname, *oname;
+	size_t *clen;
+	char *cown, *has;
+	int oown;
+	int *ind;
+	double *val;
+} lp_doc;
 
-	if (!(m > 0 && n > 0))
-		return 1;
-	memset(&l, 0, sizeof l);
-	l.b = b;
-	/* about 64 bytes a row and a column: the text grows without copies */
-	ilpi_buf_reserve(b, 64 * ((size_t)m + (size_t)n) + 4096);
-	lp_chars_init();
-	cname = calloc((size_t)n + 1, sizeof *cname);
-	clen = malloc(((size_t)n + 1) * sizeof *clen);
-	cown = calloc((size_t)n + 1, 1);
-	has = calloc((size_t)n + 1, 1);
-	ind = malloc(((size_t)n + 1) * sizeof *ind);
-	val = malloc(((size_t)n + 1) * sizeof *val);
-	if (cname == NULL || clen == NULL || cown == NULL || has == NULL || ind == NULL ||
-	    val == NULL)
-		goto out;
-	rc = 1;
-	for (int j = 1; j <= n; j++) {
-		if ((cname[j] = lp_name(glp_get_col_name(lp, j), &own)) == NULL)
-			goto out;
-		cown[j] = (char)own;
-		clen[j] = strlen(cname[j]);
+/* The names of the columns and the objective, and which columns some row holds. 0, 1
+ * when a name cannot be written (the caller falls back), -1 out of memory. */
+static int
+lp_doc_names(lp_doc *d)
+{
+	int own, len;
+
+	d->cname = calloc((size_t)d->n + 1, sizeof *d->cname);
+	d->clen = malloc(((size_t)d->n + 1) * sizeof *d->clen);
+	d->cown = calloc((size_t)d->n + 1, 1);
+	d->has = calloc((size_t)d->n + 1, 1);
+	d->ind = malloc(((size_t)d->n + 1) * sizeof *d->ind);
+	d->val = malloc(((size_t)d->n + 1) * sizeof *d->val);
+	if (d->cname == NULL || d->clen == NULL || d->cown == NULL || d->has == NULL ||
+	    d->ind == NULL || d->val == NULL)
+		return -1;
+	for (int j = 1; j <= d->n; j++) {
+		if ((d->cname[j] = lp_name(glp_get_col_name(d->lp, j), &own)) == NULL)
+			return 1;
+		d->cown[j] = (char)own;
+		d->clen[j] = strlen(d->cname[j]);
 	}
 	/* the objective's made-up name is always "obj" */
-	if ((oname = lp_name(glp_get_obj_name(lp), &oown)) == NULL)
-		oname = "obj";
-	for (int i = 1; i <= m; i++) {
-		const char *rn = lp_name(glp_get_row_name(lp, i), &own);
+	if ((d->oname = lp_name(glp_get_obj_name(d->lp), &d->oown)) == NULL)
+		d->oname = "obj";
+	for (int i = 1; i <= d->m; i++) {
+		const char *rn = lp_name(glp_get_row_name(d->lp, i), &own);
 
 		if (rn == NULL)
-			goto out;
+			return 1;
 		if (own)
 			free((char *)rn);
-		len = glp_get_mat_row(lp, i, ind, NULL);
+		len = glp_get_mat_row(d->lp, i, d->ind, NULL);
 		for (int k = 1; k <= len; k++)
-			has[ind[k]] = 1;
+			d->has[d->ind[k]] = 1;
 	}
-	rc = -1;
-	ilpi_buf_printf(b, "\\* Problem: %s *\\\n", pname == NULL ? "Unknown" : pname);
-	l.count++;
-	lp_put(&l, "\n");
-	lp_put(&l, glp_get_obj_dir(lp) == GLP_MIN ? "Minimize\n" : "Maximize\n");
-	if (lp_term(&l, 0, (const char *[]){ " ", oname, ":" }, 3) != 0)
-		goto out;
-	len = 0;
-	for (int j = 1; j <= n; j++) {
-		double c = glp_get_obj_coef(lp, j);
+	return 0;
+}
 
-		if (c == 0.0 && has[j])
+static void
+lp_doc_free(lp_doc *d)
+{
+	for (int j = 1; d->cname != NULL && d->cown != NULL && j <= d->n; j++)
+		if (d->cown[j])
+			free((char *)d->cname[j]);
+	free(d->cname);
+	free(d->clen);
+	free(d->cown);
+	if (d->oown)
+		free((char *)d->oname);
+	free(d->has);
+	free(d->ind);
+	free(d->val);
+	free(d->l.line);
+}
+
+/* "Minimize" and the objective: every column with a coefficient or in no row. */
+static int
+lp_objective(lp_doc *d)
+{
+	lp_line *l = &d->l;
+	char num[32];
+	int len = 0;
+
+	lp_put(l, "\n");
+	lp_put(l, glp_get_obj_dir(d->lp) == GLP_MIN ? "Minimize\n" : "Maximize\n");
+	if (lp_term(l, 0, (const char *[]){ " ", d->oname, ":" }, 3) != 0)
+		return -1;
+	for (int j = 1; j <= d->n; j++) {
+		double c = glp_get_obj_coef(d->lp, j);
+
+		if (c == 0.0 && d->has[j])
 			continue;
 		len++;
-		if (c == 0.0 ? lp_term(&l, 1, (const char *[]){ " + 0 ", cname[j] }, 2) :
-		    lp_coef_term(&l, c, cname[j], clen[j]))
-			goto out;
+		if (c == 0.0 ? lp_term(l, 1, (const char *[]){ " + 0 ", d->cname[j] }, 2) :
+		    lp_coef_term(l, c, d->cname[j], d->clen[j]))
+			return -1;
 	}
-	if (len == 0 && lp_term(&l, 0, (const char *[]){ " 0 ", cname[1] }, 2) != 0)
-		goto out;
-	lp_flush(&l);
-	if (glp_get_obj_coef(lp, 0) != 0.0) {
-		lp_num(num, glp_get_obj_coef(lp, 0));
-		ilpi_buf_printf(b, "\\* constant term = %s *\\\n", num);
-		l.count++;
+	if (len == 0 && lp_term(l, 0, (const char *[]){ " 0 ", d->cname[1] }, 2) != 0)
+		return -1;
+	lp_flush(l);
+	if (glp_get_obj_coef(d->lp, 0) != 0.0) {
+		lp_num(num, glp_get_obj_coef(d->lp, 0));
+		ilpi_buf_printf(d->b, "\\* constant term = %s *\\\n", num);
+		l->count++;
 	}
-	lp_put(&l, "\n");
-	lp_put(&l, "Subject To\n");
-	for (int i = 1; i <= m; i++) {
-		int type = glp_get_row_type(lp, i);
+	return 0;
+}
+
+/* "Subject To": one constraint a row; a double-bounded row gets a range column ~r_I. */
+static int
+lp_rows(lp_doc *d)
+{
+	lp_line *l = &d->l;
+	char num[32], head[64];
+	const char *rname;
+	int own, flag, len;
+
+	lp_put(l, "\n");
+	lp_put(l, "Subject To\n");
+	for (int i = 1; i <= d->m; i++) {
+		int type = glp_get_row_type(d->lp, i);
 
 		if (type == GLP_FR)
 			continue;
-		if ((rname = lp_name(glp_get_row_name(lp, i), &own)) == NULL)
-			goto out;
-		flag = lp_term(&l, 0, (const char *[]){ " ", rname, ":" }, 3);
+		if ((rname = lp_name(glp_get_row_name(d->lp, i), &own)) == NULL)
+			return -1;
+		flag = lp_term(l, 0, (const char *[]){ " ", rname, ":" }, 3);
 		if (own)
 			free((char *)rname);
 		if (flag != 0)
-			goto out;
-		len = glp_get_mat_row(lp, i, ind, val);
+			return -1;
+		len = glp_get_mat_row(d->lp, i, d->ind, d->val);
 		for (int k = 1; k <= len; k++)
-			if (lp_coef_term(&l, val[k], cname[ind[k]], clen[ind[k]]) != 0)
-				goto out;
+			if (lp_coef_term(l, d->val[k], d->cname[d->ind[k]], d->clen[d->ind[k]]) != 0)
+				return -1;
 		if (type == GLP_DB) {
 			snprintf(head, sizeof head, " - ~r_%d", i);
-			if (lp_term(&l, 1, (const char *[]){ head }, 1) != 0)
-				goto out;
-		} else if (len == 0 && lp_term(&l, 0, (const char *[]){ " 0 ", cname[1] }, 2) != 0) {
-			goto out;
+			if (lp_term(l, 1, (const char *[]){ head }, 1) != 0)
+				return -1;
+		} else if (len == 0 &&
+		    lp_term(l, 0, (const char *[]){ " 0 ", d->cname[1] }, 2) != 0) {
+			return -1;
 		}
-		lp_num(num, type == GLP_UP ? glp_get_row_ub(lp, i) : glp_get_row_lb(lp, i));
-		if (lp_term(&l, 1, (const char *[]){ type == GLP_LO ? " >= " : type == GLP_UP ?
+		lp_num(num, type == GLP_UP ? glp_get_row_ub(d->lp, i) : glp_get_row_lb(d->lp, i));
+		if (lp_term(l, 1, (const char *[]){ type == GLP_LO ? " >= " : type == GLP_UP ?
 		    " <= " : " = ", num }, 2) != 0)
-			goto out;
-		lp_flush(&l);
+			return -1;
+		lp_flush(l);
 	}
-	lp_put(&l, "\n");
-	flag = 0;
-	for (int i = 1; i <= m; i++) {
-		if (glp_get_row_type(lp, i) != GLP_DB)
+	lp_put(l, "\n");
+	return 0;
+}
+
+/* " LB <= NAME <= UB" and the other forms of a column's bounds. */
+static void
+lp_col_bounds(ilpi_buf *b, const char *name, int type, double lb, double ub)
+{
+	char num[32], num2[32];
+
+	lp_num(num, type == GLP_UP ? ub : lb);
+	lp_num(num2, ub);
+	ilpi_buf_add(b, " ", 1);
+	if (type == GLP_FR) {
+		ilpi_buf_puts(b, name);
+		ilpi_buf_puts(b, " free\n");
+		return;
+	}
+	if (type == GLP_UP)
+		ilpi_buf_puts(b, "-Inf <= ");
+	else if (type == GLP_DB) {
+		ilpi_buf_puts(b, num);
+		ilpi_buf_puts(b, " <= ");
+	}
+	ilpi_buf_puts(b, name);
+	ilpi_buf_puts(b, type == GLP_LO ? " >= " : type == GLP_FX ? " = " : " <= ");
+	ilpi_buf_puts(b, type == GLP_DB ? num2 : num);
+	ilpi_buf_add(b, "\n", 1);
+}
+
+/* "Bounds" (the range columns, then every column not >= 0) and "Generals". */
+static void
+lp_bounds(lp_doc *d)
+{
+	lp_line *l = &d->l;
+	char num[32];
+	int flag = 0;
+
+	for (int i = 1; i <= d->m; i++) {
+		if (glp_get_row_type(d->lp, i) != GLP_DB)
 			continue;
 		if (!flag)
-			lp_put(&l, "Bounds\n"), flag = 1;
-		lp_num(num, glp_get_row_ub(lp, i) - glp_get_row_lb(lp, i));
-		ilpi_buf_printf(b, " 0 <= ~r_%d <= %s\n", i, num);
-		l.count++;
+			lp_put(l, "Bounds\n"), flag = 1;
+		lp_num(num, glp_get_row_ub(d->lp, i) - glp_get_row_lb(d->lp, i));
+		ilpi_buf_printf(d->b, " 0 <= ~r_%d <= %s\n", i, num);
+		l->count++;
 	}
-	for (int j = 1; j <= n; j++) {
-		int type = glp_get_col_type(lp, j);
-		double lb = glp_get_col_lb(lp, j), ub = glp_get_col_ub(lp, j);
+	for (int j = 1; j <= d->n; j++) {
+		int type = glp_get_col_type(d->lp, j);
+		double lb = glp_get_col_lb(d->lp, j), ub = glp_get_col_ub(d->lp, j);
 
 		if (type == GLP_LO && lb == 0.0)
 			continue;
 		if (!flag)
-			lp_put(&l, "Bounds\n"), flag = 1;
-		lp_num(num, type == GLP_UP ? ub : lb);
-		lp_num(num2, ub);
-		ilpi_buf_add(b, " ", 1);
-		if (type == GLP_FR) {
-			ilpi_buf_puts(b, cname[j]);
-			ilpi_buf_puts(b, " free\n");
-		} else if (type == GLP_LO || type == GLP_FX) {
-			ilpi_buf_puts(b, cname[j]);
-			ilpi_buf_puts(b, type == GLP_LO ? " >= " : " = ");
-			ilpi_buf_puts(b, num);
-			ilpi_buf_add(b, "\n", 1);
-		} else if (type == GLP_UP) {
-			ilpi_buf_puts(b, "-Inf <= ");
-			ilpi_buf_puts(b, cname[j]);
-			ilpi_buf_puts(b, " <= ");
-			ilpi_buf_puts(b, num);
-			ilpi_buf_add(b, "\n", 1);
-		} else {
-			ilpi_buf_puts(b, num);
-			ilpi_buf_puts(b, " <= ");
-			ilpi_buf_puts(b, cname[j]);
-			ilpi_buf_puts(b, " <= ");
-			ilpi_buf_puts(b, num2);
-			ilpi_buf_add(b, "\n", 1);
-		}
-		l.count++;
+			lp_put(l, "Bounds\n"), flag = 1;
+		lp_col_bounds(d->b, d->cname[j], type, lb, ub);
+		l->count++;
 	}
 	if (flag)
-		lp_put(&l, "\n");
+		lp_put(l, "\n");
 	flag = 0;
-	for (int j = 1; j <= n; j++) {
-		if (glp_get_col_kind(lp, j) == GLP_CV)
+	for (int j = 1; j <= d->n; j++) {
+		if (glp_get_col_kind(d->lp, j) == GLP_CV)
 			continue;
 		if (!flag)
-			lp_put(&l, "Generals\n"), flag = 1;
-		ilpi_buf_add(b, " ", 1);
-		ilpi_buf_puts(b, cname[j]);
-		ilpi_buf_add(b, "\n", 1);
-		l.count++;
+			lp_put(l, "Generals\n"), flag = 1;
+		ilpi_buf_add(d->b, " ", 1);
+		ilpi_buf_puts(d->b, d->cname[j]);
+		ilpi_buf_add(d->b, "\n", 1);
+		l->count++;
 	}
 	if (flag)
-		lp_put(&l, "\n");
-	lp_put(&l, "End\n");
-	*lines = l.count;
+		lp_put(l, "\n");
+}
+
+static int
+lp_text(glp_prob *lp, ilpi_buf *b, long *lines)
+{
+	const char *pname = glp_get_prob_name(lp);
+	lp_doc d;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	d.lp = lp;
+	d.b = b;
+	d.l.b = b;
+	d.m = glp_get_num_rows(lp);
+	d.n = glp_get_num_cols(lp);
+	if (!(d.m > 0 && d.n > 0))
+		return 1;
+	/* about 64 bytes a row and a column: the text grows without copies */
+	ilpi_buf_reserve(b, 64 * ((size_t)d.m + (size_t)d.n) + 4096);
+	lp_chars_init();
+	if ((rc = lp_doc_names(&d)) != 0)
+		goto out;
+	rc = -1;
+	ilpi_buf_printf(b, "\\* Problem: %s *\\\n", pname == NULL ? "Unknown" : pname);
+	d.l.count++;
+	if (lp_objective(&d) != 0 || lp_rows(&d) != 0)
+		goto out;
+	lp_bounds(&d);
+	lp_put(&d.l, "End\n");
+	*lines = d.l.count;
 	rc = b->failed ? -1 : 0;
 out:
-	for (int j = 1; cname != NULL && cown != NULL && j <= n; j++)
-		if (cown[j])
-			free((char *)cname[j]);
-	free(cname);
-	free(clen);
-	free(cown);
-	if (oown)
-		free((char *)oname);
-	free(has);
-	free(ind);
-	free(val);
-	free(l.line);
+	lp_doc_free(&d);
 	return rc;
 }
 
