@@ -234,6 +234,7 @@ check_node_keys(reader *r, const ilpi_jv *obj, const char *who, const ilpi_jv **
 }
 
 /* Everything but inputs and view_of, which name other nodes (second pass). */
+/* Whole (141 lines): one case per node field, each a few lines; the fields are many. */
 static int
 read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
     const uint8_t *ids)

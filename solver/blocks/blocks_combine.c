@@ -275,6 +275,8 @@ skip_dominated(const dval *pv, size_t pbase, const brun *r, double best)
 }
 
 /* Forward combination of the fronts; with bd, only points that can still be optimal. */
+/* Whole (122 lines): one loop over the segments reusing its runs, heap and front
+ * buffers from segment to segment. */
 int
 ilpi_blocks_combine(ilpi_blocks *b, const ilpi_blocks_bounds *bd)
 {

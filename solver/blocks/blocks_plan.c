@@ -200,6 +200,8 @@ lives(const ilpi_blocks *b, live *lv)
 
 /* Chooses the cuts: every position of width <= w for the least w that keeps segments
  * at most MAX_SEG items. Fills seg[], sep[], cbeg[]. Returns 1 when none fits. */
+/* Whole (125 lines): one sweep over the live intervals whose buckets and active set
+ * carry from the width search into the cut states. */
 static int
 cuts(ilpi_blocks *b, const live *lv, size_t nl)
 {

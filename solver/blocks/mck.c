@@ -342,6 +342,8 @@ unrelax(const mctx *x, const rclass *r, size_t nr, const int64_t *rcnt, int64_t 
 }
 
 
+/* Whole (137 lines): the root bound, first answer, relaxation and deepening share the
+ * two search contexts and one cleanup path, and read as the order they run in. */
 int
 ilpi_mck_solve(const ilpi_mck_class *cls, size_t n_cls, int64_t cap, double deadline,
     size_t max_points, int64_t *count, int64_t *bytes, double *cost, double *bound,

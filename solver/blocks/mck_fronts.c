@@ -284,6 +284,8 @@ chain_lower(const mctx *x, const mchain *ch, size_t i, int64_t *cnt)
  * binary search in the second. Counts in cnt (x's points). 0, 1 stopped or nothing
  * within ub (the caller keeps the first answer), -1 out of memory.
  */
+/* Whole (122 lines): both chains are built and searched with the same buffers and one
+ * cleanup path. */
 int
 ilpi_mck_solve_classes(mctx *x, const uint8_t *line, double fix, int64_t *cnt,
     int64_t *cnt_least, int64_t *by, double *co)

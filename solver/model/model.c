@@ -744,6 +744,8 @@ branch_and_bound(ilpi_model *m, ilpi_mip *mip, cb_state *st, double t0, char *fi
 	return st->out_of_time ? GLP_ETMLIM : ret;
 }
 
+/* Whole (151 lines): its steps (scaling, the LP, the presolver's choice, the MIP, the
+ * fixings undone) share the callback state and one cleanup that restores the model. */
 int
 ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 {

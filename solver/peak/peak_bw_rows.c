@@ -161,6 +161,50 @@ witness(const ilpi_peak_cuts *pc, const point *pt, const int32_t *vals, size_t n
 	return best;
 }
 
+/* The peak row's terms as the storages enter it: through z columns (zc, zb: bytes) or
+ * directly (dc, dv: bytes times coefficient), and its constant. */
+typedef struct bw_terms {
+	int *zc, *dc;
+	double *zb, *dv;
+	size_t nz, nd;
+	double cst;
+} bw_terms;
+
+/* The k literals in rb bound a storage of b bytes live: one enters the peak row by
+ * itself; more through a new z column, z >= sum(literals) - (k - 1). rb is left empty. */
+static void
+enter_storage(ilpi_peak_cuts *pc, rowb *rb, int k, double b, bw_terms *t)
+{
+	rowb z = *rb;
+
+	if (k == 1) {
+		for (int j = 1; j <= rb->len; j++) {
+			int col = pc->ind[j];
+
+			t->dc[t->nd] = col;
+			t->dv[t->nd++] = b * pc->acc[col];
+			pc->acc[col] = 0;
+		}
+		t->cst += b * rb->cst;
+		rb->len = 0;
+		rb->cst = 0;
+		return;
+	}
+	t->zc[t->nz] = ilpi_pc_new_col(pc);
+	t->zb[t->nz] = b;
+	/* move the literal sum into z - sum >= -(k - 1) */
+	for (int j = 1; j <= z.len; j++)
+		pc->acc[pc->ind[j]] = -pc->acc[pc->ind[j]];
+	ilpi_pc_rb_add(pc, &z, t->zc[t->nz], 1);
+	z.cst = -z.cst;
+	ilpi_pc_rb_emit_kept(pc, &z, GLP_LO, -(double)(k - 1));
+	pc->zrow[t->nz] = glp_get_num_rows(pc->m->lp);
+	pc->zcol[t->nz] = t->zc[t->nz];
+	t->nz++;
+	rb->len = 0;
+	rb->cst = 0;
+}
+
 int
 ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace *tr,
     size_t at)
@@ -171,10 +215,8 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	ilpi_pc_spans sp = { NULL, NULL, NULL, NULL, 0 };
 	point pt;
 	rowb rb = { 0, 0 }, prow = { 0, 0 };
-	double cst = 0;
-	int rc = -1, *zc = NULL, *dc = NULL;
-	double *zb = NULL, *dv = NULL;
-	size_t nz = 0, nd = 0;
+	bw_terms t = { NULL, NULL, NULL, NULL, 0, 0, 0 };
+	int rc = -1;
 	int32_t o = ms->bw_order[at];
 
 	if (ilpi_pc_full(pc))
@@ -191,12 +233,12 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	if (ilpi_pc_is_bw(pc, o) ? !pc->fallback && pc->kfix[o] != pt.kappa : pc->col_r[o] == 0)
 		return 0;
 	vals = malloc((g->n + 1) * sizeof *vals);
-	zc = malloc((nk + 1) * sizeof *zc);
-	zb = malloc((nk + 1) * sizeof *zb);
-	dc = malloc((4 * nk + 1) * sizeof *dc);
-	dv = malloc((4 * nk + 1) * sizeof *dv);
+	t.zc = malloc((nk + 1) * sizeof *t.zc);
+	t.zb = malloc((nk + 1) * sizeof *t.zb);
+	t.dc = malloc((4 * nk + 1) * sizeof *t.dc);
+	t.dv = malloc((4 * nk + 1) * sizeof *t.dv);
 	if (ilpi_pc_spans_alloc(&sp, g) != 0 || vals == NULL ||
-	    zc == NULL || zb == NULL || dc == NULL || dv == NULL)
+	    t.zc == NULL || t.zb == NULL || t.dc == NULL || t.dv == NULL)
 		goto out;
 	if (ilpi_pc_z_room(pc, nk) != 0)
 		goto out;
@@ -212,7 +254,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 		pc->pos[ms->bw_order[k]] = (int)k;
 	ilpi_pc_spans_fill(&sp, g, tr->key, tr->prod, tr->die);
 	/* The forward's outputs the caller holds: bytes whatever is saved. */
-	cst = (double)(ms->bw_live[at]);
+	t.cst = (double)(ms->bw_live[at]);
 	for (size_t key = 0; key < nk; key++) {
 		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
 		int32_t creator = key >= g->n ? (int32_t)(key - g->n) : (int32_t)key, v, u;
@@ -226,7 +268,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 			continue; /* held by the caller either way */
 		if (key < g->n && pc->out_stor[key])
 			continue;
-		cst -= (double)b;
+		t.cst -= (double)b;
 		for (int32_t w = sp.head[key]; w >= 0; w = sp.next[w])
 			vals[nv++] = w;
 		v = witness(pc, &pt, vals, nv, at, &u);
@@ -245,38 +287,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 			ilpi_pc_rb_add(pc, &rb, fk1[o], -1);
 			pt.k++;
 		}
-		if (pt.k == 1) {
-			/* one literal bounds the storage's liveness by itself: no z */
-			for (int j = 1; j <= rb.len; j++) {
-				int col = pc->ind[j];
-
-				dc[nd] = col;
-				dv[nd++] = (double)b * pc->acc[col];
-				pc->acc[col] = 0;
-			}
-			cst += (double)b * rb.cst;
-			rb.len = 0;
-			rb.cst = 0;
-			continue;
-		}
-		/* z >= sum(literals) - (k - 1) */
-		zc[nz] = ilpi_pc_new_col(pc);
-		zb[nz] = (double)b;
-		{
-			/* move the literal sum into z - sum >= -(k - 1) */
-			rowb t = rb;
-
-			for (int j = 1; j <= t.len; j++)
-				pc->acc[pc->ind[j]] = -pc->acc[pc->ind[j]];
-			ilpi_pc_rb_add(pc, &t, zc[nz], 1);
-			t.cst = -t.cst;
-			ilpi_pc_rb_emit_kept(pc, &t, GLP_LO, -(double)(pt.k - 1));
-			pc->zrow[nz] = glp_get_num_rows(pc->m->lp);
-			pc->zcol[nz] = zc[nz];
-			rb.len = 0;
-			rb.cst = 0;
-		}
-		nz++;
+		enter_storage(pc, &rb, pt.k, (double)b, &t);
 		continue;
 skip:
 		/* unexplained: drop the whole row (its value would not be exact) */
@@ -286,13 +297,13 @@ skip:
 		goto out;
 	}
 	ilpi_pc_rb_add(pc, &prow, pc->col_peak, 1);
-	for (size_t k = 0; k < nz; k++)
-		ilpi_pc_rb_add(pc, &prow, zc[k], -zb[k] / pc->m->byte_unit);
-	for (size_t k = 0; k < nd; k++)
-		ilpi_pc_rb_add(pc, &prow, dc[k], -dv[k] / pc->m->byte_unit);
-	ilpi_pc_rb_emit_kept(pc, &prow, GLP_LO, cst / pc->m->byte_unit);
+	for (size_t k = 0; k < t.nz; k++)
+		ilpi_pc_rb_add(pc, &prow, t.zc[k], -t.zb[k] / pc->m->byte_unit);
+	for (size_t k = 0; k < t.nd; k++)
+		ilpi_pc_rb_add(pc, &prow, t.dc[k], -t.dv[k] / pc->m->byte_unit);
+	ilpi_pc_rb_emit_kept(pc, &prow, GLP_LO, t.cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
-	pc->nz = nz;
+	pc->nz = t.nz;
 	pc->cur_op = o;
 	if (ilpi_pc_record_point(pc) != 0)
 		goto out;
@@ -300,9 +311,9 @@ skip:
 out:
 	ilpi_pc_spans_free(&sp);
 	free(vals);
-	free(zc);
-	free(zb);
-	free(dc);
-	free(dv);
+	free(t.zc);
+	free(t.zb);
+	free(t.dc);
+	free(t.dv);
 	return rc;
 }

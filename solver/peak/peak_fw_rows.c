@@ -136,6 +136,8 @@ fw_witness(const ilp_graph *g, const ilpi_memtrace *tr, const int32_t *pos,
 	return v;
 }
 
+/* Whole (124 lines): the terms of every storage are built in place in the shared row
+ * buffers, then the z rows and the peak row read them; one cleanup path. */
 int
 ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace *tr,
     size_t at)

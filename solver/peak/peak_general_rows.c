@@ -166,21 +166,156 @@ drop_repeats(conjs *cs, const int *single)
 	return 0;
 }
 
+/* The row's constant: what the answer has live at step `at` minus its storages that
+ * some partition may not have (the rest is the backward's own and held storage). st, en:
+ * scratch of nk entries. */
+static double
+general_constant(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace *tr,
+    size_t at, int32_t *st, int32_t *en, size_t nk)
+{
+	const ilp_graph *g = pc->g;
+	double cst = (double)ms->bw_live[at];
+
+	ilpi_pc_storage_spans(g->n, tr->key, tr->prod, tr->die, nk, st, en, NULL, NULL);
+	for (size_t key = 0; key < nk; key++) {
+		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
+
+		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
+			continue;
+		if (key >= g->n && ilpi_pc_is_bw(pc, (int32_t)(key - g->n)))
+			continue;
+		if (held_storage(pc, key))
+			continue;
+		cst -= (double)b;
+	}
+	return cst;
+}
+
+/* Conjunctions, storage by storage: saved storage (key: its root) read at or after the
+ * point through a saved item's rep; fresh storage (key: g->n + X) of a recomputed X
+ * that runs at or before the point, read at or after it. */
+static int
+general_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
+    const int *fk)
+{
+	const ilp_graph *g = pc->g;
+	const ilpi_reduced *red = pc->m->red;
+
+	for (size_t it = 0; it < red->n_items; it++) {
+		int32_t rep = red->item[it].rep, key;
+		int64_t b;
+
+		if (pc->col_s[rep] == 0)
+			continue;
+		key = g->node[rep].storage;
+		b = ilpi_pc_key_bytes(g, key);
+		if (b == 0 || held_storage(pc, (size_t)key))
+			continue;
+		if (reader_conjs(pc, cs, kappa, o, at, rep, pc->col_s[rep], 0, (size_t)key,
+		    b) != 0)
+			return -1;
+	}
+	for (size_t v = 0; v < g->n; v++) {
+		const ilpi_node *n = &g->node[v];
+		size_t key = g->n + v;
+		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
+		int32_t x;
+		int a;
+
+		if (pc->col_r[v] == 0 || ilpi_pc_is_bw(pc, (int32_t)v) || n->kind != ILPI_OP ||
+		    n->view_of != ILPI_NONE || b == 0)
+			continue;
+		a = (int32_t)v <= o ? fk[v] : 0;
+		if (a != 0 && reader_conjs(pc, cs, kappa, o, at, (int32_t)v, a, 0, key, b) != 0)
+			return -1;
+		/* A recomputed getitem's storage is allocated when its tuple runs (the
+		 * simulator's rule), which may be in an earlier batch than the getitem's
+		 * own need: "the tuple runs at or before the point" and "the getitem is
+		 * recomputed" (transformer-12l: the layer norms' mean and rstd, 64 KiB a
+		 * layer that the rows missed). */
+		x = ilpi_getitem_parent(g, v);
+		a = x != ILPI_NONE && x <= o && (g->node[x].flags & ILPI_F_TUPLE) &&
+		    !ilpi_pc_is_bw(pc, x) ? fk[x] : 0;
+		if (a != 0 && reader_conjs(pc, cs, kappa, o, at, (int32_t)v, a,
+		    pc->col_r[v], key, b) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The rows of the conjunctions: a storage with one one-literal conjunction enters the
+ * peak row by that literal; the others get z in [0, 1], z >= each conjunction. Then the
+ * peak row, P >= cst + the storages' bytes. ncj, single: scratch of cs->n_st + 1. */
+static int
+general_rows(ilpi_peak_cuts *pc, conjs *cs, double cst, int *ncj, int *single)
+{
+	conj *cj = cs->cj;
+	rowb rb = { 0, 0 };
+
+	/* A one-literal conjunction dominates the two-literal ones with the same first
+	 * literal (a storage's first literal is one column, but a saved storage shared by
+	 * items has one per item: keep the others); repeats go too. */
+	for (size_t k = 0; k < cs->n_cj; k++)
+		if (cj[k].b1 == 0 && cj[k].e == 0)
+			single[cj[k].z] = single[cj[k].z] == 0 || single[cj[k].z] == cj[k].a ?
+			    cj[k].a : -1;
+	if (drop_repeats(cs, single) != 0)
+		return -1;
+	cj = cs->cj;
+	for (size_t k = 0; k < cs->n_cj; k++)
+		ncj[cj[k].z]++;
+	if (pc->cap_z < cs->n_cj + 1) {
+		free(pc->zrow);
+		free(pc->zcol);
+		pc->zrow = malloc((cs->n_cj + 1) * sizeof *pc->zrow);
+		pc->zcol = malloc((cs->n_cj + 1) * sizeof *pc->zcol);
+		pc->cap_z = pc->zrow && pc->zcol ? cs->n_cj + 1 : 0;
+		if (pc->cap_z == 0)
+			return -1;
+	}
+	pc->nz = 0;
+	for (size_t z = 0; z < cs->n_st; z++) {
+		if (ncj[z] == 1 && single[z] > 0)
+			continue;
+		ncj[z] = -ilpi_pc_new_col(pc); /* now: minus its z column */
+	}
+	if (ilpi_pc_row_room_n(pc, cs->n_st + 2) != 0)
+		return -1;
+	for (size_t k = 0; k < cs->n_cj; k++) {
+		int zc = -ncj[cj[k].z];
+
+		if (zc <= 0)
+			continue;
+		ilpi_pc_rb_add(pc, &rb, zc, 1);
+		ilpi_pc_rb_add(pc, &rb, cj[k].a, -1);
+		if (cj[k].b1 != 0) {
+			ilpi_pc_rb_add(pc, &rb, cj[k].b1, -1);
+			ilpi_pc_rb_add(pc, &rb, cj[k].b0, 1);
+		}
+		ilpi_pc_rb_add(pc, &rb, cj[k].e, -1);
+		ilpi_pc_rb_emit_kept(pc, &rb, GLP_LO, -(double)((cj[k].b1 != 0) + (cj[k].e != 0)));
+		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
+		pc->zcol[pc->nz++] = zc;
+	}
+	ilpi_pc_rb_add(pc, &rb, pc->col_peak, 1);
+	for (size_t z = 0; z < cs->n_st; z++)
+		ilpi_pc_rb_add(pc, &rb, ncj[z] < 0 ? -ncj[z] : single[z],
+		    -(double)cs->sbytes[z] / pc->m->byte_unit);
+	ilpi_pc_rb_emit_kept(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
+	return 0;
+}
+
 int
 ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
     const ilpi_memtrace *tr, size_t at)
 {
 	const ilp_graph *g = pc->g;
-	const ilpi_model *m = pc->m;
-	const ilpi_reduced *red = m->red;
 	size_t nk = 2 * g->n + 1;
 	int32_t o = ms->bw_order[at], kappa = tr->root[at];
 	int32_t *st = NULL, *en = NULL;
 	conjs cs = { NULL, NULL, 0, NULL, 0, 0 };
-	conj *cj;
 	int *ncj = NULL, *single = NULL;
 	const int *fk;
-	rowb rb = { 0, 0 };
 	double cst;
 	int rc = -1;
 
@@ -204,127 +339,19 @@ ilpi_peak_cuts_add_general(ilpi_peak_cuts *pc, const ilpi_memsim *ms,
 		pc->pos[k] = -1;
 	for (size_t k = 0; k < ms->n_bw; k++)
 		pc->pos[ms->bw_order[k]] = (int)k;
-	/* The constant: what the answer has live there minus its storages that some
-	 * partition may not have (the rest is the backward's own and held storage). */
 	for (size_t k = 0; k < nk; k++)
 		cs.slot[k] = -1;
-	ilpi_pc_storage_spans(g->n, tr->key, tr->prod, tr->die, nk, st, en, NULL, NULL);
-	cst = (double)ms->bw_live[at];
-	for (size_t key = 0; key < nk; key++) {
-		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
-
-		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
-			continue;
-		if (key >= g->n && ilpi_pc_is_bw(pc, (int32_t)(key - g->n)))
-			continue;
-		if (held_storage(pc, key))
-			continue;
-		cst -= (double)b;
-	}
+	cst = general_constant(pc, ms, tr, at, st, en, nk);
 	/* What is left is live there in every partition: the backward's own storage
 	 * (its ops run, and read, in the same order whatever is recomputed) and the
 	 * held storage. */
 	pc->floor = fmax(pc->floor, cst);
-	/* Conjunctions, storage by storage: saved storage (key: its root) read at or
-	 * after the point through a saved item's rep; fresh storage (key: g->n + X) of a
-	 * recomputed X that runs at or before the point, read at or after it. */
-	for (size_t it = 0; it < red->n_items; it++) {
-		int32_t rep = red->item[it].rep, key;
-		int64_t b;
-
-		if (pc->col_s[rep] == 0)
-			continue;
-		key = g->node[rep].storage;
-		b = ilpi_pc_key_bytes(g, key);
-		if (b == 0 || held_storage(pc, (size_t)key))
-			continue;
-		if (reader_conjs(pc, &cs, kappa, o, at, rep, pc->col_s[rep], 0, (size_t)key,
-		    b) != 0)
-			goto out;
-	}
-	for (size_t v = 0; v < g->n; v++) {
-		const ilpi_node *n = &g->node[v];
-		size_t key = g->n + v;
-		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
-		int a;
-
-		if (pc->col_r[v] == 0 || ilpi_pc_is_bw(pc, (int32_t)v) || n->kind != ILPI_OP ||
-		    n->view_of != ILPI_NONE || b == 0)
-			continue;
-		a = (int32_t)v <= o ? fk[v] : 0;
-		if (a != 0 && reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a, 0, key, b) != 0)
-			goto out;
-		/* A recomputed getitem's storage is allocated when its tuple runs (the
-		 * simulator's rule), which may be in an earlier batch than the getitem's
-		 * own need: "the tuple runs at or before the point" and "the getitem is
-		 * recomputed" (transformer-12l: the layer norms' mean and rstd, 64 KiB a
-		 * layer that the rows missed). */
-		{
-			int32_t x = ilpi_getitem_parent(g, v);
-
-			a = x != ILPI_NONE && x <= o && (g->node[x].flags & ILPI_F_TUPLE) &&
-			    !ilpi_pc_is_bw(pc, x) ? fk[x] : 0;
-			if (a != 0 && reader_conjs(pc, &cs, kappa, o, at, (int32_t)v, a,
-			    pc->col_r[v], key, b) != 0)
-				goto out;
-		}
-	}
-	/* A storage with one one-literal conjunction enters the row by that literal;
-	 * the others get z in [0, 1], z >= each conjunction. */
-	cj = cs.cj;
+	if (general_conjs(pc, &cs, kappa, o, at, fk) != 0)
+		goto out;
 	ncj = calloc(cs.n_st + 1, sizeof *ncj);
 	single = calloc(cs.n_st + 1, sizeof *single);
-	if (ncj == NULL || single == NULL)
+	if (ncj == NULL || single == NULL || general_rows(pc, &cs, cst, ncj, single) != 0)
 		goto out;
-	/* A one-literal conjunction dominates the two-literal ones with the same first
-	 * literal (a storage's first literal is one column, but a saved storage shared by
-	 * items has one per item: keep the others); repeats go too. */
-	for (size_t k = 0; k < cs.n_cj; k++)
-		if (cj[k].b1 == 0 && cj[k].e == 0)
-			single[cj[k].z] = single[cj[k].z] == 0 || single[cj[k].z] == cj[k].a ?
-			    cj[k].a : -1;
-	if (drop_repeats(&cs, single) != 0)
-		goto out;
-	for (size_t k = 0; k < cs.n_cj; k++)
-		ncj[cj[k].z]++;
-	if (pc->cap_z < cs.n_cj + 1) {
-		free(pc->zrow);
-		free(pc->zcol);
-		pc->zrow = malloc((cs.n_cj + 1) * sizeof *pc->zrow);
-		pc->zcol = malloc((cs.n_cj + 1) * sizeof *pc->zcol);
-		pc->cap_z = pc->zrow && pc->zcol ? cs.n_cj + 1 : 0;
-		if (pc->cap_z == 0)
-			goto out;
-	}
-	pc->nz = 0;
-	for (size_t z = 0; z < cs.n_st; z++) {
-		if (ncj[z] == 1 && single[z] > 0)
-			continue;
-		ncj[z] = -ilpi_pc_new_col(pc); /* now: minus its z column */
-	}
-	if (ilpi_pc_row_room_n(pc, cs.n_st + 2) != 0)
-		goto out;
-	for (size_t k = 0; k < cs.n_cj; k++) {
-		int zc = -ncj[cj[k].z];
-
-		if (zc <= 0)
-			continue;
-		ilpi_pc_rb_add(pc, &rb, zc, 1);
-		ilpi_pc_rb_add(pc, &rb, cj[k].a, -1);
-		if (cj[k].b1 != 0) {
-			ilpi_pc_rb_add(pc, &rb, cj[k].b1, -1);
-			ilpi_pc_rb_add(pc, &rb, cj[k].b0, 1);
-		}
-		ilpi_pc_rb_add(pc, &rb, cj[k].e, -1);
-		ilpi_pc_rb_emit_kept(pc, &rb, GLP_LO, -(double)((cj[k].b1 != 0) + (cj[k].e != 0)));
-		pc->zrow[pc->nz] = glp_get_num_rows(pc->m->lp);
-		pc->zcol[pc->nz++] = zc;
-	}
-	ilpi_pc_rb_add(pc, &rb, pc->col_peak, 1);
-	for (size_t z = 0; z < cs.n_st; z++)
-		ilpi_pc_rb_add(pc, &rb, ncj[z] < 0 ? -ncj[z] : single[z],
-		    -(double)cs.sbytes[z] / pc->m->byte_unit);
-	ilpi_pc_rb_emit_kept(pc, &rb, GLP_LO, cst / pc->m->byte_unit);
 	pc->prow = glp_get_num_rows(pc->m->lp);
 	pc->cur_op = o;
 	rc = ilpi_pc_record_point(pc) == 0 ? 1 : -1;
