@@ -14,19 +14,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ILPART=${ILPART:-$here/../build/ilpart}
-limit=60
-bans="none pytorch"
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-t) limit=$2; shift 2 ;;
-	--bans) bans=$2; shift 2 ;;
-	-*) echo "usage: $0 [-t SECONDS] [--bans \"none pytorch\"] [GRAPH.json ...]" >&2; exit 2 ;;
-	*) break ;;
-	esac
-done
-if [ $# -eq 0 ]; then
-	set -- "$here"/../tests/data/corpus/*.json "$here"/corpus/transformer-12l.json
-fi
+. "$here/peak_args.sh"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 printf '%-18s %-7s %12s %-10s %7s %7s  %12s %-34s %6s\n' graph bans least_peak status gap \

@@ -14,20 +14,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ILPART=${ILPART:-$here/../build/ilpart}
 BASE=${BASE:?set BASE to the baseline ilpart binary}
-limit=60
-bans="none pytorch"
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-t) limit=$2; shift 2 ;;
-	--bans) bans=$2; shift 2 ;;
-	-*) echo "usage: BASE=BIN $0 [-t SECONDS] [--bans \"none pytorch\"] [GRAPH.json ...]" >&2
-	    exit 2 ;;
-	*) break ;;
-	esac
-done
-if [ $# -eq 0 ]; then
-	set -- "$here"/../tests/data/corpus/*.json "$here"/corpus/transformer-12l.json
-fi
+usage_env="BASE=BIN "
+. "$here/peak_args.sh"
 python3 - "$BASE" "$ILPART" "$limit" "$bans" "$@" <<'PY'
 import json, os, re, resource, subprocess, sys, tempfile
 base, new, limit, bans = sys.argv[1:5]

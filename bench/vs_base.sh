@@ -1,8 +1,9 @@
 #!/bin/sh
 # vs_base.sh - this tree's ilpart (ILPART) against a baseline binary (BASE, e.g. main's
 # build before a refactoring), side by side in one run on the same inputs: the solves of
-# bench/solver_bench.sh (a budgeted 12-layer transformer stack, decomposed and --monolithic) and of bench/peak_bench.sh
-# (`compare --peak` over the corpus and the 12-layer transformer).
+# bench/solver_bench.sh (a budgeted 12-layer transformer stack, decomposed and
+# --monolithic) and of bench/peak_bench.sh (`compare --peak` over the corpus and the
+# 12-layer transformer).
 #
 # usage: BASE=/path/to/ilpart bench/vs_base.sh [-r ROUNDS] [-t SECONDS] [-s solver|peak|all]
 #

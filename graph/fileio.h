@@ -10,8 +10,9 @@
 int ilpi_read_file(const char *path, char **out, size_t *len, ilp_error *err);
 
 /* Parses a whole file's bytes (buf is NUL-terminated, len bytes, from file `name`) into
- * what `ctx` points at; 0 or -1 with err filled. */
-typedef int (*ilpi_buffer_reader)(const char *buf, size_t len, const char *name, void *ctx,
+ * what `ctx` points at; 0 or -1 with err filled. buf is the reader's to parse in place
+ * until it returns (then freed). */
+typedef int (*ilpi_buffer_reader)(char *buf, size_t len, const char *name, void *ctx,
     ilp_error *err);
 /* Reads `path` as ilpi_read_file does, hands its bytes to `parse` and frees them: the
  * one body behind every ilp_*_read_file. */

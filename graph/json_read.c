@@ -850,19 +850,16 @@ ilpi_graph_read_own(char *buf, size_t len, const char *name, int stream, ilp_gra
 	return read_graph(buf, buf, len, name, stream, out, err);
 }
 
-/* The file's buffer is this function's own: its strings are not copied again. */
+/* The file's buffer is the reader's own: its strings are not copied again. */
+static int
+graph_reader(char *buf, size_t len, const char *name, void *ctx, ilp_error *err)
+{
+	return read_graph(buf, buf, len, name, 1, ctx, err);
+}
+
 int
 ilp_graph_read_file(const char *path, ilp_graph **out, ilp_error *err)
 {
-	char *buf;
-	size_t len;
-	int rc;
-
 	*out = NULL;
-	ilpi_err_clear(err);
-	if (ilpi_read_file(path, &buf, &len, err) != 0)
-		return -1;
-	rc = read_graph(buf, buf, len, path, 1, out, err);
-	free(buf);
-	return rc;
+	return ilpi_read_file_with(path, graph_reader, out, err);
 }

@@ -677,7 +677,7 @@ typedef struct partition_target {
 } partition_target;
 
 static int
-partition_reader(const char *buf, size_t len, const char *name, void *ctx, ilp_error *err)
+partition_reader(char *buf, size_t len, const char *name, void *ctx, ilp_error *err)
 {
 	partition_target *t = ctx;
 

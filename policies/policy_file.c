@@ -329,7 +329,7 @@ ilp_policy_read_buffer(const char *buf, size_t len, const char *name, ilp_policy
 }
 
 static int
-policy_reader(const char *buf, size_t len, const char *name, void *out, ilp_error *err)
+policy_reader(char *buf, size_t len, const char *name, void *out, ilp_error *err)
 {
 	return ilp_policy_read_buffer(buf, len, name, out, err);
 }

@@ -41,16 +41,18 @@ def _mm_policy():
     return models.save_ops_policy([aten.mm.default, aten.addmm.default])
 
 
+def mk(cls, *shape, grad_input=False, **kw):
+    """A builder of model cls(**kw) (seed 0) and one random input of this shape."""
+    def build():
+        torch.manual_seed(0)
+        m = cls(**kw)
+        x = torch.randn(*shape, requires_grad=grad_input)
+        return m, [x]
+    return build
+
+
 def small_set():
     """name -> (description, builder returning (model, inputs))."""
-    def mk(cls, *shape, grad_input=False, **kw):
-        def build():
-            torch.manual_seed(0)
-            m = cls(**kw)
-            x = torch.randn(*shape, requires_grad=grad_input)
-            return m, [x]
-        return build
-
     def gpt(layers, **kw):
         def build():
             torch.manual_seed(0)
@@ -105,21 +107,27 @@ def without_params(g, keep):
     return g
 
 
+def capture(build, desc, reference, script):
+    """The joint graphs of one small model as ilpart.capture exports them, with
+    PyTorch's partitions at BUDGETS when reference; the description names the script."""
+    model, inputs = build()
+    torch._dynamo.reset()
+    # checkpoint regions are numbered by a process-wide counter: start it afresh so
+    # that a file does not depend on what the process compiled before
+    import torch._higher_order_ops.wrap as wrap
+    wrap.uid = itertools.count(1)
+    return ilpart.capture(model, *inputs, reference=reference, budgets=BUDGETS,
+                          description="%s; exported by scripts/%s from torch %s (CPU, "
+                          "float32)" % (desc, script, torch_version()))
+
+
 def export_small(out, only, reference, params=False):
     os.makedirs(out, exist_ok=True)
     for name, (desc, build) in small_set().items():
         if only and name not in only:
             continue
         t = time.time()
-        model, inputs = build()
-        torch._dynamo.reset()
-        # checkpoint regions are numbered by a process-wide counter: start it afresh so
-        # that a file does not depend on what the process compiled before
-        import torch._higher_order_ops.wrap as wrap
-        wrap.uid = itertools.count(1)
-        graphs = ilpart.capture(model, *inputs, reference=reference, budgets=BUDGETS,
-                                description="%s; exported by scripts/gen_corpus.py from "
-                                "torch %s (CPU, float32)" % (desc, torch_version()))
+        graphs = capture(build, desc, reference, "gen_corpus.py")
         if len(graphs) != 1:
             raise SystemExit("%s: %d graphs (graph break)" % (name, len(graphs)))
         path = os.path.join(out, name + ".json")

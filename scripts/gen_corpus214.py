@@ -14,7 +14,6 @@ the set. The same torch gives the same bytes.
 """
 
 import argparse
-import itertools
 import os
 import sys
 import time
@@ -28,9 +27,8 @@ from torch import nn  # noqa: E402
 
 import ilpart  # noqa: E402
 import models  # noqa: E402
-
-aten = torch.ops.aten
-BUDGETS = (0.1, 0.3, 0.5)
+# the builders and the capture are gen_corpus.py's (the same BUDGETS)
+from gen_corpus import _mm_policy, capture, mk  # noqa: E402
 
 
 class LossOf(nn.Module):
@@ -93,20 +91,8 @@ def hf_lm(kind, checkpointing=False):
     return build
 
 
-def _mm_policy():
-    return models.save_ops_policy([aten.mm.default, aten.addmm.default])
-
-
 def corpus():
     """name -> (description, builder returning (model, inputs))."""
-    def mk(cls, *shape, grad_input=False, **kw):
-        def build():
-            torch.manual_seed(0)
-            m = cls(**kw)
-            x = torch.randn(*shape, requires_grad=grad_input)
-            return m, [x]
-        return build
-
     def gpt(layers, **kw):
         def build():
             torch.manual_seed(0)
@@ -137,23 +123,13 @@ def corpus():
     }
 
 
-def torch_version():
-    return ".".join(torch.__version__.split(".")[:2])
-
-
 def export(out, only):
     os.makedirs(out, exist_ok=True)
     for name, (desc, build) in corpus().items():
         if only and name not in only:
             continue
         t = time.time()
-        model, inputs = build()
-        torch._dynamo.reset()
-        import torch._higher_order_ops.wrap as wrap
-        wrap.uid = itertools.count(1)
-        graphs = ilpart.capture(model, *inputs, reference=True, budgets=BUDGETS,
-                                description="%s; exported by scripts/gen_corpus214.py from "
-                                "torch %s (CPU, float32)" % (desc, torch_version()))
+        graphs = capture(build, desc, True, "gen_corpus214.py")
         # a graph break (transformers' GPT-2 has one) gives graphs NAME, NAME-1, ...; a
         # graph whose backward computes nothing has nothing to partition
         graphs = [g for g in graphs if any(b is not None for b in g["outputs"]["backward"])]

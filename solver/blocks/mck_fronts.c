@@ -204,38 +204,38 @@ sort_bundles(mbundle *bu, size_t n, const mctx *x)
 		}
 }
 
-/* Index of the last point of f with bytes <= room, or f->n when none. */
+/* The first index of f past a bound, or f->n: bytes > room when by_bytes, else
+ * cost <= t (along a front bytes ascend and costs descend: false, then true). */
 static size_t
-last_within(const mfront *f, int64_t room)
+first_past(const mfront *f, int by_bytes, int64_t room, double t)
 {
 	size_t lo = 0, hi = f->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (f->p[mid].bytes <= room)
-			lo = mid + 1;
-		else
+		if (by_bytes ? f->p[mid].bytes > room : f->p[mid].cost <= t)
 			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	return lo == 0 ? f->n : lo - 1;
+	return lo;
+}
+
+/* Index of the last point of f with bytes <= room, or f->n when none. */
+static size_t
+last_within(const mfront *f, int64_t room)
+{
+	size_t i = first_past(f, 1, room, 0);
+
+	return i == 0 ? f->n : i - 1;
 }
 
 /* Index of the first point of f with cost <= t (costs descend), or f->n. */
 static size_t
 first_below(const mfront *f, double t)
 {
-	size_t lo = 0, hi = f->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->p[mid].cost <= t)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return first_past(f, 0, 0, t);
 }
 
 static const mpt origin = { 0, 0, -1, -1 };
