@@ -289,6 +289,56 @@ START_TEST(fraction_no_worse_than_pytorch)
 }
 END_TEST
 
+/* A proven least peak P is reachable as a peak budget (issue 24, "one model of peak
+ * everywhere"): on corpus graphs the least-peak search proves, `--peak-budget P` has an
+ * answer whose simulated peak is within P. Before, transformer-2l and llama-2l-sac-mm
+ * (both ban sets) ended with "no partition found whose simulated peak is within P"
+ * after 30 s: the peak budget cut its answers off one at a time (no-good cuts) and no
+ * seed fit P. */
+START_TEST(peak_budget_at_least_peak)
+{
+	static const char *files[] = { "transformer-2l.json", "llama-2l-sac-mm.json",
+	    "mixed-regions.json", "mlp-dropout.json" };
+	char path[256];
+	int proven = 0;
+
+	snprintf(path, sizeof path, "tests/data/corpus/%s", files[_i]);
+	{
+		ilp_graph *g = t_graph_file(t_srcpath(path));
+		ilp_solve_options o;
+		ilp_partition *pk = NULL, *p = NULL;
+		ilp_error err = { 0 };
+		int64_t least;
+
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_PEAK;
+		o.bans = ILP_BANS_NONE;
+		o.time_limit = 40;
+		ck_assert_msg(ilp_solve(g, &o, &pk, &err) == 0, "%s: %s", files[_i], err.msg);
+		least = peak_of(g, pk, files[_i]);
+		if (strcmp(pk->status, "optimal") == 0) {
+			proven = 1;
+			o.objective = ILP_OBJ_RUNTIME;
+			o.peak_budget = least;
+			ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s: --peak-budget %lld (the "
+			    "proven least peak): %s", files[_i], (long long)least, err.msg);
+			ck_assert_int_le(peak_of(g, p, files[_i]), least);
+			ck_assert_msg(p->recompute_time_us <= pk->recompute_time_us * (1 + 1e-9) ||
+			    strcmp(p->status, "optimal") != 0, "%s: least recompute at the least "
+			    "peak %.6g us, the least-peak answer's %.6g us", files[_i],
+			    p->recompute_time_us, pk->recompute_time_us);
+			fprintf(stderr, "peak budget at the least peak %lld of %s: %s, %.6g us (the "
+			    "least-peak answer %.6g us)\n", (long long)least, files[_i], p->status,
+			    p->recompute_time_us, pk->recompute_time_us);
+		}
+		ilp_partition_free(p);
+		ilp_partition_free(pk);
+		ilp_graph_free(g);
+	}
+	ck_assert_msg(proven, "%s: the least peak is not proven in 40 s", files[_i]);
+}
+END_TEST
+
 Suite *
 suite_budgets(void)
 {
@@ -300,6 +350,7 @@ suite_budgets(void)
 	tcase_add_test(tc, time_budget_out_of_reach);
 	tcase_add_test(tc, fraction_out_of_reach_least);
 	tcase_add_loop_test(tc, fraction_no_worse_than_pytorch, 0, 6);
+	tcase_add_loop_test(tc, peak_budget_at_least_peak, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
