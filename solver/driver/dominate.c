@@ -105,7 +105,7 @@ solve_within(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 }
 
 int
-ilpi_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
+drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
     const ilp_partition *pt, int64_t budget, double t0, ilp_partition **out, ilp_error *err)
 {
 	ilp_peak pa, pp, pq;

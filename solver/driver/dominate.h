@@ -11,7 +11,7 @@
  * pt's) and pt's simulated peak (producer.peak_cap_bytes). t0: when the solve started
  * (o->time_limit counts from it). 0, *out kept when nothing no worse is found; -1 on
  * a system error (*out untouched). */
-int ilpi_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
+int drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
     const ilp_partition *pt, int64_t budget, double t0, ilp_partition **out,
     ilp_error *err);
 

@@ -377,7 +377,7 @@ ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hoo
 dominate:
 	/* no worse than PyTorch's partition on its peak either (dominate.c) */
 	if (rc == 0 && pt != NULL && h != NULL && h->dominate)
-		rc = ilpi_dominate(g, o, h, pt, budget, t0, out, err);
+		rc = drv_dominate(g, o, h, pt, budget, t0, out, err);
 	ilp_partition_free(pt);
 	return rc;
 }
