@@ -344,6 +344,9 @@ to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, in
 		if (strcmp(r->kind, "ilp") == 0 && r->p->budget_bytes >= 0)
 			ilpi_buf_printf(&b, ", \"budget_bytes\": %lld",
 			    (long long)r->p->budget_bytes);
+		if (strcmp(r->kind, "ilp") == 0 && r->p->peak_cap_bytes >= 0) /* dominate.c */
+			ilpi_buf_printf(&b, ", \"peak_cap_bytes\": %lld",
+			    (long long)r->p->peak_cap_bytes);
 		if (r->has_peak) {
 			ilpi_buf_printf(&b, ", \"peak_bytes\": %lld, \"peak_phase\": \"%s\", "
 			    "\"peak_at\": ", (long long)r->peak.peak_bytes,

@@ -60,7 +60,7 @@ point_peak(const ilp_graph *g, const point *pt)
  * lifted, RNG replay: docs/solver.md, "Memory budgets"). */
 static int
 sweep_ends(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, int64_t *lo,
-    int64_t *hi, ilp_error *err)
+    int64_t *hi, point *lo_pt, ilp_error *err)
 {
 	ilp_solve_options ends = *so;
 	point pt;
@@ -73,7 +73,11 @@ sweep_ends(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, int64
 	    err) != 0)
 		goto fail;
 	*lo = peak_axis ? point_peak(g, &pt) : pt.p->saved_bytes;
-	ilp_partition_free(pt.p);
+	if (lo_pt != NULL) {
+		*lo_pt = pt; /* the caller's */
+		lo_pt->budget = *lo;
+	} else
+		ilp_partition_free(pt.p);
 	pt.p = NULL;
 	if (solve_point(g, &ends, ILP_OBJ_RUNTIME, -1, 0, &pt, err) != 0)
 		goto fail;
@@ -94,15 +98,31 @@ sweep_peak(const ilp_graph *g, const ilp_solve_options *so, long points, point *
     size_t *n, ilp_error *err)
 {
 	int64_t lo, hi;
+	point least;
 
-	if (sweep_ends(g, so, 1, &lo, &hi, err) != 0)
+	memset(&least, 0, sizeof least);
+	if (sweep_ends(g, so, 1, &lo, &hi, &least, err) != 0)
 		return -1;
 	for (long k = 0; k < points; k++) {
 		int64_t b = lo + (int64_t)((double)(hi - lo) * (double)k / (double)(points - 1));
 
 		if (k == points - 1)
 			b = hi;
-		if (solve_point(g, so, ILP_OBJ_RUNTIME, b, 1, &pts[*n], err) != 0) {
+		int rc = solve_point(g, so, ILP_OBJ_RUNTIME, b, 1, &pts[*n], err);
+
+		if (rc != 0 && k == 0 && err->kind == ILP_ERR_SOLVER && least.p != NULL) {
+			/* The least peak is a point of the curve whatever the peak budget's
+			 * search finds in its time: the least-peak answer itself (least
+			 * recompute at that peak when proven). */
+			fprintf(stderr, "ilpart: warning: pareto: peak budget %lld bytes (the least "
+			    "peak): %s; the least-peak answer is the point\n", (long long)b, err->msg);
+			ilp_partition_free(pts[*n].p);
+			pts[*n] = least;
+			least.p = NULL;
+			ilpi_err_clear(err);
+			if (ilp_partition_evaluate(g, pts[*n].p, &so->device, err) != 0)
+				return -1;
+		} else if (rc != 0) {
 			/* A peak budget the search cannot meet in simulation (or not
 			 * within the time limit): no point, and the user is told. */
 			if (err->kind == ILP_ERR_SOLVER) {
@@ -112,10 +132,12 @@ sweep_peak(const ilp_graph *g, const ilp_solve_options *so, long points, point *
 				pts[*n].p = NULL;
 				continue;
 			}
+			ilp_partition_free(least.p);
 			return -1;
 		}
 		(*n)++;
 	}
+	ilp_partition_free(least.p);
 	return 0;
 }
 
@@ -184,7 +206,7 @@ sweep_saved(const ilp_graph *g, const ilp_solve_options *so, long points,
 
 	if (!each && ilp_pareto_new(g, so, &pa, err) != 0)
 		return -1;
-	if (budgets == NULL && (each ? sweep_ends(g, so, 0, &lo, &hi, err) :
+	if (budgets == NULL && (each ? sweep_ends(g, so, 0, &lo, &hi, NULL, err) :
 	    ilp_pareto_range(pa, &lo, &hi, err)) != 0)
 		goto out;
 	if (hi < lo)

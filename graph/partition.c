@@ -39,6 +39,7 @@ ilp_partition_new(const ilp_graph *g)
 		p->opt.v[k].num = -1;
 		p->opt.v[k].num2 = -1;
 	}
+	p->peak_cap_bytes = -1;
 	return p;
 }
 
@@ -50,6 +51,27 @@ ilp_partition_free(ilp_partition *p)
 	free(p->overrides);
 	free(p->state);
 	free(p);
+}
+
+ilp_partition *
+ilpi_partition_clone(const ilp_graph *g, const ilp_partition *p)
+{
+	ilp_partition *q = ilp_partition_new(g);
+
+	if (q == NULL || p->n != q->n) {
+		ilp_partition_free(q);
+		return NULL;
+	}
+	{
+		uint8_t *state = q->state;
+
+		*q = *p;
+		q->state = state;
+		q->overrides = NULL;
+		q->n_overrides = q->cap_overrides = 0;
+	}
+	memcpy(q->state, p->state, p->n);
+	return q;
 }
 
 int
@@ -465,6 +487,7 @@ read_producer(reader *r, const cJSON *root)
 	    get_number(r, o, "objective_value", "producer.objective_value",
 	    &p->objective_value) < 0 ||
 	    get_int64(r, o, "budget_bytes", "producer.budget_bytes", &p->budget_bytes) < 0 ||
+	    get_int64(r, o, "peak_cap_bytes", "producer.peak_cap_bytes", &p->peak_cap_bytes) < 0 ||
 	    get_string(r, o, "note", "producer.note", p->note, sizeof p->note) < 0)
 		return -1;
 	if (p->prefer[0] != '\0' && ilp_prefer_parse(p->prefer, &mode, NULL) != 0)
@@ -744,6 +767,10 @@ write_producer(ilpi_buf *b, const ilp_partition *p)
 	}
 	if (p->budget_bytes >= 0) {
 		ilpi_buf_printf(b, "%s\"budget_bytes\": %lld", sep, (long long)p->budget_bytes);
+		sep = ", ";
+	}
+	if (p->peak_cap_bytes >= 0) {
+		ilpi_buf_printf(b, "%s\"peak_cap_bytes\": %lld", sep, (long long)p->peak_cap_bytes);
 		sep = ", ";
 	}
 	if (p->note[0] != '\0') {

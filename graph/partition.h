@@ -57,6 +57,8 @@ struct ilp_partition {
 	double gap;               /* proven relative gap, 0 when optimal, < 0 unknown */
 	double objective_value;   /* < 0 unknown */
 	int64_t budget_bytes;     /* < 0 none */
+	int64_t peak_cap_bytes;   /* the simulated peak it was solved within at a fraction:
+	                           * PyTorch's partition's (solver/driver/dominate.c); < 0 none */
 	char note[640];           /* ilp_partition_note: "" when nothing to say */
 
 	/* Costs as evaluated by graph/cost.c when known (has_cost != 0). */
@@ -81,6 +83,9 @@ static inline int ilpi_recomputed(const ilp_partition *p, size_t i)
 {
 	return (p->state[i] & ILPI_P_RECOMPUTED) != 0;
 }
+/* A copy of p (overrides left out) for g (p made for g); NULL when out of memory. The
+ * caller owns it. */
+ilp_partition *ilpi_partition_clone(const ilp_graph *g, const ilp_partition *p);
 /* Records an override (soft mode); -1 when out of memory. */
 int ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain);
 /* Copies the producer strings into p (truncated to the field sizes); NULL leaves a

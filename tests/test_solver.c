@@ -38,6 +38,7 @@
 #include "solver/model/reduce.h"
 #include "solver/driver/budget.h"
 #include "solver/driver/decomp.h"
+#include "solver/driver/reach.h"
 #include "tests/suites.h"
 #include "tests/util.h"
 
@@ -360,6 +361,33 @@ pytorch_at(const ilp_graph *g, const world *w, const ilp_solve_options *o, int64
 }
 
 /* Solves with o and compares with the oracle's optimum for `obj`. */
+/* At a fraction whose PyTorch partition pt obeys the rules: ilp_solve's answer is no
+ * worse than pt on saved bytes, recompute time and simulated peak, and it is the least
+ * time within the bytes (plain, the enumerated optimum) whenever that already was. */
+static void
+dominance_case(const ilp_graph *g, const ilp_solve_options *o, const ilp_partition *plain,
+    const ilp_partition *pt, uint64_t seed)
+{
+	ilp_partition *q = NULL;
+	ilp_error err = { 0 };
+	ilp_peak a, b, c;
+
+	if (ilp_partition_peak(g, pt, &b, &err) != 0 || ilp_partition_peak(g, plain, &c, &err) != 0)
+		return; /* PyTorch's partition does not run: nothing to compare */
+	ck_assert_msg(ilp_solve(g, o, &q, &err) == 0, "seed %llu: %s", (unsigned long long)seed,
+	    err.msg);
+	ck_assert_int_eq(ilp_partition_peak(g, q, &a, &err), 0);
+	ck_assert_int_le(q->saved_bytes, pt->saved_bytes);
+	ck_assert_msg(q->recompute_time_us <= pt->recompute_time_us * (1 + 1e-9) + 1e-12,
+	    "seed %llu: %.12g us, PyTorch %.12g", (unsigned long long)seed, q->recompute_time_us,
+	    pt->recompute_time_us);
+	ck_assert_msg(a.peak_bytes <= b.peak_bytes, "seed %llu: peak %lld, PyTorch's %lld",
+	    (unsigned long long)seed, (long long)a.peak_bytes, (long long)b.peak_bytes);
+	if (c.peak_bytes <= b.peak_bytes)
+		ck_assert(memcmp(q->state, plain->state, q->n) == 0);
+	ilp_partition_free(q);
+}
+
 static void
 compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, int obj,
     uint64_t seed)
@@ -377,9 +405,11 @@ compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, int obj,
 	if (getenv("T_DEBUG"))
 		fprintf(stderr, "solving obj %d budget %lld fraction %g alpha %g\n", obj,
 		    (long long)o->budget_bytes, o->budget_fraction, o->alpha);
-	/* the oracle's conflicts: a fraction out of reach fails (solver/driver/reach.c) */
+	/* the oracle's conflicts: a fraction out of reach fails (solver/driver/reach.c);
+	 * the least time within the bytes, as enumerated: without the dominance step at a
+	 * fraction (checked below on its own) */
 	strict.unreachable = ILP_UNREACHABLE_FAIL;
-	rc = ilp_solve(g, &strict, &p, &err);
+	rc = ilpi_solve_plain(g, &strict, &p, &err);
 
 	if (obj == O_RUNTIME_BUDGET && o->budget_fraction >= 0) {
 		/* PyTorch's normalisation: inputs' bytes to torch's min-cut at budget 1 */
@@ -440,6 +470,8 @@ compare(const ilp_graph *g, const world *w, const ilp_solve_options *o, int obj,
 		expect_close(p->recompute_time_us, want.value, "recompute cost", seed);
 		/* then least bytes: the optimum's time is within the second stage's level */
 		ck_assert_int_le(p->saved_bytes, (int64_t)want.cost);
+		if (pt != NULL)
+			dominance_case(g, &strict, p, pt, seed);
 		break;
 	case O_RUNTIME_FREE:
 		expect_close(p->recompute_time_us, want.value, "recompute cost", seed);
@@ -711,10 +743,12 @@ both_ways(const ilp_graph *g, ilp_solve_options *o, uint64_t seed, int *decompos
 	o->log = note_blocks;
 	o->log_ctx = decomposed;
 	o->monolithic = 0;
-	r1 = ilp_solve(g, o, &p, &e1);
+	/* the least time within the budget both ways (no dominance step at a fraction:
+	 * its peak-budget solve has no decomposition; dominance_case checks it) */
+	r1 = ilpi_solve_plain(g, o, &p, &e1);
 	o->monolithic = 1;
 	o->log = NULL;
-	r2 = ilp_solve(g, o, &q, &e2);
+	r2 = ilpi_solve_plain(g, o, &q, &e2);
 	o->monolithic = 0;
 	o->verbose = 0;
 	ck_assert_msg(r1 == r2, "seed %llu: decomposed %d (%s), monolithic %d (%s)",
@@ -1025,7 +1059,8 @@ solve_at(const ilp_graph *g, const ilp_solve_options *base, int64_t budget, doub
 	o.budget_bytes = frac >= 0 ? -1 : budget;
 	o.budget_fraction = frac;
 	o.unreachable = ILP_UNREACHABLE_FAIL; /* as ilp_pareto_solve */
-	return ilp_solve(g, &o, out, err);
+	/* a curve's point is the least time within the bytes: no dominance step */
+	return ilpi_solve_plain(g, &o, out, err);
 }
 
 /* Saved bytes of ilp_solve's answer without a budget, under a budget's rules. */

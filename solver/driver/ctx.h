@@ -52,6 +52,16 @@ typedef struct ilpi_solve_hooks {
 	/* when not NULL, a memory-budget conflict is reported here too, as numbers
 	 * (solver/driver/reach.c answers it with the least partition) */
 	struct ilpi_budget_report *report;
+	/* ilp_solve sets it: at a budget fraction, an answer worse than PyTorch's own
+	 * partition there on saved bytes, recompute time or simulated peak is solved again
+	 * within that partition's peak (solver/driver/dominate.c); 0: never (the peak
+	 * search's own seeds, which would recurse) */
+	int dominate;
+	/* when not NULL, n_seeds more partitions the peak search and a peak budget start
+	 * from (copied; drv_peak_seeds), and with seeds_only the only ones */
+	ilp_partition *const *seeds;
+	size_t n_seeds;
+	int seeds_only;
 } ilpi_solve_hooks;
 
 /* A memory-budget conflict as the solve found it: the budget in bytes, the least saved

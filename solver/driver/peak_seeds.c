@@ -15,6 +15,7 @@
 #include "solver/mincut/mincut.h"
 #include "solver/driver/answer.h"
 #include "solver/driver/peak_answers.h"
+#include "solver/driver/reach.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/peak_seeds.h"
 
@@ -50,7 +51,8 @@ drv_peak_seeds(solve_ctx *c, ilp_error *err)
 	ilp_solve_options so = *c->o;
 	ilpi_mincut_options mo;
 	ilp_error e = { 0 };
-	size_t cap = g->n_ref + 16;
+	const ilpi_solve_hooks *h = c->hooks;
+	size_t cap = g->n_ref + 16 + (h != NULL ? h->n_seeds : 0);
 	double limit = drv_peak_limit(c), t1, dur = 0;
 	int skipped = 0;
 
@@ -58,6 +60,12 @@ drv_peak_seeds(solve_ctx *c, ilp_error *err)
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
 	}
+	/* the caller's (a peak budget at PyTorch's peak: its partition; dominate.c) */
+	for (size_t k = 0; h != NULL && h->seeds != NULL && k < h->n_seeds; k++)
+		if ((c->seed[c->n_seed] = ilpi_partition_clone(g, h->seeds[k])) != NULL)
+			c->n_seed++;
+	if (h != NULL && h->seeds_only)
+		return 0;
 	so.objective = ILP_OBJ_MEMORY;
 	so.time_limit = fmax(1e-3, limit - (ilpi_now() - c->t0));
 	so.peak_budget = -1;
@@ -66,7 +74,7 @@ drv_peak_seeds(solve_ctx *c, ilp_error *err)
 	so.log = NULL;
 	t1 = ilpi_now();
 	if (seed_fits(c, 0, c->t0 + limit, &skipped) &&
-	    ilp_solve(g, &so, &c->seed[c->n_seed], &e) == 0)
+	    ilpi_solve_plain(g, &so, &c->seed[c->n_seed], &e) == 0)
 		c->n_seed++;
 	/* a runtime optimum solves at least two models of this one's size (its
 	 * least-memory and runtime stages): the first is expected to take twice as long */
@@ -89,7 +97,7 @@ drv_peak_seeds(solve_ctx *c, ilp_error *err)
 		so.budget_fraction = frac[k];
 		so.time_limit = fmax(1e-3, fmin(limit / 10, c->t0 + limit - ilpi_now()));
 		t1 = ilpi_now();
-		if (ilp_solve(g, &so, &c->seed[c->n_seed], &e) == 0)
+		if (ilpi_solve_plain(g, &so, &c->seed[c->n_seed], &e) == 0)
 			c->n_seed++;
 		dur = ilpi_now() - t1;
 	}

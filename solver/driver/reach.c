@@ -42,9 +42,9 @@ describe_budget(const ilp_solve_options *o, int64_t bytes, char *buf, size_t siz
 		snprintf(buf, size, "%lld bytes", (long long)bytes);
 }
 
-int
-ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
-    ilp_error *err)
+static int
+solve_reach(const ilp_graph *g, const ilp_solve_options *o, int dominate,
+    ilp_partition **out, ilp_error *err)
 {
 	ilp_solve_options def, lo;
 	ilp_error first;
@@ -53,7 +53,7 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	char what[96];
 	ilpi_budget_report rep = { -1, -1, 0 };
 	ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
-	    .report = &rep };
+	    .report = &rep, .dominate = dominate };
 
 	*out = NULL;
 	if (o == NULL) {
@@ -88,4 +88,18 @@ ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
 	    "that least (then least recompute)", what, (long long)least, proven ? "" :
 	    " (the least found within the time limit)");
 	return 0;
+}
+
+int
+ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err)
+{
+	return solve_reach(g, o, 1, out, err);
+}
+
+int
+ilpi_solve_plain(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err)
+{
+	return solve_reach(g, o, 0, out, err);
 }

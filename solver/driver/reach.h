@@ -12,6 +12,12 @@
 int ilpi_solve_core(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
     ilp_error *err);
 
+/* ilp_solve without the dominance step at a fraction (solver/driver/dominate.c): the
+ * peak search's seeds, which a dominance step would otherwise start again (it runs a
+ * peak-budget solve, whose seeds are these). */
+int ilpi_solve_plain(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **out,
+    ilp_error *err);
+
 /* ilp_solve with o->time_budget_us or o->time_budget_fraction set (solver/driver/time_budget.c):
  * least saved bytes with recompute time <= the budget, then least recompute time. */
 int ilpi_solve_time_budget(const ilp_graph *g, const ilp_solve_options *o,

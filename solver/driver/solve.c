@@ -17,6 +17,7 @@
 #include "solver/driver/answer.h"
 #include "solver/driver/budget.h"
 #include "solver/driver/decomp.h"
+#include "solver/driver/dominate.h"
 #include "solver/driver/obj_peak.h"
 #include "solver/driver/objectives.h"
 #include "solver/driver/peak_seeds.h"
@@ -260,8 +261,7 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hooks *h,
 	c.hooks = h;
 	if (forced >= 0) {
 		c.budget = forced;
-		c.pt = *pt; /* the first pass's: a start within `forced` */
-		*pt = NULL;
+		c.pt = *pt; /* the first pass's, borrowed: a start within `forced` */
 	} else if (o->budget_fraction >= 0 &&
 	    (drv_build_rules(&c, err) != 0 || drv_fraction_bytes(&c, err) != 0))
 		goto out;
@@ -289,10 +289,9 @@ solve_pass(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hooks *h,
 	}
 	rc = drv_make_partition(&c, out, err);
 out:
-	if (forced < 0) {
+	if (forced < 0)
 		*pt = c.pt;
-		c.pt = NULL;
-	}
+	c.pt = NULL;
 	drv_release(&c, freed);
 	return rc;
 }
@@ -355,10 +354,8 @@ ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hoo
 	 * when the optimum within B(F) is slower than it (or none fits), the fastest
 	 * partition within PyTorch's own bytes dominates it instead. */
 	if (pt_bytes <= budget || (rc == 0 && (*out)->recompute_time_us <= pt_us * (1 + 1e-9)) ||
-	    (rc != 0 && err->kind != ILP_ERR_CONFLICT)) {
-		ilp_partition_free(pt);
-		return rc;
-	}
+	    (rc != 0 && err->kind != ILP_ERR_CONFLICT))
+		goto dominate;
 	/* Out of time, the second pass still runs: it starts from PyTorch's partition, so
 	 * its answer is never slower than that. */
 	o2 = *o;
@@ -378,6 +375,10 @@ ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hoo
 	ilpi_err_clear(err);
 	if ((rc = solve_pass(g, &o2, h, pt_bytes, out, &b2, &u2, &budget, &pt, err)) == 0)
 		ilpi_partition_record(*out, g, o);
+dominate:
+	/* no worse than PyTorch's partition on its peak either (dominate.c) */
+	if (rc == 0 && pt != NULL && h != NULL && h->dominate)
+		rc = drv_dominate(g, o, h, pt, budget, t0, out, err);
 	ilp_partition_free(pt);
 	return rc;
 }
