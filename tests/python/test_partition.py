@@ -3,6 +3,7 @@ outputs and every gradient equal eager, the split graphs obey the SAC tags (read
 backward module PyTorch runs, not off ilpart's claim), `ilpart check` accepts the partition,
 and ilpart's saved bytes are printed next to PyTorch's own partition of the same graph."""
 
+import operator
 import os
 import sys
 import unittest
@@ -292,10 +293,11 @@ class PartitionTest(unittest.TestCase):
         through torch's reordering_to_mimic_autograd_engine, which copies it into a new
         module: on checkpointed graphs, where the order matters (recomputation placed
         just before its first use), the backward's code is torch's to the character, for
-        ilpart's partition and for PyTorch's own saved set."""
+        ilpart's partition and for PyTorch's own saved set, getitems raised to their tuple
+        op (torch 2.14's raise_getitems; on 2.6, which has none, the bridge's own)."""
         from torch._functorch import compile_utils
         from torch._functorch import partitioners as P
-        from ilpart.bridge import _autograd_order, split_modules
+        from ilpart.bridge import _raise_getitems, split_modules
         from ilpart.export import _copy_for_partitioning, export_graph, prepare_joint
 
         def torchs(jm, saved, n_out):
@@ -306,7 +308,21 @@ class PartitionTest(unittest.TestCase):
             bw = P.reordering_to_mimic_autograd_engine(bw)
             if hasattr(compile_utils, "raise_getitems"):
                 bw = compile_utils.raise_getitems(bw)
+            else:  # torch 2.6: the bridge raises getitems itself
+                _raise_getitems(bw)
+                bw.recompile()
             return before, bw.code
+
+        def raised(bw):
+            """Every getitem right after its tuple op or another getitem of it."""
+            prev = None
+            for n in bw.graph.nodes:
+                if n.target is operator.getitem and n.args[0].op != "placeholder" \
+                        and prev is not n.args[0] \
+                        and not (prev.target is operator.getitem and prev.args[0] is n.args[0]):
+                    return False
+                prev = n
+            return True
 
         seen = []
 
@@ -320,6 +336,7 @@ class PartitionTest(unittest.TestCase):
                 _fw, bw = split_modules(_copy_for_partitioning(jm), saved, num_fwd_outputs,
                                         functionalize_rng=False)
                 seen.append((before != want, bw.code == want))
+                self.assertTrue(raised(bw), bw.code)
             return split_modules(jm, mine, num_fwd_outputs, functionalize_rng=False)
 
         for m, x in ((models.Transformer(layers=2, checkpointing="plain"),
