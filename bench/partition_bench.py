@@ -4,8 +4,13 @@ same joint graph (issue 22, acceptance).
 For each model, torch.compile(model) runs Inductor's path up to its partition step; there the
 joint graph Inductor hands its partitioner (its decompositions, its joint-graph passes) is
 partitioned by each side once untimed, then --rounds times alternately (the order swapping
-every round, each call on a fresh deepcopy of the graph made outside the timing), and the
-compile stops (no code generation). Times are CPU time of the process and its children
+every round, each call on a fresh deepcopy of the graph made outside the timing, after a
+full garbage collection outside the timing: each call pays for the collections its own
+allocations cause, not for a full collection of the other side's garbage that happens to
+fall due within it, which made single rounds 4-5x slower on either side), and the compile
+stops (no code generation by Inductor). Each timed call includes generating the Python code
+of the two modules it returns (torch.fx's lazy modules would otherwise defer it past the
+call, as both sides' modules can be). Times are CPU time of the process and its children
 (ilpart's solve is a child process), so that other processes on a shared machine disturb
 them less than wall time; the wall-time ratio is shown too:
 
@@ -30,7 +35,7 @@ ilpart/pytorch of the medians with the range of the per-round ratios. Run in eac
 """
 
 import argparse
-import copy
+import gc
 import json
 import os
 import statistics
@@ -89,6 +94,15 @@ def all_models():
     return out
 
 
+def _generate_code(modules):
+    """The Python code of the forward and backward modules, generated now: torch.fx's lazy
+    graph modules (which torch's extraction makes) put it off until the module is run or
+    pickled, which every compile does; without this, whichever side leaves a module lazy
+    would have part of its work done after the timing."""
+    for m in modules:
+        m.code  # noqa: B018 - a lazy module compiles on this access
+
+
 class Hook:
     """Installed as Inductor's partitioner: times both sides on the joint graph, then stops
     the compile. Works with torch 2.6 (module-level name) and newer (custom_partitioner_fn)."""
@@ -112,22 +126,25 @@ class Hook:
             order = ("pytorch", "ilpart") if r % 2 == 0 else ("ilpart", "pytorch")
             for side in order:
                 g = _copy_for_partitioning(gm)
+                gc.collect()
                 t0, c0 = time.perf_counter(), cpu_now()
                 if side == "pytorch":
-                    min_cut_rematerialization_partition(g, joint_inputs, **kwargs)
+                    mods = min_cut_rematerialization_partition(g, joint_inputs, **kwargs)
                 else:
-                    pf(g, joint_inputs, num_fwd_outputs=n_out)
+                    mods = pf(g, joint_inputs, num_fwd_outputs=n_out)
+                _generate_code(mods)
                 t[side].append(cpu_now() - c0)
                 t[side + "_wall"].append(time.perf_counter() - t0)
             # the parts of ilpart's call
             g = _copy_for_partitioning(gm)
+            gc.collect()
             t0 = cpu_now()
             g = prepare_joint(g)
             doc = export_graph(g, n_out, joint_inputs=joint_inputs, prepare=False)
             t1 = cpu_now()
             part = ilpart.solve(doc, device="cpu")
             t2 = cpu_now()
-            split_modules(g, part["saved"], n_out)
+            _generate_code(split_modules(g, part["saved"], n_out))
             t3 = cpu_now()
             t["export"].append(t1 - t0)
             t["solve"].append(t2 - t1)

@@ -150,6 +150,72 @@ def _static_lifetime_nodes(joint_module, indices):
     return [primals[i] for i in (indices or ()) if 0 <= i < len(primals)]
 
 
+def _autograd_order(gm: fx.GraphModule) -> Optional[bool]:
+    """The backward in the order of torch's reordering_to_mimic_autograd_engine, made in
+    place: from the first op that reads a tangent on, each node in graph order is preceded
+    by the nodes it needs that are not placed yet, in graph order; nodes nothing after that
+    point needs are dropped, as torch's pass drops them. torch's pass copies every node into
+    a new module (and compiles it); this moves them. Returns True when the order changed,
+    False when it did not (the caller recompiles once after its last change), None when
+    the graph has a copy_ before its first backward op (newer torch places those first, 2.6
+    does not): the caller runs torch's own pass then."""
+    graph = gm.graph
+    nodes = list(graph.nodes)
+    order = {n: i for i, n in enumerate(nodes)}
+    first = None
+    for n in nodes:
+        if n.op == "placeholder" and "tangents" in str(n.target):
+            for u in n.users:
+                if first is None or order[u] < order[first]:
+                    first = u
+    if first is None:
+        return False
+    start = order[first]
+    copy_ = torch.ops.aten.copy_.default
+    if any(n.op == "call_function" and n.target is copy_ for n in nodes[:start]):
+        return None
+    placed = [n for n in nodes if n.op == "placeholder"]
+    done = set(placed)
+    for n in nodes[start:]:
+        if n in done:
+            continue
+        todo, stack = set(), [n]
+        while stack:
+            x = stack.pop()
+            if x in todo or x in done:
+                continue
+            todo.add(x)
+            stack.extend(x.all_input_nodes)
+        for x in sorted(todo, key=order.__getitem__):
+            placed.append(x)
+        done |= todo
+    if placed == nodes:
+        return False
+    for a, b in zip(placed, placed[1:]):
+        if a.next is not b:
+            a.append(b)
+    for n in reversed(nodes):
+        if n not in done:
+            graph.erase_node(n)
+    return True
+
+
+def _raise_getitems(gm: fx.GraphModule) -> None:
+    """In place: every getitem moved to right after its tuple op, keeping their order
+    (what torch 2.14's compile_utils.raise_getitems does; 2.6 has no such pass). A tuple
+    lives until its last getitem has run, and with it every element, also those already
+    used: a recomputed tuple op whose getitems the autograd order spreads over the
+    backward would hold all its outputs until the last one is needed (measured on BERT
+    with checkpointing: 2.9-10.6 % above the simulated peak, which frees each element
+    after its own last use; docs/partition.md "Peak memory")."""
+    items = list(gm.graph.find_nodes(op="call_function", target=operator.getitem))
+    for node in reversed(items):
+        parent = node.args[0]
+        if isinstance(parent, fx.Node) and parent.op != "placeholder" \
+                and parent.next is not node:
+            parent.append(node)
+
+
 def split_modules(joint_module: fx.GraphModule, saved_names: Sequence[str], num_fwd_outputs: int,
                   functionalize_rng: bool = True,
                   static_lifetime_input_indices: Optional[Sequence[int]] = None
@@ -188,11 +254,18 @@ def split_modules(joint_module: fx.GraphModule, saved_names: Sequence[str], num_
                                         num_fwd_outputs=num_fwd_outputs, **kw)
     if functionalize_rng:
         fw, bw = _functionalize_recomputed_rng(fw, bw, len(saved_sym))
-    bw = P.reordering_to_mimic_autograd_engine(bw)
+    moved = _autograd_order(bw)
+    if moved is None:
+        bw = P.reordering_to_mimic_autograd_engine(bw)
     offload_saved(joint_module, fw, bw, num_fwd_outputs, static)
     from torch._functorch import compile_utils
     if hasattr(compile_utils, "raise_getitems"):
+        # (recompiles both modules: also the reordered backward)
         fw, bw = compile_utils.raise_getitems(fw), compile_utils.raise_getitems(bw)
+    else:
+        for m in (fw, bw):
+            _raise_getitems(m)
+            m.recompile()
     if hasattr(P, "thread_graphsafe_rng_from_hops"):
         fw = P.thread_graphsafe_rng_from_hops(fw, is_backward=False)
         bw = P.thread_graphsafe_rng_from_hops(bw, is_backward=True)

@@ -46,36 +46,116 @@ def torch_version_tag() -> str:
 
 
 def _target_name(node):
-    t = node.target
     if node.op == "get_attr":
         return "get_attr"
-    if t is operator.getitem:
-        return "getitem"
-    if isinstance(t, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
-        return str(t)
-    if isinstance(t, torch._ops.HigherOrderOperator):
-        return "higher_order." + t.name()
-    mod = getattr(t, "__module__", None) or ""
-    name = getattr(t, "__name__", None) or str(t)
-    mod = mod.replace("_operator", "operator")
-    return "%s.%s" % (mod, name) if mod else name
+    return _target_info(node.target)[0]
 
 
 def _op_basename(node):
     """'native_dropout' for aten.native_dropout.default."""
-    t = node.target
+    return _target_info(node.target)[1]
+
+
+# What export_graph asks of an op, worked out once per target (an OpOverload, a
+# function, a higher-order op): the names, the aliasing its schema declares, its flop
+# formula, its tags. Every call of a joint graph's ~30 distinct ops reads it from here.
+_TARGETS: Dict[Any, tuple] = {}
+
+
+def _target_info(t):
+    """(name, basename, alias, flop formula or None, tagged random, effectful, collective)
+    for call target `t`; alias is 'view', 'write', 'maybe' (reshape: a view when the
+    values share storage) or None."""
+    if isinstance(t, str):  # a placeholder's or get_attr's name: not cached
+        return _work_out_target(t)
+    try:
+        return _TARGETS[t]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable target: worked out every time
+        return _work_out_target(t)
+    info = _TARGETS[t] = _work_out_target(t)
+    return info
+
+
+def _work_out_target(t):
+    if t is operator.getitem:
+        name = "getitem"
+    elif isinstance(t, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        name = str(t)
+    elif isinstance(t, torch._ops.HigherOrderOperator):
+        name = "higher_order." + t.name()
+    else:
+        mod = (getattr(t, "__module__", None) or "").replace("_operator", "operator")
+        name = getattr(t, "__name__", None) or str(t)
+        name = "%s.%s" % (mod, name) if mod else name
     if isinstance(t, torch._ops.OpOverload):
-        return t._schema.name.split("::")[-1]
-    if isinstance(t, torch._ops.HigherOrderOperator):
-        return t.name()
-    return getattr(t, "__name__", "")
+        base = t._schema.name.split("::")[-1]
+    elif isinstance(t, torch._ops.HigherOrderOperator):
+        base = t.name()
+    else:
+        base = getattr(t, "__name__", "")
+    alias = None
+    flops = None
+    if isinstance(t, torch._ops.OpOverload):
+        rets = t._schema.returns
+        if base in _EXTRA_VIEWS:
+            alias = "view"
+        elif rets and rets[0].alias_info is not None:
+            if rets[0].alias_info.is_write:
+                alias = "write"
+            elif base in ("reshape", "reshape_as", "contiguous"):
+                alias = "maybe"
+            else:
+                alias = "view"
+        flops = _flop_formula(t)
+    tagged = hasattr(t, "tags") and torch.Tag.nondeterministic_seeded in t.tags
+    if isinstance(t, torch._ops.OpOverload):
+        effectful = bool(t._schema.is_mutable)
+        collective = t.namespace in ("_c10d_functional", "c10d_functional", "c10d", "_dtensor")
+    elif isinstance(t, torch._ops.HigherOrderOperator):
+        effectful = t.name() in ("with_effects", "auto_functionalized",
+                                 "triton_kernel_wrapper_mutation")
+        collective = False
+    else:
+        effectful, collective = t in (print,), False
+    return (name, base, alias, flops, tagged, effectful, collective)
+
+
+def _flop_formula(t):
+    """PyTorch's flop counter formula for OpOverload `t`, or None."""
+    try:
+        from torch.utils.flop_counter import flop_registry
+    except ImportError:
+        return None
+    f = flop_registry.get(t.overloadpacket)
+    name = t.overloadpacket.__name__
+    if f is None and "_for_cpu" in name:
+        # CPU flash attention takes (q, k, v, ...) / (grad_out, q, k, v, ...) like the
+        # CUDA kernels the registry knows.
+        f = flop_registry.get(getattr(torch.ops.aten, name.replace("_for_cpu", ""), None))
+    return f
 
 
 def _node_inputs(node):
-    """The fx.Node arguments in order (args, then kwargs), flattened from lists and tuples.
-    The same node may appear twice (mul(x, x)); it is kept twice."""
-    leaves = pytree.arg_tree_leaves(*node.args, **node.kwargs)
-    return [a for a in leaves if isinstance(a, fx.Node)]
+    """The fx.Node arguments in order (args, then kwargs), flattened from lists, tuples and
+    dicts (what pytree flattens in an fx argument). The same node may appear twice
+    (mul(x, x)); it is kept twice."""
+    out: List[fx.Node] = []
+    _collect_nodes(node.args, out)
+    if node.kwargs:
+        _collect_nodes(node.kwargs.values(), out)
+    return out
+
+
+def _collect_nodes(args, out):
+    for a in args:
+        if isinstance(a, fx.Node):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            _collect_nodes(a, out)
+        elif isinstance(a, dict):
+            _collect_nodes(a.values(), out)
 
 
 def size_hint(v: Any, fallback: int = 1) -> int:
@@ -139,26 +219,19 @@ def _value_bytes(val):
     return 0
 
 
-def _alias_kind(node):
+def _alias_kind(node, ins=None):
     """'view' if the op's result aliases its first tensor input, 'write' if it mutates it
-    in place (and returns it), None otherwise."""
-    t = node.target
-    if not isinstance(t, torch._ops.OpOverload):
+    in place (and returns it), None otherwise. ins: _node_inputs(node), when known."""
+    if not isinstance(node.target, torch._ops.OpOverload):
         return None
-    if _op_basename(node) in _EXTRA_VIEWS:
-        return "view"
-    rets = t._schema.returns
-    if not rets or rets[0].alias_info is None:
-        return None
-    if rets[0].alias_info.is_write:
-        return "write"
-    if _op_basename(node) in ("reshape", "reshape_as", "contiguous"):
+    alias = _target_info(node.target)[2]
+    if alias == "maybe":
         # "may alias": only a view when the fake values share storage.
-        ins = _node_inputs(node)
+        ins = _node_inputs(node) if ins is None else ins
         if ins and _same_storage(node.meta.get("val"), ins[0].meta.get("val")):
             return "view"
         return None
-    return "view"
+    return alias
 
 
 def _same_storage(a, b):
@@ -212,43 +285,22 @@ def _draws(node):
 def _is_random(node):
     """Does `node` draw random numbers its result depends on (a dropout or SDPA without
     dropout does not, although torch tags it nondeterministic_seeded)?"""
-    t = node.target
-    if hasattr(t, "tags") and torch.Tag.nondeterministic_seeded in t.tags:
+    info = _target_info(node.target)
+    if info[4]:
         return _draws(node)
-    return _op_basename(node) in _RANDOM_NAMES and _draws(node)
+    return info[1] in _RANDOM_NAMES and _draws(node)
 
 
 def _is_collective(node):
-    t = node.target
-    if isinstance(t, torch._ops.OpOverload):
-        ns = t.namespace
-        return ns in ("_c10d_functional", "c10d_functional", "c10d", "_dtensor")
-    return False
+    return _target_info(node.target)[6]
 
 
 def _is_effectful(node):
-    t = node.target
-    if isinstance(t, torch._ops.OpOverload):
-        return bool(t._schema.is_mutable)
-    if isinstance(t, torch._ops.HigherOrderOperator):
-        return t.name() in ("with_effects", "auto_functionalized", "triton_kernel_wrapper_mutation")
-    return t in (print,)
+    return _target_info(node.target)[5]
 
 
 def _flops(node):
-    t = node.target
-    if not isinstance(t, torch._ops.OpOverload):
-        return 0
-    try:
-        from torch.utils.flop_counter import flop_registry
-    except ImportError:
-        return 0
-    f = flop_registry.get(t.overloadpacket)
-    name = t.overloadpacket.__name__
-    if f is None and "_for_cpu" in name:
-        # CPU flash attention takes (q, k, v, ...) / (grad_out, q, k, v, ...) like the
-        # CUDA kernels the registry knows.
-        f = flop_registry.get(getattr(torch.ops.aten, name.replace("_for_cpu", ""), None))
+    f = _target_info(node.target)[3]
     if f is None:
         return 0
 
@@ -414,7 +466,7 @@ def mutated_primals(joint_module: fx.GraphModule) -> Set[str]:
             continue
         ins = _node_inputs(node)
         base = root.get(ins[0]) if ins else None
-        kind = _alias_kind(node)
+        kind = _alias_kind(node, ins) if base is not None else None
         if base is not None and kind == "view":
             root[node] = base
         elif base is not None and kind == "write":
@@ -441,23 +493,25 @@ def prepare_joint(joint_module: fx.GraphModule,
     from torch._functorch.compile_utils import fx_graph_cse
 
     joint_module.graph.eliminate_dead_code()
-    joint_module.recompile()
-    if fconfig.cse:
-        kw = {}
-        if num_fwd_outputs is not None and \
-                "extra_node_key" in inspect.signature(fx_graph_cse).parameters:
-            outs = pytree.arg_tree_leaves(*(n.args for n in
-                                            joint_module.graph.find_nodes(op="output")))
-            need: Set[fx.Node] = set()
-            stack = [o for o in outs[num_fwd_outputs:] if isinstance(o, fx.Node)]
-            while stack:
-                n = stack.pop()
-                if n not in need:
-                    need.add(n)
-                    stack.extend(n.all_input_nodes)
-            kw["extra_node_key"] = need.__contains__
-        joint_module.graph = fx_graph_cse(joint_module.graph, **kw)
+    if not fconfig.cse:
         joint_module.recompile()
+        return joint_module
+    kw = {}
+    if num_fwd_outputs is not None and \
+            "extra_node_key" in inspect.signature(fx_graph_cse).parameters:
+        outs = pytree.arg_tree_leaves(*(n.args for n in
+                                        joint_module.graph.find_nodes(op="output")))
+        need: Set[fx.Node] = set()
+        stack = [o for o in outs[num_fwd_outputs:] if isinstance(o, fx.Node)]
+        while stack:
+            n = stack.pop()
+            if n not in need:
+                need.add(n)
+                stack.extend(n.all_input_nodes)
+        kw["extra_node_key"] = need.__contains__
+    # the graph setter recompiles the module (once: the code of the graph before CSE
+    # is never needed)
+    joint_module.graph = fx_graph_cse(joint_module.graph, **kw)
     return joint_module
 
 
@@ -598,7 +652,7 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
                 rec["bytes_read"] = 0
                 rec["bytes_written"] = 0
             else:
-                alias = _alias_kind(node)
+                alias = _alias_kind(node, ins)
                 if alias is not None and ins:
                     if isinstance(val, (tuple, list)):
                         view_base[node.name] = ins[0].name

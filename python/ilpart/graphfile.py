@@ -109,6 +109,8 @@ def untagged_in_regions(graph: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
     torch's SAC never tags (detach, getitem) are not reported.
     Returns [(name, target, region)] in graph order."""
     nodes = graph["nodes"]
+    if not any(n.get("recompute") or n.get("ac_graph_id") is not None for n in nodes):
+        return []  # no region at all: the common case, without the passes below
     by_name = {n["name"]: n for n in nodes}
     users = {}
     for n in nodes:

@@ -101,7 +101,9 @@ def solve(graph: Union[Dict[str, Any], PathLike], objective: str = "memory",
         if isinstance(graph, dict):
             gpath = os.path.join(tmp, "graph.json")
             with open(gpath, "w") as f:
-                json.dump(graph, f)
+                # dumps, not dump: one call of the C encoder (dump streams through the
+                # pure-Python one); compact, the reader needs no whitespace
+                f.write(json.dumps(graph, separators=(",", ":")))
         else:
             gpath = os.fspath(graph)
         ppath = os.path.join(tmp, "partition.json")
@@ -120,4 +122,4 @@ def solve(graph: Union[Dict[str, Any], PathLike], objective: str = "memory",
             if line.startswith("ilpart: warning: "):
                 warnings.warn(line[len("ilpart: warning: "):], IlpartWarning, stacklevel=2)
         with open(ppath) as f:
-            return json.load(f)
+            return json.loads(f.read())

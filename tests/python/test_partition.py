@@ -3,6 +3,7 @@ outputs and every gradient equal eager, the split graphs obey the SAC tags (read
 backward module PyTorch runs, not off ilpart's claim), `ilpart check` accepts the partition,
 and ilpart's saved bytes are printed next to PyTorch's own partition of the same graph."""
 
+import operator
 import os
 import sys
 import unittest
@@ -286,6 +287,71 @@ class PartitionTest(unittest.TestCase):
         syms = [n for n in g["nodes"] if n["kind"] == "primal" and n.get("bytes") == 8]
         self.assertTrue(syms, "no symbolic-size inputs in a dynamic graph")
         util.check_entry(self, pf.history[0])
+
+    def test_autograd_order_is_torchs(self):
+        """split_modules orders the backward in place (bridge._autograd_order) instead of
+        through torch's reordering_to_mimic_autograd_engine, which copies it into a new
+        module: on checkpointed graphs, where the order matters (recomputation placed
+        just before its first use), the backward's code is torch's to the character, for
+        ilpart's partition and for PyTorch's own saved set, getitems raised to their tuple
+        op (torch 2.14's raise_getitems; on 2.6, which has none, the bridge's own)."""
+        from torch._functorch import compile_utils
+        from torch._functorch import partitioners as P
+        from ilpart.bridge import _raise_getitems, split_modules
+        from ilpart.export import _copy_for_partitioning, export_graph, prepare_joint
+
+        def torchs(jm, saved, n_out):
+            by = {n.name: n for n in jm.graph.nodes}
+            _fw, bw = P._extract_fwd_bwd_modules(jm, [by[s] for s in saved], saved_sym_nodes=[],
+                                                 num_fwd_outputs=n_out)
+            before = bw.code
+            bw = P.reordering_to_mimic_autograd_engine(bw)
+            if hasattr(compile_utils, "raise_getitems"):
+                bw = compile_utils.raise_getitems(bw)
+            else:  # torch 2.6: the bridge raises getitems itself
+                _raise_getitems(bw)
+                bw.recompile()
+            return before, bw.code
+
+        def raised(bw):
+            """Every getitem right after its tuple op or another getitem of it."""
+            prev = None
+            for n in bw.graph.nodes:
+                if n.target is operator.getitem and n.args[0].op != "placeholder" \
+                        and prev is not n.args[0] \
+                        and not (prev.target is operator.getitem and prev.args[0] is n.args[0]):
+                    return False
+                prev = n
+            return True
+
+        seen = []
+
+        def partition(jm, joint_inputs, *, num_fwd_outputs, **kw):
+            jm = prepare_joint(jm, num_fwd_outputs)
+            g = export_graph(jm, num_fwd_outputs, reference=True, prepare=False,
+                             joint_inputs=joint_inputs)
+            mine = ilpart.solve(g)["saved"]
+            for saved in (mine, g["reference"][0]["saved"]):
+                before, want = torchs(_copy_for_partitioning(jm), saved, num_fwd_outputs)
+                _fw, bw = split_modules(_copy_for_partitioning(jm), saved, num_fwd_outputs,
+                                        functionalize_rng=False)
+                seen.append((before != want, bw.code == want))
+                self.assertTrue(raised(bw), bw.code)
+            return split_modules(jm, mine, num_fwd_outputs, functionalize_rng=False)
+
+        for m, x in ((models.Transformer(layers=2, checkpointing="plain"),
+                      torch.randn(2, 8, 32, requires_grad=True)),
+                     (models.Llama(layers=2, d=32, heads=4, seq=8, checkpointing="sac",
+                                   policies=[models.save_ops_policy(
+                                       [torch.ops.aten.mm.default])]),
+                      torch.randn(2, 8, 32, requires_grad=True))):
+            torch._dynamo.reset()
+            torch.compile(m, backend=ilpart.backend(partition=partition, codegen="eager"))(x)
+        torch._dynamo.reset()
+        self.assertTrue(seen)
+        self.assertTrue(all(same for _moved, same in seen), seen)
+        # the order matters on these graphs: torch's pass changed it
+        self.assertTrue(any(moved for moved, _same in seen), seen)
 
     def test_solver_failure_is_reported(self):
         """A failing `ilpart solve` surfaces as IlpartError with its exit status."""
