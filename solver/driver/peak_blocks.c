@@ -39,7 +39,8 @@ typedef struct pb {
 	int64_t *M;               /* n_win + 2 per simulation: the windows, head, tail */
 	int64_t *S, *b, *bc, *head, *tail;
 	double *t;
-	int32_t *pick;
+	int32_t *pick, *pick2, *sig;
+	uint8_t *exit;            /* per offset: read by the next window */
 	uint8_t *xs, *xr;         /* a mixed partition */
 } pb;
 
@@ -59,6 +60,9 @@ pb_free(pb *p)
 	free(p->tail);
 	free(p->t);
 	free(p->pick);
+	free(p->pick2);
+	free(p->sig);
+	free(p->exit);
 	free(p->xs);
 }
 
@@ -118,7 +122,8 @@ side_maxima(const pb *p, const int32_t *order, const int64_t *live, size_t n, si
 	}
 }
 
-/* Simulates (s, r) (canonical, valid): per-window maxima into M (n_win + 2 slots).
+/* Simulates (s, r) (canonical, valid): per-window maxima of the forward into M
+ * (n_win + 2 slots: the windows, head, tail), of the backward after them.
  * Returns the peak, -1 when it cannot be simulated. */
 static int64_t
 sim_windows(pb *p, const uint8_t *s, const uint8_t *r, int64_t *M)
@@ -129,7 +134,7 @@ sim_windows(pb *p, const uint8_t *s, const uint8_t *r, int64_t *M)
 	ilpi_memsim ms;
 	int64_t peak = -1;
 
-	for (size_t k = 0; k < p->n_win + 2; k++)
+	for (size_t k = 0; k < 2 * (p->n_win + 2); k++)
 		M[k] = 0;
 	memcpy(c->s, s, c->red.n_items);
 	memcpy(c->r, r, c->red.n_items);
@@ -141,7 +146,8 @@ sim_windows(pb *p, const uint8_t *s, const uint8_t *r, int64_t *M)
 		if (ilpi_memsim_run(c->g, part, &sp, &ms, NULL) == 0) {
 			peak = ms.peak.peak_bytes;
 			side_maxima(p, ms.fw_order, ms.fw_live, ms.n_fw, p->n_win + 1, p->n_win, M);
-			side_maxima(p, ms.bw_order, ms.bw_live, ms.n_bw, p->n_win, p->n_win + 1, M);
+			side_maxima(p, ms.bw_order, ms.bw_live, ms.n_bw, p->n_win, p->n_win + 1,
+			    M + p->n_win + 2);
 			ilpi_memsim_free(&ms);
 		}
 		ilpi_split_free(&sp);
@@ -206,7 +212,7 @@ static void
 calibrate_one(pb *p, const uint8_t *base, size_t d, uint8_t *canon)
 {
 	size_t nw = p->n_win;
-	int64_t *steps = p->M + (nw + 2), pk;
+	int64_t *Mf = p->M, *Mb = p->M + (nw + 2), *steps = p->M + 2 * (nw + 2), pk;
 
 	p->S[d] = 0;
 	p->t[d] = dec_time(p, d);
@@ -222,14 +228,19 @@ calibrate_one(pb *p, const uint8_t *base, size_t d, uint8_t *canon)
 	if (canon != NULL)
 		for (size_t o = 0; o < p->per; o++)
 			canon[o] = p->xs[p->at[(nw / 2) * p->per + o]];
+	/* S: the median step of the backward's maxima from window to window; every
+	 * window's local peak, head and tail relative to that prefix, the larger of the
+	 * forward's and the backward's (the forward's steps are larger by what the
+	 * backward holds per window that the forward does not, the same for every
+	 * decision) */
 	for (size_t w = 0; w + 1 < nw; w++)
-		steps[w] = p->M[w + 1] - p->M[w];
+		steps[w] = Mb[w + 1] - Mb[w];
 	qsort(steps, nw - 1, sizeof *steps, cmp_i64);
 	p->S[d] = steps[(nw - 1) / 2] > 0 ? steps[(nw - 1) / 2] : 0;
 	for (size_t w = 0; w < nw; w++)
-		p->b[w * PB_MAX_DEC + d] = p->M[w] - (int64_t)w * p->S[d];
-	p->head[d] = p->M[nw] - (int64_t)nw * p->S[d];
-	p->tail[d] = p->M[nw + 1];
+		p->b[w * PB_MAX_DEC + d] = (Mf[w] > Mb[w] ? Mf[w] : Mb[w]) - (int64_t)w * p->S[d];
+	p->head[d] = (Mf[nw] > Mb[nw] ? Mf[nw] : Mb[nw]) - (int64_t)nw * p->S[d];
+	p->tail[d] = Mf[nw + 1] > Mb[nw + 1] ? Mf[nw + 1] : Mb[nw + 1];
 }
 
 static size_t
@@ -356,30 +367,89 @@ try_pick(pb *p, const uint8_t *base, int64_t *best, peak_starts *st)
 	return sim;
 }
 
-/* The chain of the current decisions (b compacted to n_dec per window in p->bc). */
+/* Whether decisions d and e save the same values that the next window reads (a
+ * window's recomputation may reach into the one below it: decisions are mixed only
+ * between windows that agree there, as in their calibration). */
+static int
+same_exit(const pb *p, size_t d, size_t e)
+{
+	for (size_t o = 0; o < p->per; o++)
+		if (p->exit[o] && p->dec[d * p->per + o] != p->dec[e * p->per + o])
+			return 0;
+	return 1;
+}
+
+/* The chain of the decisions that agree with decision `sig` at the exit (b
+ * compacted to n_dec per window in p->bc, the others not allowed). */
 static ilpi_blocks_chain
-chain_of(pb *p)
+chain_of(pb *p, size_t sig)
 {
 	for (size_t w = 0; w < p->n_win; w++)
-		memcpy(p->bc + w * p->n_dec, p->b + w * PB_MAX_DEC, p->n_dec * sizeof *p->bc);
+		for (size_t d = 0; d < p->n_dec; d++)
+			p->bc[w * p->n_dec + d] = same_exit(p, sig, d) ?
+			    p->b[w * PB_MAX_DEC + d] : INT64_MAX;
 	return (ilpi_blocks_chain){ p->n_win, p->n_dec, p->S, p->t, p->bc, p->head,
 	    p->tail };
 }
 
+/* The first decision of each exit signature: sig[0..) , their count. */
+static size_t
+signatures(pb *p, int32_t *sig)
+{
+	size_t n = 0;
+
+	for (size_t d = 0; d < p->n_dec; d++) {
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (same_exit(p, (size_t)sig[k], d))
+				break;
+		if (k == n)
+			sig[n++] = (int32_t)d;
+	}
+	return n;
+}
+
+/* The least chain peak over the exit signatures, its pick in p->pick. */
 static int64_t
 chain_least(pb *p)
 {
-	ilpi_blocks_chain ch = chain_of(p);
+	size_t ns = signatures(p, p->sig);
+	int64_t best = -1;
 
-	return ilpi_blocks_chain_least(&ch, p->pick);
+	for (size_t k = 0; k < ns; k++) {
+		ilpi_blocks_chain ch = chain_of(p, (size_t)p->sig[k]);
+		int64_t v = ilpi_blocks_chain_least(&ch, p->pick2);
+
+		if (v >= 0 && (best < 0 || v < best)) {
+			best = v;
+			memcpy(p->pick, p->pick2, p->n_win * sizeof *p->pick);
+		}
+	}
+	return best;
 }
 
+/* The least chain time within P over the exit signatures (0), its pick in p->pick. */
 static int
 chain_fastest(pb *p, int64_t P, double *tm)
 {
-	ilpi_blocks_chain ch = chain_of(p);
+	size_t ns = signatures(p, p->sig);
+	int rc = 1;
 
-	return ilpi_blocks_chain_fastest(&ch, P, p->pick, tm);
+	for (size_t k = 0; k < ns; k++) {
+		ilpi_blocks_chain ch = chain_of(p, (size_t)p->sig[k]);
+		double t;
+		int r = ilpi_blocks_chain_fastest(&ch, P, p->pick2, &t);
+
+		if (r < 0)
+			return -1;
+		if (r == 0 && (rc != 0 || t < *tm)) {
+			*tm = t;
+			rc = 0;
+			memcpy(p->pick, p->pick2, p->n_win * sizeof *p->pick);
+		}
+	}
+	return rc;
 }
 
 static int
@@ -400,7 +470,7 @@ pb_alloc_windows(pb *p)
 	p->xr = p->xs + p->c->red.n_items + 1;
 	p->at = malloc((nw * p->per + 1) * sizeof *p->at);
 	p->dec = malloc(nd * p->per + 1);
-	p->M = malloc(2 * (nw + 2) * sizeof *p->M);
+	p->M = malloc(3 * (nw + 2) * sizeof *p->M);
 	p->S = malloc(nd * sizeof *p->S);
 	p->t = malloc(nd * sizeof *p->t);
 	p->b = malloc(nw * nd * sizeof *p->b);   /* b[w * PB_MAX_DEC + d] */
@@ -408,12 +478,27 @@ pb_alloc_windows(pb *p)
 	p->head = malloc(nd * sizeof *p->head);
 	p->tail = malloc(nd * sizeof *p->tail);
 	p->pick = malloc(nw * sizeof *p->pick);
+	p->pick2 = malloc(nw * sizeof *p->pick2);
+	p->sig = malloc(nd * sizeof *p->sig);
+	p->exit = calloc(p->per + 1, 1);
 	if (p->at == NULL || p->dec == NULL || p->M == NULL || p->S == NULL || p->t == NULL ||
-	    p->b == NULL || p->bc == NULL || p->head == NULL || p->tail == NULL || p->pick == NULL)
+	    p->b == NULL || p->bc == NULL || p->head == NULL || p->tail == NULL || p->pick == NULL ||
+	    p->pick2 == NULL || p->sig == NULL || p->exit == NULL)
 		return 0;
 	for (size_t it = 0; it < p->c->red.n_items; it++)
 		if (p->win[it] >= 0)
 			p->at[(size_t)p->win[it] * p->per + (size_t)p->off[it]] = (int32_t)it;
+	/* exit offsets: window 0's items that an item of window 1 reads */
+	for (size_t o = 0; o < p->per; o++) {
+		const ilpi_item *v = &p->c->red.item[p->at[p->per + o]];
+
+		for (uint32_t k = 0; k < v->in_count; k++) {
+			int32_t u = p->c->red.in[v->in_begin + k];
+
+			if (p->win[u] == 0)
+				p->exit[p->off[u]] = 1;
+		}
+	}
 	return 1;
 }
 
@@ -488,4 +573,112 @@ drv_peak_blocks(solve_ctx *c, const ilpi_blocks *b, int have_front, int64_t *bes
 out:
 	free(base);
 	pb_free(&p);
+}
+
+/* The valid seed of least simulated peak into base; its peak, -1 when none. */
+static int64_t
+least_seed(solve_ctx *c, uint8_t *base)
+{
+	int64_t best = -1, sim;
+
+	for (size_t k = 0; k < c->n_seed; k++) {
+		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0 ||
+		    (sim = drv_simulate(c, c->ts, c->tr)) < 0 || (best >= 0 && sim >= best))
+			continue;
+		best = sim;
+		memcpy(base, c->ts, c->red.n_items);
+	}
+	return best;
+}
+
+int
+drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t *sim_out,
+    double *time_out, double until)
+{
+	ilpi_blocks *b = NULL;
+	ilp_error e = { 0 };
+	pb p = { 0 };
+	size_t n = c->red.n_items, sims = 0;
+	uint8_t *base = NULL;
+	double t1 = ilpi_now();
+	int64_t P = B, bsim, least = -1;
+	int found = 0, tries = 0, rc;
+
+	p.c = c;
+	if (c->o->prefer == ILP_PREFER_SOFT || c->o->monolithic || n == 0)
+		return 0;
+	if (ilpi_blocks_plan_coarse(&c->red, 16, &b, &e) != 0 || b == NULL ||
+	    !pb_alloc(&p, n, c->g->n))
+		goto out;
+	if ((p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per)) == 0 || p.per == 0 ||
+	    !pb_alloc_windows(&p) || (base = malloc(n + 1)) == NULL || least_seed(c, base) < 0)
+		goto out;
+	bsim = -1;
+	node_windows(&p);
+	add_decisions(&p, base);
+	for (size_t k = 0; k < c->n_seed; k++)
+		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) == 0)
+			add_decisions(&p, c->ts);
+	/* rounds towards the least peak first (the layers outside the windows come from
+	 * the base: a lower base lets the chain reach lower budgets) */
+	bsim = least_seed(c, base);
+	for (int round = 0; round < PB_ROUNDS && ilpi_now() < until; round++) {
+		int64_t sim;
+
+		sims += calibrate(&p, base, until);
+		prune(&p);
+		sims += explore(&p, base, until, 40 * p.per + 400);
+		least = chain_least(&p);
+		if (least < 0)
+			break;
+		mix(&p, base, p.pick);
+		if (!drv_valid_items(c, p.xs, p.xr) || (sim = drv_simulate(c, p.xs, p.xr)) < 0 ||
+		    sim >= bsim)
+			break;
+		sims++;
+		bsim = sim;
+		memcpy(base, p.xs, n);
+		add_decisions(&p, base);
+	}
+	/* the chain's fastest assignment within P; when its simulation overshoots B, P
+	 * comes down by the overshoot */
+	for (tries = 0; tries < 8 && ilpi_now() < until; tries++) {
+		double tm;
+		int64_t sim;
+
+		if ((rc = chain_fastest(&p, P, &tm)) != 0) {
+			drv_note(c, "peak blocks: no fastest assignment within %lld bytes (%d)",
+			    (long long)P, rc);
+			break;
+		}
+		mix(&p, base, p.pick);
+		if (!drv_valid_items(c, p.xs, p.xr) || (sim = drv_simulate(c, p.xs, p.xr)) < 0)
+			break;
+		sims++;
+		{
+			ilpi_blocks_chain ch = chain_of(&p, (size_t)p.pick[0]);
+
+			drv_note(c, "peak blocks: try %d within %lld: model %lld, simulated %lld",
+			    tries, (long long)P, (long long)ilpi_blocks_chain_value(&ch, p.pick),
+			    (long long)sim);
+		}
+		if (sim <= B) {
+			memcpy(s, p.xs, n);
+			memcpy(r, p.xr, n);
+			*sim_out = sim;
+			*time_out = tm;
+			found = 1;
+			break;
+		}
+		P -= sim - B;
+	}
+	drv_note(c, "peak blocks: budget %lld bytes: %s after %d tries (the chain's least "
+	    "peak %lld bytes, simulated %lld), %zu decisions, %zu simulated, %.2fs",
+	    (long long)B, found ? "a partition fits" : "none fits", tries, (long long)least,
+	    (long long)bsim, p.n_dec, sims, ilpi_now() - t1);
+out:
+	free(base);
+	pb_free(&p);
+	ilpi_blocks_free(b);
+	return found;
 }
