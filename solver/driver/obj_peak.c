@@ -52,7 +52,7 @@ peak_start(solve_ctx *c, int64_t *best, peak_starts *st, ilp_error *err)
 		drv_note(c, "peak front: not made (cut short by the time limit)");
 	else
 		drv_peak_front_seeds(c, best, st, fmin(t1 + limit * 0.1, c->t0 + limit),
-		    fmin(t1 + limit * 0.2, c->t0 + limit));
+		    fmin(t1 + limit * 0.1, c->t0 + limit));
 	if (drv_peak_late(c))
 		drv_note(c, "peak descent: not run (cut short by the time limit)");
 	else

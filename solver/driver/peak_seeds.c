@@ -272,7 +272,7 @@ drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until,
 	ilp_error e = { 0 };
 	size_t np, tried = 0, looked = 0, n = c->red.n_items;
 	int64_t sim, first = *best;
-	double mass, t1 = ilpi_now();
+	double mass, t1 = ilpi_now(), t0 = t1;
 	uint8_t *seen = NULL;
 
 	if (c->o->prefer == ILP_PREFER_SOFT || c->o->monolithic || n == 0)
@@ -282,14 +282,16 @@ drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until,
 		ilpi_blocks_free(b);
 		return;
 	}
+	/* the chain of repeated layers first: it needs the plan only */
+	drv_peak_blocks(c, b, 0, best, st, pb_until);
+	t1 = ilpi_now();
+	until = until > t1 + (until - t0) / 2 ? until : t1 + (until - t0) / 2;
 	ilpi_blocks_set_time_limit(b, until - t1 > 1e-3 ? until - t1 : 1e-3);
 	if (ilpi_blocks_prepare(b, &e) != 0 || ilpi_blocks_front(b, &e) != 0) {
 		drv_note(c, "peak front: the decomposition does not apply, %.2fs", ilpi_now() - t1);
-		drv_peak_blocks(c, b, 0, best, st, pb_until);
 		ilpi_blocks_free(b);
 		return;
 	}
-	drv_peak_blocks(c, b, 1, best, st, pb_until);
 	np = ilpi_blocks_front_size(b);
 	if ((seen = calloc(np + 1, 1)) == NULL) {
 		ilpi_blocks_free(b);

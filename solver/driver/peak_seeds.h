@@ -25,8 +25,8 @@ int drv_peak_offer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim
  * best few. */
 void drv_starts_offer(peak_starts *st, size_t n_items, const uint8_t *s, int64_t sim);
 int drv_peak_try_seeds(solve_ctx *c, int64_t *best, ilp_error *err);
-/* The blocks' front (until `until`), after the chain of repeated layers
- * (solver/driver/peak_blocks.c, until `pb_until`). */
+/* The chain of repeated layers (solver/driver/peak_blocks.c, until `pb_until`),
+ * then the blocks' front (until `until`, at least half of its share after the chain). */
 void drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until,
     double pb_until);
 void drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
