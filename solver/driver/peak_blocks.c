@@ -503,10 +503,12 @@ pb_alloc_windows(pb *p)
 }
 
 void
-drv_peak_blocks(solve_ctx *c, const ilpi_blocks *b, int have_front, int64_t *best,
+drv_peak_blocks(solve_ctx *c, const ilpi_blocks *b, int64_t *best,
     peak_starts *st, double until)
 {
 	pb p = { 0 };
+	ilpi_blocks *fine = NULL;
+	ilp_error e = { 0 };
 	size_t n = c->red.n_items, sims = 0;
 	int64_t first = *best, model = -1, sim = -1;
 	double t1 = ilpi_now();
@@ -516,27 +518,22 @@ drv_peak_blocks(solve_ctx *c, const ilpi_blocks *b, int have_front, int64_t *bes
 	p.c = c;
 	if (*best < 0 || !pb_alloc(&p, n, c->g->n))
 		goto out;
-	if ((p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per)) == 0 || p.per == 0) {
+	/* a small stack's layers fit in one coarse segment: every narrow cut then */
+	if ((p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per)) == 0 &&
+	    ilpi_blocks_plan(&c->red, &fine, &e) == 0 && fine != NULL)
+		p.n_win = ilpi_blocks_windows(b = fine, p.win, p.off, &p.per);
+	if (p.n_win == 0 || p.per == 0) {
 		drv_note(c, "peak blocks: no repeated layers, %.2fs", ilpi_now() - t1);
 		goto out;
 	}
 	if (!pb_alloc_windows(&p) || (base = malloc(n + 1)) == NULL)
 		goto out;
 	node_windows(&p);
-	/* Candidates: the incumbent's layers, the seeds', the front's (evenly sampled). */
+	/* Candidates: the incumbent's layers and the seeds'. */
 	add_decisions(&p, c->ws);
 	for (size_t k = 0; k < c->n_seed; k++)
 		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) == 0)
 			add_decisions(&p, c->ts);
-	if (have_front) {
-		size_t np = ilpi_blocks_front_size(b), want = 48;
-
-		for (size_t k = 0; k < want && k < np && p.n_dec < PB_MAX_DEC; k++) {
-			ilpi_blocks_lower(b, np <= want ? k : k * (np - 1) / (want - 1), c->ts,
-			    c->tr);
-			add_decisions(&p, c->ts);
-		}
-	}
 	memcpy(base, c->ws, n);
 	for (rounds = 0; rounds < PB_ROUNDS && ilpi_now() < until; rounds++) {
 		int64_t before = *best;
@@ -573,6 +570,7 @@ drv_peak_blocks(solve_ctx *c, const ilpi_blocks *b, int have_front, int64_t *bes
 out:
 	free(base);
 	pb_free(&p);
+	ilpi_blocks_free(fine);
 }
 
 /* The valid seed of least simulated peak into base; its peak, -1 when none. */
@@ -610,7 +608,14 @@ drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t 
 	if (ilpi_blocks_plan_coarse(&c->red, 16, &b, &e) != 0 || b == NULL ||
 	    !pb_alloc(&p, n, c->g->n))
 		goto out;
-	if ((p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per)) == 0 || p.per == 0 ||
+	if ((p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per)) == 0) {
+		ilpi_blocks_free(b);
+		b = NULL;
+		if (ilpi_blocks_plan(&c->red, &b, &e) != 0 || b == NULL)
+			goto out;
+		p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per);
+	}
+	if (p.n_win == 0 || p.per == 0 ||
 	    !pb_alloc_windows(&p) || (base = malloc(n + 1)) == NULL || least_seed(c, base) < 0)
 		goto out;
 	bsim = -1;
@@ -638,11 +643,22 @@ drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t 
 		sims++;
 		bsim = sim;
 		memcpy(base, p.xs, n);
+		if (bsim <= B)
+			break;
 		add_decisions(&p, base);
 	}
 	/* the chain's fastest assignment within P; when its simulation overshoots B, P
 	 * comes down by the overshoot */
-	for (tries = 0; tries < 8 && ilpi_now() < until; tries++) {
+	if (bsim >= 0 && bsim <= B) {
+		/* the least-peak partition fits: the answer unless a faster one does */
+		memcpy(s, base, n);
+		if (drv_valid_items(c, s, r) && drv_simulate(c, s, r) == bsim) {
+			*sim_out = bsim;
+			*time_out = 0;
+			found = 1;
+		}
+	}
+	for (tries = 0; tries < 8 && (tries == 0 || ilpi_now() < until); tries++) {
 		double tm;
 		int64_t sim;
 
@@ -663,6 +679,7 @@ drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t 
 			    (long long)sim);
 		}
 		if (sim <= B) {
+			tries++;
 			memcpy(s, p.xs, n);
 			memcpy(r, p.xr, n);
 			*sim_out = sim;
@@ -672,8 +689,8 @@ drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t 
 		}
 		P -= sim - B;
 	}
-	drv_note(c, "peak blocks: budget %lld bytes: %s after %d tries (the chain's least "
-	    "peak %lld bytes, simulated %lld), %zu decisions, %zu simulated, %.2fs",
+	drv_note(c, "peak blocks: budget %lld bytes: %s, %d least-time tries (the chain's "
+	    "least peak %lld bytes, simulated %lld), %zu decisions, %zu simulated, %.2fs",
 	    (long long)B, found ? "a partition fits" : "none fits", tries, (long long)least,
 	    (long long)bsim, p.n_dec, sims, ilpi_now() - t1);
 out:

@@ -6,14 +6,15 @@
 #include "solver/driver/peak_seeds.h"
 
 /*
- * Incumbents from the chain of repeated layers of the plan b (of c's reduced model):
- * per-layer decisions (the incumbent's, the seeds', and, when have_front, points of
- * b's combined front) calibrated by simulation and combined for the least peak of the
- * chain model; every result is simulated and offered (drv_peak_offer) and among the
- * descents' starts. Stops at `until`. Nothing here is a bound.
+ * Incumbents from the chain of repeated layers of the plan b (of c's reduced model;
+ * when b has fewer than three layers, of a plan at every narrow cut): per-layer
+ * decisions (the incumbent's, the seeds', and a local search from them) calibrated by
+ * simulation and combined for the least peak of the chain model; every result is
+ * simulated and offered (drv_peak_offer) and among the descents' starts. Stops at
+ * `until`. Nothing here is a bound.
  */
-void drv_peak_blocks(solve_ctx *c, const ilpi_blocks *b, int have_front, int64_t *best,
-    peak_starts *st, double until);
+void drv_peak_blocks(solve_ctx *c, const ilpi_blocks *b, int64_t *best, peak_starts *st,
+    double until);
 
 /*
  * --peak-budget B: the chain's least-time assignment within B (per-layer decisions

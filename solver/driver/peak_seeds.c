@@ -283,7 +283,7 @@ drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until,
 		return;
 	}
 	/* the chain of repeated layers first: it needs the plan only */
-	drv_peak_blocks(c, b, 0, best, st, pb_until);
+	drv_peak_blocks(c, b, best, st, pb_until);
 	t1 = ilpi_now();
 	until = until > t1 + (until - t0) / 2 ? until : t1 + (until - t0) / 2;
 	ilpi_blocks_set_time_limit(b, until - t1 > 1e-3 ? until - t1 : 1e-3);
