@@ -363,7 +363,19 @@ try_pick(pb *p, const uint8_t *base, int64_t *best, peak_starts *st)
 		return -1;
 	sim = drv_simulate(p->c, p->xs, p->xr);
 	drv_starts_offer(st, p->c->red.n_items, p->xs, sim);
-	(void)drv_peak_offer(p->c, p->xs, p->xr, sim, best);
+	if (!drv_peak_offer(p->c, p->xs, p->xr, sim, best) && sim >= 0 && sim == *best) {
+		/* the same peak with less recompute time is the better incumbent (the
+		 * peak objective's second criterion) */
+		solve_ctx *c = p->c;
+		ilpi_terms tc = drv_terms(c, 0, 1, 1);
+		size_t n = c->red.n_items;
+
+		if (ilpi_model_value(&c->m, &tc, p->xs, p->xr) <
+		    ilpi_model_value(&c->m, &tc, c->ws, c->wr) * (1 - 1e-12)) {
+			memcpy(c->ws, p->xs, n);
+			memcpy(c->wr, p->xr, n);
+		}
+	}
 	return sim;
 }
 
