@@ -26,7 +26,7 @@
 #include "solver/driver/peak_blocks.h"
 
 /* Candidate decisions per layer (distinct), and picks tried per round. */
-#define PB_MAX_DEC 2048
+#define PB_MAX_DEC 512
 #define PB_ROUNDS 3
 
 typedef struct pb {
