@@ -601,68 +601,121 @@ least_seed(solve_ctx *c, uint8_t *base)
 	return best;
 }
 
+/* The plan and windows for a peak budget: the coarse plan, else one at every narrow
+ * cut; p's window arrays allocated. NULL when there are no repeated layers. */
+static ilpi_blocks *
+budget_plan(pb *p)
+{
+	solve_ctx *c = p->c;
+	ilpi_blocks *b = NULL;
+	ilp_error e = { 0 };
+
+	if (ilpi_blocks_plan_coarse(&c->red, 16, &b, &e) != 0 || b == NULL)
+		return NULL;
+	if ((p->n_win = ilpi_blocks_windows(b, p->win, p->off, &p->per)) == 0) {
+		ilpi_blocks_free(b);
+		b = NULL;
+		if (ilpi_blocks_plan(&c->red, &b, &e) != 0 || b == NULL)
+			return NULL;
+		p->n_win = ilpi_blocks_windows(b, p->win, p->off, &p->per);
+	}
+	if (p->n_win == 0 || p->per == 0 || !pb_alloc_windows(p)) {
+		ilpi_blocks_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* Rounds towards the least peak (the layers outside the windows come from the base: a
+ * lower base lets the chain reach lower budgets), until the base fits B (one at least). The base's
+ * simulated peak; the chain's last least peak in *least. */
+static int64_t
+budget_rounds(pb *p, uint8_t *base, int64_t bsim, int64_t B, double until, size_t *sims,
+    int64_t *least)
+{
+	solve_ctx *c = p->c;
+
+	/* the first round whatever the budget and the clock: it calibrates the decisions
+	 * (calibrate() leaves those it has no time for not allowed) */
+	for (int round = 0; round < PB_ROUNDS && (round == 0 || (bsim > B &&
+	    ilpi_now() < until)); round++) {
+		int64_t sim;
+
+		*sims += calibrate(p, base, until);
+		prune(p);
+		*sims += explore(p, base, until, 40 * p->per + 400);
+		if ((*least = chain_least(p)) < 0)
+			break;
+		mix(p, base, p->pick);
+		if (!drv_valid_items(c, p->xs, p->xr) || (sim = drv_simulate(c, p->xs, p->xr)) < 0 ||
+		    sim >= bsim)
+			break;
+		(*sims)++;
+		bsim = sim;
+		memcpy(base, p->xs, c->red.n_items);
+		add_decisions(p, base);
+	}
+	return bsim;
+}
+
+/* The chain's least-time assignment within P = B; when its simulation overshoots, P
+ * comes down by the overshoot (at most 8 tries, the first whatever the clock). 1 with
+ * the partition in (s, r). */
+static int
+budget_fastest(pb *p, const uint8_t *base, int64_t B, uint8_t *s, uint8_t *r,
+    int64_t *sim_out, double *time_out, double until, size_t *sims, int *tries)
+{
+	solve_ctx *c = p->c;
+	int64_t P = B, sim;
+	double tm;
+
+	for (*tries = 0; *tries < 8 && (*tries == 0 || ilpi_now() < until);) {
+		if (chain_fastest(p, P, &tm) != 0)
+			return 0;
+		mix(p, base, p->pick);
+		if (!drv_valid_items(c, p->xs, p->xr) || (sim = drv_simulate(c, p->xs, p->xr)) < 0)
+			return 0;
+		(*sims)++;
+		(*tries)++;
+		drv_note(c, "peak blocks: least time within %lld bytes: simulated %lld", (long long)P,
+		    (long long)sim);
+		if (sim <= B) {
+			memcpy(s, p->xs, c->red.n_items);
+			memcpy(r, p->xr, c->red.n_items);
+			*sim_out = sim;
+			*time_out = tm;
+			return 1;
+		}
+		P -= sim - B;
+	}
+	return 0;
+}
+
 int
 drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t *sim_out,
     double *time_out, double until)
 {
 	ilpi_blocks *b = NULL;
-	ilp_error e = { 0 };
 	pb p = { 0 };
 	size_t n = c->red.n_items, sims = 0;
 	uint8_t *base = NULL;
 	double t1 = ilpi_now();
-	int64_t P = B, bsim, least = -1;
-	int found = 0, tries = 0, rc;
+	int64_t bsim, least = -1;
+	int found = 0, tries = 0;
 
 	p.c = c;
-	if (c->o->prefer == ILP_PREFER_SOFT || c->o->monolithic || n == 0)
-		return 0;
-	if (ilpi_blocks_plan_coarse(&c->red, 16, &b, &e) != 0 || b == NULL ||
-	    !pb_alloc(&p, n, c->g->n))
+	if (c->o->prefer == ILP_PREFER_SOFT || c->o->monolithic || n == 0 ||
+	    !pb_alloc(&p, n, c->g->n) || (b = budget_plan(&p)) == NULL ||
+	    (base = malloc(n + 1)) == NULL || (bsim = least_seed(c, base)) < 0)
 		goto out;
-	if ((p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per)) == 0) {
-		ilpi_blocks_free(b);
-		b = NULL;
-		if (ilpi_blocks_plan(&c->red, &b, &e) != 0 || b == NULL)
-			goto out;
-		p.n_win = ilpi_blocks_windows(b, p.win, p.off, &p.per);
-	}
-	if (p.n_win == 0 || p.per == 0 ||
-	    !pb_alloc_windows(&p) || (base = malloc(n + 1)) == NULL || least_seed(c, base) < 0)
-		goto out;
-	bsim = -1;
 	node_windows(&p);
 	add_decisions(&p, base);
 	for (size_t k = 0; k < c->n_seed; k++)
 		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) == 0)
 			add_decisions(&p, c->ts);
-	/* rounds towards the least peak first (the layers outside the windows come from
-	 * the base: a lower base lets the chain reach lower budgets) */
-	bsim = least_seed(c, base);
-	for (int round = 0; round < PB_ROUNDS && ilpi_now() < until; round++) {
-		int64_t sim;
-
-		sims += calibrate(&p, base, until);
-		prune(&p);
-		sims += explore(&p, base, until, 40 * p.per + 400);
-		least = chain_least(&p);
-		if (least < 0)
-			break;
-		mix(&p, base, p.pick);
-		if (!drv_valid_items(c, p.xs, p.xr) || (sim = drv_simulate(c, p.xs, p.xr)) < 0 ||
-		    sim >= bsim)
-			break;
-		sims++;
-		bsim = sim;
-		memcpy(base, p.xs, n);
-		if (bsim <= B)
-			break;
-		add_decisions(&p, base);
-	}
-	/* the chain's fastest assignment within P; when its simulation overshoots B, P
-	 * comes down by the overshoot */
-	if (bsim >= 0 && bsim <= B) {
-		/* the least-peak partition fits: the answer unless a faster one does */
+	bsim = budget_rounds(&p, base, bsim, B, until, &sims, &least);
+	/* the least-peak partition fits: the answer unless a faster one does */
+	if (bsim <= B) {
 		memcpy(s, base, n);
 		if (drv_valid_items(c, s, r) && drv_simulate(c, s, r) == bsim) {
 			*sim_out = bsim;
@@ -670,39 +723,11 @@ drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t 
 			found = 1;
 		}
 	}
-	for (tries = 0; tries < 8 && (tries == 0 || ilpi_now() < until); tries++) {
-		double tm;
-		int64_t sim;
-
-		if ((rc = chain_fastest(&p, P, &tm)) != 0) {
-			drv_note(c, "peak blocks: no fastest assignment within %lld bytes (%d)",
-			    (long long)P, rc);
-			break;
-		}
-		mix(&p, base, p.pick);
-		if (!drv_valid_items(c, p.xs, p.xr) || (sim = drv_simulate(c, p.xs, p.xr)) < 0)
-			break;
-		sims++;
-		{
-			ilpi_blocks_chain ch = chain_of(&p, (size_t)p.pick[0]);
-
-			drv_note(c, "peak blocks: try %d within %lld: model %lld, simulated %lld",
-			    tries, (long long)P, (long long)ilpi_blocks_chain_value(&ch, p.pick),
-			    (long long)sim);
-		}
-		if (sim <= B) {
-			tries++;
-			memcpy(s, p.xs, n);
-			memcpy(r, p.xr, n);
-			*sim_out = sim;
-			*time_out = tm;
-			found = 1;
-			break;
-		}
-		P -= sim - B;
-	}
+	if (p.n_dec > 0 && budget_fastest(&p, base, B, s, r, sim_out, time_out, until, &sims,
+	    &tries))
+		found = 1;
 	drv_note(c, "peak blocks: budget %lld bytes: %s, %d least-time tries (the chain's "
-	    "least peak %lld bytes, simulated %lld), %zu decisions, %zu simulated, %.2fs",
+	    "least peak %lld bytes, base simulated %lld), %zu decisions, %zu simulated, %.2fs",
 	    (long long)B, found ? "a partition fits" : "none fits", tries, (long long)least,
 	    (long long)bsim, p.n_dec, sims, ilpi_now() - t1);
 out:
