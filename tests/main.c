@@ -17,6 +17,7 @@ main(void)
 	srunner_add_suite(sr, suite_mincut());
 	srunner_add_suite(sr, suite_memsim());
 	srunner_add_suite(sr, suite_peak());
+	srunner_add_suite(sr, suite_peak_blocks());
 	srunner_add_suite(sr, suite_fingerprint());
 	srunner_add_suite(sr, suite_budgets());
 	srunner_run_all(sr, CK_NORMAL);

@@ -11,6 +11,7 @@ Suite *suite_solver(void);
 Suite *suite_mincut(void);
 Suite *suite_memsim(void);
 Suite *suite_peak(void);
+Suite *suite_peak_blocks(void);
 Suite *suite_fingerprint(void);
 Suite *suite_budgets(void);
 

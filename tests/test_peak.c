@@ -544,6 +544,69 @@ START_TEST(peak_stacks_front_vs_monolithic_vs_enumeration)
 }
 END_TEST
 
+static void
+count_chain(void *ctx, const char *line)
+{
+	int64_t best, from;
+	int *k = ctx;
+
+	/* "peak blocks: N layers of M items, S simulated, best X bytes (from Y), ..." */
+	if (strncmp(line, "peak blocks: ", 13) == 0 && strstr(line, " layers of ") != NULL) {
+		const char *b = strstr(line, "best "), *f = strstr(line, "(from ");
+
+		k[0]++;
+		if (b != NULL && f != NULL && sscanf(b, "best %lld", (long long *)&best) == 1 &&
+		    sscanf(f, "(from %lld", (long long *)&from) == 1 && best > from)
+			k[1]++;
+	}
+}
+
+/* Stacks of 4-6 copies of a random block, where the chain of repeated layers
+ * (solver/driver/peak_blocks.c) runs before the front: the answer is simulated at its
+ * objective value, the chain runs on most of them and never reports a best above
+ * where it started, and the monolithic search agrees whenever both prove. */
+START_TEST(peak_stacks_chain_vs_monolithic)
+{
+	int proven = 0, chain[2] = { 0, 0 }, n = 16;
+
+	for (int seed = 1; seed <= n; seed++) {
+		ilp_solve_options o;
+		ilp_partition *p = NULL, *q = NULL;
+		ilp_error err = { 0 };
+		ilp_peak pk, pq;
+		ilp_graph *g;
+
+		rng_state = (uint64_t)seed * 104729;
+		g = random_stack(4 + (int)rnd(3), 3, 2);
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_PEAK;
+		o.bans = ILP_BANS_NONE;
+		o.time_limit = 10;
+		o.verbose = 1;
+		o.log = count_chain;
+		o.log_ctx = chain;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "seed %d: %s", seed, err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+		ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
+		o.monolithic = 1;
+		o.verbose = 0;
+		o.log = NULL;
+		ck_assert_msg(ilp_solve(g, &o, &q, &err) == 0, "seed %d: %s", seed, err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, q, &pq, &err), 0);
+		if (strcmp(p->status, "optimal") == 0 && strcmp(q->status, "optimal") == 0) {
+			ck_assert_int_eq(pk.peak_bytes, pq.peak_bytes);
+			proven++;
+		}
+		ilp_partition_free(p);
+		ilp_partition_free(q);
+		ilp_graph_free(g);
+	}
+	ck_assert_int_ge(chain[0], n / 2);
+	ck_assert_int_eq(chain[1], 0);
+	ck_assert_int_ge(proven, n / 2);
+}
+END_TEST
+
 /* Every executable partition of g's forward ops and primals (each saved, recomputed or
  * neither), at most `cap` of them, evenly spread over the enumeration. */
 static size_t
@@ -815,6 +878,11 @@ suite_peak(void)
 	tcase_add_test(tc, peak_time_limit_status);
 	tcase_add_test(tc, peak_never_above_other_rows);
 	tcase_add_test(tc, peak_stacks_front_vs_monolithic_vs_enumeration);
+	suite_add_tcase(s, tc);
+	/* The chain of repeated layers on taller stacks. */
+	tc = tcase_create("chain");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, peak_stacks_chain_vs_monolithic);
 	suite_add_tcase(s, tc);
 	/* Rows against every partition, enumerated. */
 	tc = tcase_create("rows");

@@ -18,6 +18,7 @@
 #include "solver/driver/reach.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/peak_seeds.h"
+#include "solver/driver/peak_blocks.h"
 
 /* Whether a seed still fits before `until`: at least half of `dur` (what the last one
  * of its kind took; 0: none yet) is left; counted in *skipped when not. Half: the
@@ -218,8 +219,8 @@ simulate_mass(solve_ctx *c, const uint8_t *s, const uint8_t *r, double frac,
 }
 
 /* (ts, tr) from the save set ts: canonical, and allowed by the model's columns. */
-static int
-valid_items(solve_ctx *c, uint8_t *s, uint8_t *r)
+int
+drv_valid_items(solve_ctx *c, uint8_t *s, uint8_t *r)
 {
 	for (size_t it = 0; it < c->red.n_items; it++)
 		r[it] = !s[it];
@@ -233,8 +234,8 @@ valid_items(solve_ctx *c, uint8_t *s, uint8_t *r)
 
 /* A candidate (ts, tr) simulated at `sim`: the new incumbent when strictly lower
  * (confirmed by drv_simulate(), the checked path). */
-static int
-peak_offer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, int64_t *best)
+int
+drv_peak_offer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, int64_t *best)
 {
 	size_t n = c->red.n_items;
 
@@ -248,8 +249,8 @@ peak_offer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, int64_
 	return 1;
 }
 
-static void
-starts_offer(peak_starts *st, size_t n_items, const uint8_t *s, int64_t sim)
+void
+drv_starts_offer(peak_starts *st, size_t n_items, const uint8_t *s, int64_t sim)
 {
 	size_t k;
 
@@ -272,13 +273,14 @@ starts_offer(peak_starts *st, size_t n_items, const uint8_t *s, int64_t sim)
  * items and simulated. Points are tried coarse to fine (every 2^k-th), so a time
  * limit still leaves an even sample. */
 void
-drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until)
+drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until,
+    double pb_until)
 {
 	ilpi_blocks *b = NULL;
 	ilp_error e = { 0 };
 	size_t np, tried = 0, looked = 0, n = c->red.n_items;
 	int64_t sim, first = *best;
-	double mass, t1 = ilpi_now();
+	double mass, t1 = ilpi_now(), t0 = t1;
 	uint8_t *seen = NULL;
 
 	if (c->o->prefer == ILP_PREFER_SOFT || c->o->monolithic || n == 0)
@@ -288,6 +290,10 @@ drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 		ilpi_blocks_free(b);
 		return;
 	}
+	/* the chain of repeated layers first: it needs the plan only */
+	drv_peak_blocks(c, b, best, st, pb_until);
+	t1 = ilpi_now();
+	until = until > t1 + (until - t0) / 2 ? until : t1 + (until - t0) / 2;
 	ilpi_blocks_set_time_limit(b, until - t1 > 1e-3 ? until - t1 : 1e-3);
 	if (ilpi_blocks_prepare(b, &e) != 0 || ilpi_blocks_front(b, &e) != 0) {
 		drv_note(c, "peak front: the decomposition does not apply, %.2fs", ilpi_now() - t1);
@@ -306,12 +312,12 @@ drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 			seen[i] = 1;
 			looked++;
 			ilpi_blocks_lower(b, i, c->ts, c->tr);
-			if (!valid_items(c, c->ts, c->tr))
+			if (!drv_valid_items(c, c->ts, c->tr))
 				continue;
 			tried++;
 			simulate_mass(c, c->ts, c->tr, 1, &sim, &mass);
-			starts_offer(st, n, c->ts, sim);
-			(void)peak_offer(c, c->ts, c->tr, sim, best);
+			drv_starts_offer(st, n, c->ts, sim);
+			(void)drv_peak_offer(c, c->ts, c->tr, sim, best);
 		}
 	drv_note(c, "peak front: %zu points, %zu simulated, best %lld bytes (seeds %lld), "
 	    "%.2fs%s", np, tried, (long long)*best, (long long)first, ilpi_now() - t1,
@@ -344,7 +350,7 @@ drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
 				continue;
 			memcpy(c->ts, cs, n);
 			c->ts[it] = !c->ts[it];
-			if (!valid_items(c, c->ts, c->tr) || memcmp(c->ts, cs, n) == 0)
+			if (!drv_valid_items(c, c->ts, c->tr) || memcmp(c->ts, cs, n) == 0)
 				continue;
 			(*budget)--;
 			simulate_mass(c, c->ts, c->tr, 0.95, &sim, &mass);
@@ -358,7 +364,7 @@ drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
 			cmass = mass;
 			(*moves)++;
 			improved = 1;
-			(void)peak_offer(c, cs, cr, *cur, best);
+			(void)drv_peak_offer(c, cs, cr, *cur, best);
 		}
 	}
 }
@@ -383,10 +389,10 @@ drv_peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 	for (size_t it = 0; it < n; it++)
 		if (c->m.col_s[it] != 0)
 			var[n_var++] = (int32_t)it;
-	starts_offer(st, n, c->ws, *best);
+	drv_starts_offer(st, n, c->ws, *best);
 	for (size_t k = 0; k < st->n && ilpi_now() < until && budget > 0; k++) {
 		memcpy(cs, st->s + k * n, n);
-		if (!valid_items(c, cs, cr))
+		if (!drv_valid_items(c, cs, cr))
 			continue;
 		drv_descend(c, cs, cr, &cur, best, until, &budget, &moves);
 	}
@@ -396,7 +402,7 @@ drv_peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
 			cs[var[(rng >> 33) % n_var]] ^= 1;
 		}
-		if (!valid_items(c, cs, cr))
+		if (!drv_valid_items(c, cs, cr))
 			continue;
 		drv_descend(c, cs, cr, &cur, best, until, &budget, &moves);
 		rounds++;

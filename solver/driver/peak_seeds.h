@@ -15,8 +15,20 @@ typedef struct peak_starts {
 } peak_starts;
 
 int drv_peak_seeds(solve_ctx *c, ilp_error *err);
+/* (s, r) from the save set s: canonical, and allowed by the model's columns (1). */
+int drv_valid_items(solve_ctx *c, uint8_t *s, uint8_t *r);
+/* A candidate simulated at `sim`: the new incumbent when strictly lower (confirmed by
+ * drv_simulate(), the checked path); 1 when taken. */
+int drv_peak_offer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim,
+    int64_t *best);
+/* The save set s, simulated at sim, among the descents' starts when it is one of the
+ * best few. */
+void drv_starts_offer(peak_starts *st, size_t n_items, const uint8_t *s, int64_t sim);
 int drv_peak_try_seeds(solve_ctx *c, int64_t *best, ilp_error *err);
-void drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until);
+/* The chain of repeated layers (solver/driver/peak_blocks.c, until `pb_until`),
+ * then the blocks' front (until `until`, at least half of its share after the chain). */
+void drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double until,
+    double pb_until);
 void drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
     double until, size_t *budget, size_t *moves);
 void drv_peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until);
