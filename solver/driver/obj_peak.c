@@ -362,7 +362,7 @@ peak_budget_search(solve_ctx *c, uint8_t *s, uint8_t *r, int64_t *sim_out, doubl
 		memcpy(c->wr, c->tr, n);
 	}
 	if (!drv_peak_late(c))
-		drv_peak_front_seeds(c, &best, &st, until);
+		drv_peak_front_seeds(c, &best, &st, until, until);
 	if (best >= 0 && best > c->o->peak_budget && !drv_peak_late(c))
 		drv_peak_descent(c, &best, &st, until);
 	if (best < 0 || best > c->o->peak_budget || (c->budget >= 0 &&
