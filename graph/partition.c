@@ -42,6 +42,7 @@ ilp_partition_new(const ilp_graph *g)
 	p->opt.time_budget_fraction = -1;
 	p->opt.time_limit = -1;
 	p->opt.gap = -1;
+	p->opt.offload_bw = -1;
 	return p;
 }
 
@@ -216,6 +217,35 @@ ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p)
 			sum += ilpi_rng_state_bytes(g);
 	free(seen);
 	return sum;
+}
+
+int64_t
+ilpi_partition_offloaded_bytes(const ilp_graph *g, const ilp_partition *p)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < g->n && i < p->n; i++)
+		if (ilpi_offloaded(p, i) && ilpi_saved(p, i))
+			sum += ilpi_charged_bytes(g, &g->node[g->node[i].storage]);
+	return sum;
+}
+
+void
+ilpi_partition_transfer(const ilp_partition *p, ilp_device *dev, double *host_bw)
+{
+	const char *d = p->opt.device;
+	char *end;
+
+	ilp_device_lookup(ILPI_DEVICE_DEFAULT, dev);
+	if (ilp_device_lookup(d, dev) != 0 && d[0] >= '0' && d[0] <= '9') {
+		double f = strtod(d, &end), b = *end == ':' ? strtod(end + 1, &end) : -1;
+
+		if (*end == '\0' && f > 0 && b > 0) {
+			dev->peak_flops = f;
+			dev->bandwidth = b;
+		}
+	}
+	*host_bw = p->opt.offload_bw > 0 ? p->opt.offload_bw : ilpi_device_host_bw(dev);
 }
 
 void
@@ -539,6 +569,8 @@ read_options(reader *r, const cJSON *root)
 	    get_string(r, o, "prefer", "options.prefer", x->prefer, sizeof x->prefer) < 0 ||
 	    get_string(r, o, "bans", "options.bans", x->bans, sizeof x->bans) < 0 ||
 	    get_string(r, o, "device", "options.device", x->device, sizeof x->device) < 0 ||
+	    get_string(r, o, "offload", "options.offload", x->offload, sizeof x->offload) < 0 ||
+	    get_number(r, o, "offload_bw", "options.offload_bw", &x->offload_bw) < 0 ||
 	    get_number(r, o, "time_limit", "options.time_limit", &x->time_limit) < 0 ||
 	    get_number(r, o, "gap", "options.gap", &d) < 0 ||
 	    get_string(r, o, "ilpart", "options.ilpart", x->version, sizeof x->version) < 0)
@@ -643,6 +675,7 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
 	    read_list(&r, root, "saved", ILPI_P_SAVED, 1) != 0 ||
 	    read_list(&r, root, "recomputed", ILPI_P_RECOMPUTED, 0) != 0 ||
 	    read_list(&r, root, "rng_states", ILPI_P_RNG_SAVED, 0) != 0 ||
+	    read_list(&r, root, "offloaded", ILPI_P_OFFLOADED, 0) != 0 ||
 	    read_cost(&r, root) != 0 || read_overrides(&r, root) != 0)
 		goto fail;
 	if (cJSON_GetObjectItemCaseSensitive(root, "recomputed") == NULL)
@@ -796,6 +829,16 @@ write_provenance(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p)
 		short_num(b, o->time_budget_fraction);
 		ilpi_buf_puts(b, ", ");
 	}
+	if (o->offload[0] != '\0') {
+		ilpi_buf_puts(b, "\"offload\": ");
+		ilpi_buf_json_str(b, o->offload);
+		ilpi_buf_puts(b, ", ");
+	}
+	if (o->offload_bw > 0) {
+		ilpi_buf_puts(b, "\"offload_bw\": ");
+		short_num(b, o->offload_bw);
+		ilpi_buf_puts(b, ", ");
+	}
 	if (o->rng_replay[0] != '\0') {
 		ilpi_buf_puts(b, "\"rng_replay\": ");
 		ilpi_buf_json_str(b, o->rng_replay);
@@ -858,6 +901,8 @@ ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, il
 	write_list(&b, g, p, "recomputed", ILPI_P_RECOMPUTED);
 	if (ilpi_partition_count(p, ILPI_P_RNG_SAVED) > 0)
 		write_list(&b, g, p, "rng_states", ILPI_P_RNG_SAVED);
+	if (ilpi_partition_count(p, ILPI_P_OFFLOADED) > 0)
+		write_list(&b, g, p, "offloaded", ILPI_P_OFFLOADED);
 	if (p->has_cost) {
 		ilpi_buf_printf(&b, ",\n  \"cost\": {\"saved_bytes\": %lld, \"recompute_flops\": ",
 		    (long long)p->saved_bytes);

@@ -13,8 +13,11 @@
 enum {
 	ILPI_P_SAVED = 1u << 0,       /* handed from the forward to the backward */
 	ILPI_P_RECOMPUTED = 1u << 1,  /* non-backward op executed in the backward */
-	ILPI_P_RNG_SAVED = 1u << 2    /* recomputed random op: the forward saves its RNG
+	ILPI_P_RNG_SAVED = 1u << 2,   /* recomputed random op: the forward saves its RNG
 	                               * state, the backward replays it (g->rng_state_bytes) */
+	ILPI_P_OFFLOADED = 1u << 3    /* saved value copied to host memory after its last
+	                               * forward use and back before its first backward use
+	                               * (docs/partition.md "Offload") */
 };
 
 /* Soft mode: a preference the optimum overrides, and what overriding it gains. */
@@ -39,6 +42,9 @@ typedef struct ilpi_run_options {
 	char prefer[16];
 	char bans[16];
 	char device[96];          /* a profile name or FLOPS:BYTES_PER_S */
+	char offload[8];          /* "none", "free"; "" for the default (tags) */
+	double offload_bw;        /* host-link bytes/s of the transfer model; < 0: the
+	                           * device profile's (ilpi_device_host_bw) */
 	char policy_name[256];
 	char policy_sha256[65];
 	double time_limit;
@@ -84,6 +90,16 @@ static inline int ilpi_recomputed(const ilp_partition *p, size_t i)
 {
 	return (p->state[i] & ILPI_P_RECOMPUTED) != 0;
 }
+static inline int ilpi_offloaded(const ilp_partition *p, size_t i)
+{
+	return (p->state[i] & ILPI_P_OFFLOADED) != 0;
+}
+/* The transfer model's parameters of a partition (docs/partition.md "Offload"): the
+ * device its options name (a profile or FLOPS:BYTES_PER_S; h100 when none or unknown)
+ * and the host-link bandwidth it records, else that device's. */
+void ilpi_partition_transfer(const ilp_partition *p, ilp_device *dev, double *host_bw);
+/* Bytes of the offloaded values (each is its own storage: ilp_check). */
+int64_t ilpi_partition_offloaded_bytes(const ilp_graph *g, const ilp_partition *p);
 /* Records an override (soft mode); -1 when out of memory. */
 int ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain);
 /* Copies the producer strings into p (truncated to the field sizes); NULL leaves a

@@ -344,6 +344,9 @@ typedef struct ilp_peak {
 	int64_t forward_peak, backward_peak;
 	int64_t held_bytes;    /* live between the two: saved values and forward outputs */
 	int64_t input_bytes;   /* primals and tangents */
+	int64_t offloaded_bytes;  /* saved values offloaded to the host ("offloaded") */
+	double exposed_us;     /* transfer time the compute does not hide (microseconds on
+	                        * the partition's device; docs/partition.md "Offload") */
 } ilp_peak;
 
 /* Lowers `p` and simulates both sides. Tags do not matter to memory: any executable
