@@ -28,6 +28,7 @@ static const char *usage_line =
     "[--gap G] [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v] "
     "[--policy F] "
     "[--prefer M] [--bans M] [--time-budget SECONDS|pytorch:F] [--out-of-reach least|fail] "
+    "[--offload tags|none|free] [--offload-bw BYTES_PER_S] "
     "[--strict-budget]";
 
 static void
@@ -122,7 +123,9 @@ static const char *const value_opts[] = { "-o", "--split", "--objective",
     "--memory-budget", "--peak-budget", "--alpha", "--device", "--time-limit", "--gap", "--rng-replay",
     "--write-lp", "--write-mps", "--fraction-cap", "--torch",
     /* budgets out of reach and the time budget (solver/driver/reach.c, time_budget.c) */
-    "--time-budget", "--out-of-reach" };
+    "--time-budget", "--out-of-reach",
+    /* offloading saved values to the host (docs/solver.md "Offload") */
+    "--offload", "--offload-bw" };
 
 static int
 parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
@@ -225,6 +228,15 @@ parse_args(int argc, char **argv, ilp_solve_options *o, cli_policy_opts *po,
 		} else if (strcmp(name, "--out-of-reach") == 0) {
 			if (cli_opt_out_of_reach("solve", v, &o->unreachable) != CLI_OK)
 				return -1;
+		} else if (strcmp(name, "--offload") == 0) {
+			if (ilp_offload_parse(v, &o->offload, NULL) != 0)
+				return cli_usage("solve", "--offload: expected tags, none or free, "
+				    "not '%s'", v), -1;
+		} else if (strcmp(name, "--offload-bw") == 0) {
+			if (cli_parse_number(v, &o->offload_bw, &end) != 0 || *end != '\0' ||
+			    !(o->offload_bw > 0))
+				return cli_usage("solve", "--offload-bw: expected bytes per second "
+				    "> 0 (e.g. 25e9), not '%s'", v), -1;
 		} else if (strcmp(name, "--write-lp") == 0) {
 			o->write_lp = v;
 		} else {

@@ -30,6 +30,7 @@ static const struct {
 	    "    [--time-limit S] [--gap G]\n"
 	    "    [--rng-replay auto|yes|no] [--write-lp F] [--write-mps F] [--monolithic] [-v]\n"
 	    "    [--time-budget T] [--out-of-reach least|fail] [--strict-budget]\n"
+	    "    [--offload tags|none|free] [--offload-bw BYTES_PER_S]\n"
 	    "    " SAC_OPTS,
 	    "B is bytes (1024, 512MiB, 2GB) or a fraction written with a decimal point (0.3),\n"
 	    "torch's activation_memory_budget: 0.0 = the inputs' bytes, 1.0 = what torch's\n"
@@ -52,7 +53,12 @@ static const struct {
 	    "least answers with the least-bytes partition (a time budget: least recompute)\n"
 	    "and a warning, fail exits 3. Default: least for a fraction and pytorch:F, fail\n"
 	    "for bytes and seconds; --strict-budget is --out-of-reach fail.\n"
-	    "docs/solver.md \"Budgets out of reach\", \"Time budgets\".\n" },
+	    "docs/solver.md \"Budgets out of reach\", \"Time budgets\".\n"
+	    "--offload free: each saved value may be offloaded to host memory (the memory\n"
+	    "and runtime objectives: saved bytes are the device's, recompute time adds the\n"
+	    "transfer time the compute cannot hide); MUST_CPU_OFFLOAD values are offloaded\n"
+	    "when saved. tags (default) and none: nothing offloaded. --offload-bw: the host\n"
+	    "link (default: the device's, 25e9 for h100). docs/solver.md \"Offload\".\n" },
 	{ "mincut", cmd_mincut, "PyTorch's min-cut heuristic (torch 2.6 or 2.14 rules)",
 	    "GRAPH [-o PARTITION] [--memory-budget F] [--torch VERSION] [--config NAME=VALUE]...\n"
 	    "    [--device D] [--explain] [--no-check] " SAC_OPTS,

@@ -188,6 +188,11 @@ ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_opti
 	}
 	set_field(r->prefer, sizeof r->prefer, ilp_prefer_name(o->prefer));
 	set_field(r->bans, sizeof r->bans, ilp_bans_name(o->bans));
+	/* tags, the default, is today's partition: nothing written */
+	if (o->offload != ILP_OFFLOAD_TAGS)
+		set_field(r->offload, sizeof r->offload, ilp_offload_name(o->offload));
+	if (o->offload == ILP_OFFLOAD_FREE)
+		r->offload_bw = o->offload_bw > 0 ? o->offload_bw : ilpi_device_host_bw(&o->device);
 	device_text(&o->device, r->device, sizeof r->device);
 	if (g->policy_name != NULL) {
 		set_field(r->policy_name, sizeof r->policy_name, g->policy_name);
@@ -909,6 +914,9 @@ ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, il
 		ilpi_buf_json_num(&b, p->recompute_flops);
 		ilpi_buf_puts(&b, ", \"recompute_time_us\": ");
 		ilpi_buf_json_num(&b, p->recompute_time_us);
+		if (ilpi_partition_offloaded_bytes(g, p) > 0)
+			ilpi_buf_printf(&b, ", \"offloaded_bytes\": %lld",
+			    (long long)ilpi_partition_offloaded_bytes(g, p));
 		ilpi_buf_puts(&b, "}");
 	}
 	if (p->n_overrides > 0 && (sorted = malloc(p->n_overrides * sizeof *sorted)) == NULL)

@@ -26,6 +26,8 @@ ilp_solve_options_init(ilp_solve_options *o)
 	ilp_device_lookup(ILPI_DEVICE_DEFAULT, &o->device);
 	o->time_limit = 0;
 	o->gap = 0;
+	o->offload = ILP_OFFLOAD_TAGS;
+	o->offload_bw = -1;
 }
 
 int
@@ -72,6 +74,21 @@ ilpi_solve_options_check(const ilp_graph *g, const ilp_solve_options *o, ilp_err
 	if (!(o->gap >= 0) || !isfinite(o->gap)) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'gap': %g is not a number >= 0", g->path,
 		    o->gap);
+		return -1;
+	}
+	if ((unsigned)o->offload > ILP_OFFLOAD_FREE || isnan(o->offload_bw) ||
+	    isinf(o->offload_bw)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'offload': unknown mode %d or bandwidth "
+		    "%g", g->path, (int)o->offload, o->offload_bw);
+		return -1;
+	}
+	if (o->offload == ILP_OFFLOAD_FREE && (o->objective == ILP_OBJ_PEAK ||
+	    o->objective == ILP_OBJ_WEIGHTED || o->peak_budget >= 0 ||
+	    o->time_budget_us >= 0 || o->time_budget_fraction >= 0)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'offload': free takes the memory and "
+		    "runtime objectives with a memory budget (the device's saved bytes); the peak "
+		    "objective, a peak budget, a time budget and the weighted objective do not "
+		    "model offload yet", g->path);
 		return -1;
 	}
 	if (isnan(o->time_limit)) {

@@ -318,6 +318,121 @@ START_TEST(offload_file_round_trip)
 }
 END_TEST
 
+/* ---- the solver with --offload free ------------------------------------------------ */
+
+static ilp_partition *
+solve(const ilp_graph *g, ilp_objective obj, int64_t budget, ilp_offload off)
+{
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilp_solve_options_init(&o);
+	o.objective = obj;
+	o.budget_bytes = budget;
+	o.bans = ILP_BANS_NONE;
+	o.offload = off;
+	o.offload_bw = 1e6;
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
+	return p;
+}
+
+static int64_t
+device_bytes(const ilp_graph *g, const ilp_partition *p)
+{
+	return ilpi_partition_saved_bytes(g, p) - ilpi_partition_offloaded_bytes(g, p);
+}
+
+/* Every partition of the ladder: saved sets of {x, a, b, c, d} completed, executable,
+ * each movable saved value on the device or offloaded: the least device bytes. */
+static int64_t
+brute_least_device(const ilp_graph *g)
+{
+	static const char *const names[] = { "x", "a", "b", "c", "d" };
+	int64_t best = -1;
+
+	for (unsigned save = 0; save < 32; save++) {
+		ilp_partition *p = ilp_partition_new(g);
+		ilp_error err = { 0 };
+		int64_t dev;
+
+		for (int k = 0; k < 5; k++)
+			if (save & (1u << k))
+				p->state[t_node(g, names[k])] |= ILPI_P_SAVED;
+		ilpi_partition_complete(g, p, 0);
+		if (ilp_check(g, p, NULL, &err) == 0) {
+			/* offloading every movable saved value is least in bytes; the checker
+			 * says which are movable */
+			for (int k = 1; k < 5; k++)
+				if (save & (1u << k)) {
+					p->state[t_node(g, names[k])] |= ILPI_P_OFFLOADED;
+					if (ilp_check(g, p, NULL, &err) != 0)
+						p->state[t_node(g, names[k])] &=
+						    (uint8_t)~ILPI_P_OFFLOADED;
+				}
+			dev = device_bytes(g, p);
+			if (best < 0 || dev < best)
+				best = dev;
+		}
+		ilp_partition_free(p);
+	}
+	return best;
+}
+
+START_TEST(offload_solver)
+{
+	ilp_graph *g = ladder();
+	ilp_partition *tags = solve(g, ILP_OBJ_MEMORY, -1, ILP_OFFLOAD_TAGS);
+	ilp_partition *fr = solve(g, ILP_OBJ_MEMORY, -1, ILP_OFFLOAD_FREE);
+	ilp_error err = { 0 };
+	ilp_peak pk;
+
+	/* tags: nothing offloaded; free: the least device bytes of every partition */
+	ck_assert_uint_eq(ilpi_partition_count(tags, ILPI_P_OFFLOADED), 0);
+	ck_assert_int_eq(device_bytes(g, fr), brute_least_device(g));
+	ck_assert_int_lt(device_bytes(g, fr), device_bytes(g, tags));
+	ck_assert(fr->objective_value == (double)device_bytes(g, fr));
+	ck_assert_str_eq(fr->opt.offload, "free");
+	ck_assert_int_eq(ilp_check(g, fr, NULL, &err), 0);
+	ilp_partition_free(tags);
+	ilp_partition_free(fr);
+	/* Runtime within device budgets: never slower than without offload, within the
+	 * budget, and the model's time (recompute + exposed) never below the simulator's. */
+	for (int64_t b = 0; b <= 220; b += 10) {
+		ilp_solve_options o;
+		ilp_partition *t = NULL;
+		double model, sim;
+
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_RUNTIME;
+		o.budget_bytes = b;
+		o.bans = ILP_BANS_NONE;
+		o.offload = ILP_OFFLOAD_FREE;
+		o.offload_bw = 1e6;
+		if (ilp_solve(g, &o, &fr, &err) != 0) {
+			ck_assert_int_eq(err.kind, ILP_ERR_CONFLICT);
+			continue;
+		}
+		ck_assert_int_le(device_bytes(g, fr), b);
+		o.offload = ILP_OFFLOAD_TAGS;
+		if (ilp_solve(g, &o, &t, &err) == 0) {
+			ck_assert(fr->objective_value <= t->objective_value + 1e-9);
+			ilp_partition_free(t);
+		}
+		ck_assert_int_eq(ilp_partition_peak(g, fr, &pk, &err), 0);
+		model = fr->objective_value;
+		sim = fr->recompute_time_us + pk.exposed_us;
+		ck_assert_msg(model >= sim - 1e-9, "budget %lld: model %g < simulated %g",
+		    (long long)b, model, sim);
+		/* nothing recomputed before a reload: the model's time is the simulator's */
+		if (ilpi_partition_count(fr, ILPI_P_RECOMPUTED) == 0)
+			ck_assert(model == sim);
+		ilp_partition_free(fr);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_offload(void)
 {
@@ -329,6 +444,7 @@ suite_offload(void)
 	tcase_add_test(tc, offload_timeline);
 	tcase_add_test(tc, offload_checker);
 	tcase_add_test(tc, offload_file_round_trip);
+	tcase_add_test(tc, offload_solver);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,6 +19,7 @@
 #include "solver/driver/decomp.h"
 #include "solver/driver/obj_peak.h"
 #include "solver/driver/objectives.h"
+#include "solver/driver/offload.h"
 #include "solver/driver/peak_seeds.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/solve.h"
@@ -30,6 +31,8 @@ run_model(void *ctx, ilp_error *err)
 	solve_ctx *c = ctx;
 
 	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
+		return -1;
+	if (c->o->offload == ILP_OFFLOAD_FREE && drv_offload_setup(c, err) != 0)
 		return -1;
 	if (drv_needs_peak(c->o) && ilpi_peak_rows_add(c->g, &c->m, &c->peak, err) != 0)
 		return -1;
