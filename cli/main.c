@@ -95,8 +95,10 @@ static const struct {
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
 	    "GRAPH [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak] [--json]\n"
 	    "    [--torch VERSION] [--device D] [--time-limit S] [--no-times]\n"
-	    "    [--out-of-reach least|fail] [--strict-budget]\n"
+	    "    [--out-of-reach least|fail] [--strict-budget] [--offload free] [--offload-bw B]\n"
 	    "    " SAC_OPTS,
+	    "--offload free adds the ILP row solved with offload (docs/solver.md \"Offload\")\n"
+	    "and says per row what is offloaded and the transfer time exposed.\n"
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
 	    "time within B bytes), ilpart's min-cut (the rules of the graph's torch, 2.6 or\n"
 	    "2.14, or of --torch VERSION; tags read as torch does), each reference partition\n"
@@ -128,6 +130,7 @@ static const struct {
 	{ "timeline", cmd_timeline, "live bytes at every step, the peak and what is live there",
 	    "GRAPH [PART...] [--csv FILE] [--top N] [--memory-budget B]\n"
 	    "    [--fraction-cap pytorch|normalised] [--device D] [--time-limit S]\n"
+	    "    [--offload tags|none|free] [--offload-bw B]\n"
 	    "    " SAC_OPTS,
 	    "PART is a partition file or one of: ilp (the saved-bytes optimum; with\n"
 	    "--memory-budget, least recompute time within B), peak (least simulated peak),\n"
