@@ -82,13 +82,12 @@ ilpi_solve_options_check(const ilp_graph *g, const ilp_solve_options *o, ilp_err
 		    "%g", g->path, (int)o->offload, o->offload_bw);
 		return -1;
 	}
-	if (o->offload == ILP_OFFLOAD_FREE && (o->objective == ILP_OBJ_PEAK ||
-	    o->objective == ILP_OBJ_WEIGHTED || o->peak_budget >= 0 ||
-	    o->time_budget_us >= 0 || o->time_budget_fraction >= 0)) {
-		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'offload': free takes the memory and "
-		    "runtime objectives with a memory budget (the device's saved bytes); the peak "
-		    "objective, a peak budget, a time budget and the weighted objective do not "
-		    "model offload yet", g->path);
+	if (o->offload == ILP_OFFLOAD_FREE && (o->objective == ILP_OBJ_WEIGHTED ||
+	    o->peak_budget >= 0 || o->time_budget_us >= 0 || o->time_budget_fraction >= 0)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'offload': free takes the memory, "
+		    "runtime (with a memory budget: the device's saved bytes) and peak objectives; "
+		    "a peak budget, a time budget and the weighted objective do not model offload "
+		    "yet", g->path);
 		return -1;
 	}
 	if (isnan(o->time_limit)) {

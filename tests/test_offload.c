@@ -429,6 +429,22 @@ START_TEST(offload_solver)
 			ck_assert(model == sim);
 		ilp_partition_free(fr);
 	}
+	/* The least peak with offload: never above the least peak without. */
+	{
+		ilp_peak p0, p1;
+
+		tags = solve(g, ILP_OBJ_PEAK, -1, ILP_OFFLOAD_TAGS);
+		fr = solve(g, ILP_OBJ_PEAK, -1, ILP_OFFLOAD_FREE);
+		ck_assert_int_eq(ilp_check(g, fr, NULL, &err), 0);
+		ck_assert_int_eq(ilp_partition_peak(g, tags, &p0, &err), 0);
+		ck_assert_int_eq(ilp_partition_peak(g, fr, &p1, &err), 0);
+		ck_assert_int_le(p1.peak_bytes, p0.peak_bytes);
+		ck_assert(fr->objective_value == (double)p1.peak_bytes);
+		ck_assert_str_eq(fr->status, "feasible");
+		ck_assert_ptr_nonnull(strstr(fr->note, "not proven"));
+		ilp_partition_free(tags);
+		ilp_partition_free(fr);
+	}
 	ilp_graph_free(g);
 }
 END_TEST
