@@ -51,7 +51,12 @@ cmd_check(int argc, char **argv)
 	    ilpi_partition_count(p, ILPI_P_SAVED), (long long)ilpi_partition_saved_bytes(g, p),
 	    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
 	/* The peak needs the lowering, which checks in the partition's own mode. */
-	if (ilp_partition_peak(g, p, &pk, &err) == 0)
+	if (ilp_partition_peak(g, p, &pk, &err) == 0 && pk.offloaded_bytes > 0)
+		printf("; peak %lld bytes (%s); offloaded %zu (%lld bytes), transfer time "
+		    "exposed %.6g us\n", (long long)pk.peak_bytes, cli_peak_where(g, &pk),
+		    ilpi_partition_count(p, ILPI_P_OFFLOADED), (long long)pk.offloaded_bytes,
+		    pk.exposed_us);
+	else if (err.kind == ILP_ERR_NONE)
 		printf("; peak %lld bytes (%s)\n", (long long)pk.peak_bytes, cli_peak_where(g, &pk));
 	else
 		printf("; peak -\n");

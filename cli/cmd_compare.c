@@ -38,6 +38,7 @@ typedef struct compare_opts {
 	char device_why[160];      /* why that device: "--device", the graph's, default */
 	int json, no_times;
 	int peak;                  /* --peak: add the least-peak row */
+	int offload;               /* --offload free: add the row with offload */
 } compare_opts;
 
 static int
@@ -81,6 +82,18 @@ parse_args(compare_opts *c, const char *cmd, int argc, char **argv, const char *
 			c->no_times = 1;
 		} else if (strcmp(a, "--peak") == 0) {
 			c->peak = 1;
+		} else if (cli_opt(cmd, argc, argv, &i, "--offload", &v)) {
+			if (v == NULL || strcmp(v, "free") != 0)
+				return cli_usage(cmd, "--offload: expected free (a row with offload "
+				    "beside the one without), not '%s'", v != NULL ? v : "");
+			c->offload = 1;
+		} else if (cli_opt(cmd, argc, argv, &i, "--offload-bw", &v)) {
+			const char *end;
+
+			if (v == NULL || cli_parse_number(v, &c->so.offload_bw, &end) != 0 ||
+			    *end != '\0' || !(c->so.offload_bw > 0))
+				return cli_usage(cmd, "--offload-bw: expected bytes per second > 0, "
+				    "not '%s'", v != NULL ? v : "");
 		} else if (cli_operand(cmd, a, graph, 1, &n_graph) != CLI_OK) {
 			return CLI_INPUT;
 		}
@@ -135,6 +148,19 @@ row_ilp(const ilp_graph *g, const compare_opts *c, row *r)
 	} else if (r->p != NULL && so.budget_fraction >= 0) /* the bytes the fraction became */
 		snprintf(r->name, sizeof r->name, "ilp (runtime, budget %g = %lld B)",
 		    so.budget_fraction, (long long)r->p->budget_bytes);
+}
+
+/* --offload free: the ilp row's request with offload (docs/solver.md "Offload"). */
+static void
+row_ilp_offload(const ilp_graph *g, const compare_opts *c, row *r)
+{
+	compare_opts o = *c;
+	char name[sizeof r->name];
+
+	o.so.offload = ILP_OFFLOAD_FREE;
+	row_ilp(g, &o, r);
+	snprintf(name, sizeof name, "%.100s + offload", r->name);
+	memcpy(r->name, name, sizeof r->name);
 }
 
 /* --peak: the least simulated peak (then least recompute time), no byte budget. */
@@ -293,6 +319,14 @@ print_table(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n
 	for (size_t k = 0; k < n; k++)
 		if (rows[k].p != NULL && ilp_partition_note(rows[k].p)[0] != '\0')
 			printf("%s: note: %s\n", rows[k].name, ilp_partition_note(rows[k].p));
+	for (size_t k = 0; k < n; k++)
+		if (rows[k].p != NULL && rows[k].has_peak && rows[k].peak.offloaded_bytes > 0)
+			printf("%s: offloaded %zu values (%lld bytes): %lld saved bytes on the "
+			    "device; transfer time exposed %.6g us (simulated)\n", rows[k].name,
+			    ilpi_partition_count(rows[k].p, ILPI_P_OFFLOADED),
+			    (long long)rows[k].peak.offloaded_bytes,
+			    (long long)(rows[k].p->saved_bytes - rows[k].peak.offloaded_bytes),
+			    rows[k].peak.exposed_us);
 }
 
 static char *
@@ -357,6 +391,11 @@ to_json(const ilp_graph *g, const compare_opts *c, const row *rows, size_t n, in
 				ilpi_buf_puts(&b, "null");
 		} else {
 			ilpi_buf_puts(&b, ", \"peak_bytes\": null");
+		}
+		if (r->has_peak && r->peak.offloaded_bytes > 0) {
+			ilpi_buf_printf(&b, ", \"offloaded_bytes\": %lld, \"exposed_us\": ",
+			    (long long)r->peak.offloaded_bytes);
+			ilpi_buf_json_num(&b, r->peak.exposed_us);
 		}
 		ilpi_buf_puts(&b, ", \"recompute_flops\": ");
 		ilpi_buf_json_num(&b, r->p->recompute_flops);
@@ -426,7 +465,7 @@ cmd_compare(int argc, char **argv)
 			snprintf(c.device_why, sizeof c.device_why, "default: the graph names no "
 			    "device");
 	}
-	rows = calloc(2 + cli_baseline_count(g), sizeof *rows);
+	rows = calloc(3 + cli_baseline_count(g), sizeof *rows);
 	if (rows == NULL) {
 		fprintf(stderr, "ilpart compare: out of memory\n");
 		rc = CLI_INPUT;
@@ -435,6 +474,8 @@ cmd_compare(int argc, char **argv)
 	row_ilp(g, &c, &rows[n++]);
 	if (c.peak)
 		row_ilp_peak(g, &c, &rows[n++]);
+	if (c.offload)
+		row_ilp_offload(g, &c, &rows[n++]);
 	for (size_t k = 0; k < cli_baseline_count(g); k++) {
 		double f = k >= 1 && k - 1 < g->n_ref ?
 		    cli_baseline_ref_budget(g->ref[k - 1].name) : -1;

@@ -75,6 +75,17 @@ parse_args(timeline_opts *t, int argc, char **argv, const char **graph)
 		} else if (cli_opt(cmd, argc, argv, &i, "--time-limit", &v)) {
 			if (cli_opt_seconds(cmd, v, &t->so.time_limit) != CLI_OK)
 				return CLI_INPUT;
+		} else if (cli_opt(cmd, argc, argv, &i, "--offload", &v)) {
+			if (v == NULL || ilp_offload_parse(v, &t->so.offload, NULL) != 0)
+				return cli_usage(cmd, "--offload: expected tags, none or free, not "
+				    "'%s'", v != NULL ? v : "");
+		} else if (cli_opt(cmd, argc, argv, &i, "--offload-bw", &v)) {
+			const char *rest;
+
+			if (v == NULL || cli_parse_number(v, &t->so.offload_bw, &rest) != 0 ||
+			    *rest != '\0' || !(t->so.offload_bw > 0))
+				return cli_usage(cmd, "--offload-bw: expected bytes per second > 0, "
+				    "not '%s'", v != NULL ? v : "");
 		} else if (a[0] == '-' && a[1] != '\0') {
 			return cli_usage(cmd, "unknown option '%s'", a);
 		} else if (n_graph == 0) {
@@ -105,6 +116,7 @@ col_solve(const ilp_graph *g, const timeline_opts *t, int peak, column *c)
 		so.objective = ILP_OBJ_PEAK;
 		so.budget_bytes = -1;
 		so.budget_fraction = -1;
+		so.offload = ILP_OFFLOAD_TAGS; /* the peak rows model no offload yet */
 		snprintf(c->name, sizeof c->name, "ilp (peak)");
 	} else if (so.budget_bytes >= 0 || so.budget_fraction >= 0) {
 		so.objective = ILP_OBJ_RUNTIME;
@@ -125,6 +137,8 @@ col_solve(const ilp_graph *g, const timeline_opts *t, int peak, column *c)
 	if (!peak && so.budget_fraction >= 0) /* the bytes the fraction became */
 		snprintf(c->name, sizeof c->name, "ilp (runtime, budget %g = %lld B)",
 		    so.budget_fraction, (long long)c->p->budget_bytes);
+	if (so.offload == ILP_OFFLOAD_FREE)
+		strncat(c->name, " + offload", sizeof c->name - strlen(c->name) - 1);
 }
 
 static void
@@ -254,8 +268,12 @@ print_column(const ilp_graph *g, const column *c, long top)
 	else
 		printf(" in the backward, step %zu of %zu (%s)", ps - tl->n_fw, tl->n_bw,
 		    g->node[tl->node[ps]].name);
-	printf("; forward peak %s; saved %lld bytes; SAC %s\n", human(tl->peak.forward_peak),
-	    (long long)ilpi_partition_saved_bytes(g, c->p), c->violation[0] ? "VIOLATION" : "ok");
+	printf("; forward peak %s; saved %lld bytes", human(tl->peak.forward_peak),
+	    (long long)ilpi_partition_saved_bytes(g, c->p));
+	if (tl->peak.offloaded_bytes > 0)
+		printf(", offloaded %lld (transfer time exposed %.6g us)",
+		    (long long)tl->peak.offloaded_bytes, tl->peak.exposed_us);
+	printf("; SAC %s\n", c->violation[0] ? "VIOLATION" : "ok");
 	if (c->violation[0])
 		printf("  %s\n", c->violation);
 	for (shown = 0; shown < tl->n_at_peak; shown++)

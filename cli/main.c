@@ -44,7 +44,12 @@ static const struct {
 	    "least answers with the least-bytes partition (a time budget: least recompute)\n"
 	    "and a warning, fail exits 3. Default: least for a fraction and pytorch:F, fail\n"
 	    "for bytes and seconds; --strict-budget is --out-of-reach fail.\n"
-	    "docs/solver.md \"Budgets out of reach\", \"Time budgets\".\n" },
+	    "docs/solver.md \"Budgets out of reach\", \"Time budgets\".\n"
+	    "--offload free: each saved value may be offloaded to host memory (the memory\n"
+	    "and runtime objectives: saved bytes are the device's, recompute time adds the\n"
+	    "transfer time the compute cannot hide); MUST_CPU_OFFLOAD values are offloaded\n"
+	    "when saved. tags (default) and none: nothing offloaded. --offload-bw: the host\n"
+	    "link (default: the device's, 25e9 for h100). docs/solver.md \"Offload\".\n" },
 	{ "mincut", cmd_mincut, "PyTorch's min-cut heuristic (torch 2.6 or 2.14 rules)",
 	    "GRAPH [-o PARTITION] [--memory-budget F] [--torch VERSION] [--config NAME=VALUE]...\n"
 	    "    [--device D] [--explain] [--no-check] " SAC_OPTS,
@@ -81,8 +86,10 @@ static const struct {
 	{ "compare", cmd_compare, "ILP optimum vs min-cut vs PyTorch vs save-all",
 	    "GRAPH [--memory-budget B] [--fraction-cap pytorch|normalised] [--peak] [--json]\n"
 	    "    [--torch VERSION] [--device D] [--time-limit S] [--no-times]\n"
-	    "    [--out-of-reach least|fail] [--strict-budget]\n"
+	    "    [--out-of-reach least|fail] [--strict-budget] [--offload free] [--offload-bw B]\n"
 	    "    " SAC_OPTS,
+	    "--offload free adds the ILP row solved with offload (docs/solver.md \"Offload\")\n"
+	    "and says per row what is offloaded and the transfer time exposed.\n"
 	    "Rows: the ILP optimum (least saved bytes; with --memory-budget, least recompute\n"
 	    "time within B bytes), ilpart's min-cut (the rules of the graph's torch, 2.6 or\n"
 	    "2.14, or of --torch VERSION; tags read as torch does), each reference partition\n"
@@ -114,6 +121,7 @@ static const struct {
 	{ "timeline", cmd_timeline, "live bytes at every step, the peak and what is live there",
 	    "GRAPH [PART...] [--csv FILE] [--top N] [--memory-budget B]\n"
 	    "    [--fraction-cap pytorch|normalised] [--device D] [--time-limit S]\n"
+	    "    [--offload tags|none|free] [--offload-bw B]\n"
 	    "    " SAC_OPTS,
 	    "PART is a partition file or one of: ilp (the saved-bytes optimum; with\n"
 	    "--memory-budget, least recompute time within B), peak (least simulated peak),\n"

@@ -95,6 +95,26 @@ parse_strict_budget(const char *cmd, const char *v, ilp_solve_options *o)
 }
 
 static int
+parse_offload(const char *cmd, const char *v, ilp_solve_options *o)
+{
+	if (ilp_offload_parse(v, &o->offload, NULL) != 0)
+		return cli_usage(cmd, "--offload: expected tags, none or free, not '%s'", v);
+	return CLI_OK;
+}
+
+static int
+parse_offload_bw(const char *cmd, const char *v, ilp_solve_options *o)
+{
+	const char *end;
+
+	if (cli_parse_number(v, &o->offload_bw, &end) != 0 || *end != '\0' ||
+	    !(o->offload_bw > 0))
+		return cli_usage(cmd, "--offload-bw: expected bytes per second > 0 (e.g. 25e9), "
+		    "not '%s'", v);
+	return CLI_OK;
+}
+
+static int
 parse_rng_replay(const char *cmd, const char *v, ilp_solve_options *o)
 {
 	if (strcmp(v, "auto") == 0)

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "graph/graph.h"
 #include "graph/partition.h"
@@ -143,6 +144,37 @@ check_recomputed(const checker *c, size_t i)
 	return 0;
 }
 
+/* An offloaded value (docs/partition.md "Offload") is a saved value the forward copies
+ * to the host and the backward copies back: what torch's activation offloading can
+ * move (its can_offload): a forward op's own storage, no view or getitem, no output the
+ * caller holds, and no other saved value shares its storage (which would stay on the
+ * device). holders[root]: how many saved values use that storage. */
+static int
+check_offloaded(const checker *c, size_t i, const uint32_t *holders)
+{
+	const ilpi_node *n = &c->g->node[i];
+
+	if (!ilpi_saved(c->p, i))
+		return violation(c, i, "offloaded, but not saved (only saved values are "
+		    "offloaded)");
+	if (n->kind != ILPI_OP)
+		return violation(c, i, "offloaded, but it is an input (the caller's, not the "
+		    "forward's to move)");
+	if (n->view_of != ILPI_NONE)
+		return violation(c, i, "offloaded, but it is a view (offload its base)");
+	if (n->flags & ILPI_F_GETITEM)
+		return violation(c, i, "offloaded, but it is a getitem (torch's offloading "
+		    "does not move tuple elements)");
+	for (size_t k = 0; k < c->g->n_fw_out; k++)
+		if (c->g->node[c->g->fw_out[k]].storage == n->storage)
+			return violation(c, i, "offloaded, but its storage is a forward output "
+			    "the caller holds");
+	if (holders[n->storage] > 1)
+		return violation(c, i, "offloaded, but another saved value shares its storage "
+		    "(a saved view keeps it on the device)");
+	return 0;
+}
+
 /* Every value the backward executes from, and every gradient, must be available. */
 static int
 check_available(const checker *c, size_t i)
@@ -174,23 +206,43 @@ ilp_check(const ilp_graph *g, const ilp_partition *p, const ilp_check_options *o
     ilp_error *err)
 {
 	checker c = { g, p, o != NULL ? o->prefer : ILP_PREFER_HARD, err };
+	uint32_t *holders = NULL;
+	int rc = -1;
 
 	ilpi_err_clear(err);
 	if (ilpi_partition_fits(g, p, err) != 0)
 		return -1;
-	for (size_t i = 0; i < g->n; i++) {
-		if (ilpi_saved(p, i) && ilpi_recomputed(p, i))
-			return violation(&c, i, "both saved and recomputed");
-		if ((p->state[i] & ILPI_P_RNG_SAVED) && (!ilpi_recomputed(p, i) ||
-		    !(g->node[i].flags & ILPI_F_RANDOM)))
-			return violation(&c, i, "its RNG state is saved (rng_states), but it is "
-			    "not a recomputed random op");
-		if (ilpi_saved(p, i) && check_saved(&c, i) != 0)
+	if (ilpi_partition_count(p, ILPI_P_OFFLOADED) > 0) {
+		if ((holders = calloc(g->n + 1, sizeof *holders)) == NULL) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 			return -1;
-		if (ilpi_recomputed(p, i) && check_recomputed(&c, i) != 0)
-			return -1;
-		if (check_available(&c, i) != 0)
-			return -1;
+		}
+		for (size_t i = 0; i < g->n; i++)
+			if (ilpi_saved(p, i))
+				holders[g->node[i].storage]++;
 	}
-	return 0;
+	for (size_t i = 0; i < g->n; i++) {
+		if (ilpi_offloaded(p, i) && check_offloaded(&c, i, holders) != 0)
+			goto out;
+		if (ilpi_saved(p, i) && ilpi_recomputed(p, i)) {
+			violation(&c, i, "both saved and recomputed");
+			goto out;
+		}
+		if ((p->state[i] & ILPI_P_RNG_SAVED) && (!ilpi_recomputed(p, i) ||
+		    !(g->node[i].flags & ILPI_F_RANDOM))) {
+			violation(&c, i, "its RNG state is saved (rng_states), but it is "
+			    "not a recomputed random op");
+			goto out;
+		}
+		if (ilpi_saved(p, i) && check_saved(&c, i) != 0)
+			goto out;
+		if (ilpi_recomputed(p, i) && check_recomputed(&c, i) != 0)
+			goto out;
+		if (check_available(&c, i) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(holders);
+	return rc;
 }

@@ -16,6 +16,12 @@
 /* The device of every solve and evaluation that names none. */
 #define ILPI_DEVICE_DEFAULT "h100"
 
+/* The host link of a device that is no named profile (FLOPS:BYTES_PER_S), bytes/s. */
+#define ILPI_HOST_BW_DEFAULT 25e9
+
+/* The device-host link bandwidth of `d`'s profile in bytes/s (offload transfers). */
+double ilpi_device_host_bw(const ilp_device *d);
+
 /* The name of the profile `d` is (ilp_device_lookup), or NULL when it is none. */
 const char *ilpi_device_name(const ilp_device *d);
 

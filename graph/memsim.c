@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cost.h"
 #include "graph/graph.h"
 #include "graph/lower.h"
 #include "graph/memsim.h"
@@ -30,6 +31,7 @@ ilpi_memsim_free(ilpi_memsim *m)
 	free(m->fw_live);
 	free(m->bw_order);
 	free(m->bw_live);
+	free(m->xfer);
 	memset(m, 0, sizeof *m);
 }
 
@@ -319,23 +321,32 @@ ilpi_memtrace_free(ilpi_memtrace *tr)
 	memset(tr, 0, sizeof *tr);
 }
 
-static int memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
-    ilpi_memtrace *tr);
+static int memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
+    ilpi_memsim *m, ilpi_memtrace *tr);
 
 int
 ilpi_memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
     ilpi_memsim *m, ilp_error *err)
 {
-	(void)p;
-	if (memsim_run(g, s, m, NULL) == 0)
+	if (memsim_run(g, p, s, m, NULL) == 0)
 		return 0;
 	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 	return -1;
 }
 
+static int memsim_trace(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
+    ilpi_memsim *m, ilpi_memtrace *tr, ilp_error *err);
+
 int
 ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
     ilpi_memtrace *tr, ilp_error *err)
+{
+	return memsim_trace(g, NULL, s, m, tr, err);
+}
+
+static int
+memsim_trace(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
+    ilpi_memsim *m, ilpi_memtrace *tr, ilp_error *err)
 {
 	memset(tr, 0, sizeof *tr);
 	tr->root = malloc((s->bw.n_op + 1) * sizeof *tr->root);
@@ -351,7 +362,7 @@ ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
 		for (size_t i = 0; i < g->n; i++)
 			tr->prod[i] = tr->die[i] = tr->key[i] = tr->fprod[i] = tr->fdie[i] =
 			    tr->fkey[i] = ABSENT;
-		if (memsim_run(g, s, m, tr) == 0)
+		if (memsim_run(g, p, s, m, tr) == 0)
 			return 0;
 	}
 	ilpi_memtrace_free(tr);
@@ -359,8 +370,117 @@ ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
 	return -1;
 }
 
+/* ---- offloaded values (docs/partition.md "Offload") ------------------------------ */
+
+/* Step durations of one side on the partition's device, in microseconds. */
+static double *
+durations(const ilp_graph *g, const int32_t *order, size_t n, const ilp_device *dev)
+{
+	double *d = malloc((n + 1) * sizeof *d);
+
+	for (size_t t = 0; d != NULL && t < n; t++)
+		d[t] = ilpi_node_cost_us(g, (size_t)order[t], dev);
+	return d;
+}
+
+/* The first step of `order` that reads storage `root`, from `from` on; n when none. */
+static int32_t
+first_reader(const ilp_graph *g, const int32_t *order, size_t n, size_t from, int32_t root)
+{
+	for (size_t t = from; t < n; t++) {
+		const ilpi_node *x = &g->node[order[t]];
+		const int32_t *in = ilpi_inputs(g, x);
+
+		for (uint32_t k = 0; k < x->in_count; k++)
+			if (g->node[in[k]].storage == root)
+				return (int32_t)t;
+	}
+	return (int32_t)n;
+}
+
+/*
+ * The transfers of value v (the checker has made it a saved op's own storage that
+ * nothing else saved shares and the caller does not hold). Forward: the copy out starts
+ * when the last forward op reading v's storage ends and takes x = bytes / bw of compute
+ * time to complete; v stays on the device through every later step that starts before
+ * then, and the forward waits at its end for what is left. Backward: the copy back
+ * starts at the latest step from whose start to the start of v's first use the compute
+ * takes x, else at the backward's first step, the use waiting for what is left; v is
+ * on the device from that step on.
+ */
+static void
+plan_xfer(const ilp_graph *g, const ilpi_memsim *m, const double *dfw, const double *dbw,
+    double bw, int32_t v, ilpi_xfer *x)
+{
+	int32_t fp = -1, t;
+	double acc = 0;
+
+	for (size_t k = 0; k < m->n_fw && fp < 0; k++)
+		if (m->fw_order[k] == v)
+			fp = (int32_t)k;
+	x->node = v;
+	x->bytes = key_bytes(g, v);
+	x->xfer_us = (double)x->bytes * 1e6 / bw;
+	x->fw_last = fp;
+	for (t = first_reader(g, m->fw_order, m->n_fw, (size_t)(fp + 1), v); t < (int32_t)m->n_fw;
+	    t = first_reader(g, m->fw_order, m->n_fw, (size_t)t + 1, v))
+		x->fw_last = t;
+	for (t = x->fw_last + 1; t < (int32_t)m->n_fw && acc < x->xfer_us; t++)
+		acc += dfw[t];
+	x->fw_gone = acc >= x->xfer_us ? t : (int32_t)m->n_fw;
+	x->exposed_fw_us = acc < x->xfer_us ? x->xfer_us - acc : 0;
+	x->bw_use = first_reader(g, m->bw_order, m->n_bw, 0, v);
+	acc = 0;
+	for (t = x->bw_use; t > 0 && acc < x->xfer_us; t--)
+		acc += dbw[t - 1];
+	x->bw_back = t;
+	x->exposed_bw_us = acc < x->xfer_us ? x->xfer_us - acc : 0;
+}
+
+/* Takes the offloaded values off the device where the transfer model says they are
+ * (fw_live, bw_live, *bw_start, held_bytes) and records their transfers in m. */
 static int
-memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m, ilpi_memtrace *tr)
+apply_offload(const ilp_graph *g, const ilp_partition *p, ilpi_memsim *m, int64_t *bw_start)
+{
+	size_t n = p != NULL ? ilpi_partition_count(p, ILPI_P_OFFLOADED) : 0;
+	double *dfw = NULL, *dbw = NULL, bw;
+	ilp_device dev;
+	int rc = -1;
+
+	if (n == 0)
+		return 0;
+	ilpi_partition_transfer(p, &dev, &bw);
+	m->xfer = calloc(n, sizeof *m->xfer);
+	dfw = durations(g, m->fw_order, m->n_fw, &dev);
+	dbw = durations(g, m->bw_order, m->n_bw, &dev);
+	if (m->xfer == NULL || dfw == NULL || dbw == NULL)
+		goto out;
+	for (size_t i = 0; i < g->n && i < p->n; i++) {
+		ilpi_xfer *x;
+
+		if (!ilpi_offloaded(p, i) || !ilpi_saved(p, i))
+			continue;
+		x = &m->xfer[m->n_xfer++];
+		plan_xfer(g, m, dfw, dbw, bw, (int32_t)i, x);
+		for (int32_t t = x->fw_gone; t < (int32_t)m->n_fw; t++)
+			m->fw_live[t] -= x->bytes;
+		for (int32_t t = 0; t < x->bw_back; t++)
+			m->bw_live[t] -= x->bytes;
+		*bw_start -= x->bytes;
+		m->peak.held_bytes -= x->bytes;
+		m->peak.offloaded_bytes += x->bytes;
+		m->peak.exposed_us += x->exposed_fw_us + x->exposed_bw_us;
+	}
+	rc = 0;
+out:
+	free(dfw);
+	free(dbw);
+	return rc;
+}
+
+static int
+memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s, ilpi_memsim *m,
+    ilpi_memtrace *tr)
 {
 	side_run r = { g, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL };
 	size_t steps = (s->fw.n_op > s->bw.n_op ? s->fw.n_op : s->bw.n_op) + 1;
@@ -441,6 +561,8 @@ memsim_run(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m, ilpi_memtrac
 	bw_start += outputs;
 	for (size_t t = 0; t < m->n_bw; t++)
 		m->bw_live[t] += outputs;
+	if (apply_offload(g, p, m, &bw_start) != 0)
+		goto out;
 
 	argmax(m->fw_live, m->n_fw, m->fw_order, &m->peak.forward_peak, &fw_node);
 	argmax(m->bw_live, m->n_bw, m->bw_order, &m->peak.backward_peak, &bw_node);
@@ -575,9 +697,25 @@ ilpi_timeline_free(ilpi_timeline *tl)
  * values' steps of production and last use as run_side saw them: a key is live from its
  * first value's production to its last value's last use, as run_side counts it. st and
  * en are scratch of 2n entries. Appends to out[*n]. */
+/* Is storage key k on the device at step t of its side, as far as offloading goes? */
+static int
+resident(const ilp_graph *g, const ilpi_memsim *m, int backward, int32_t t, size_t k)
+{
+	for (size_t j = 0; j < m->n_xfer; j++) {
+		const ilpi_xfer *x = &m->xfer[j];
+
+		if (!backward && k == g->n + (size_t)x->node)
+			return t < x->fw_gone;
+		if (backward && k == (size_t)x->node)
+			return t >= x->bw_back;
+	}
+	return 1;
+}
+
 static void
-live_on_side(const ilp_graph *g, const int32_t *prod, const int32_t *die, const int32_t *key,
-    int backward, int32_t t, int32_t *st, int32_t *en, ilpi_live_value *out, size_t *n)
+live_on_side(const ilp_graph *g, const ilpi_memsim *m, const int32_t *prod, const int32_t *die,
+    const int32_t *key, int backward, int32_t t, int32_t *st, int32_t *en,
+    ilpi_live_value *out, size_t *n)
 {
 	for (size_t i = 0; i < 2 * g->n; i++)
 		st[i] = en[i] = ABSENT;
@@ -598,7 +736,7 @@ live_on_side(const ilp_graph *g, const int32_t *prod, const int32_t *die, const 
 		if (st[k] == ABSENT || (b = key_bytes(g, (int32_t)k)) == 0)
 			continue;
 		live = t < 0 ? st[k] < 0 : st[k] <= t && en[k] >= t;
-		if (!live)
+		if (!live || !resident(g, m, backward, t, k))
 			continue;
 		out[*n].node = (int32_t)(k % g->n);
 		out[*n].bytes = b;
@@ -667,7 +805,8 @@ timeline_fill(const ilp_graph *g, const ilpi_memsim *m, const ilpi_memtrace *tr,
 		goto out;
 	/* The backward's start: what it was handed (saved values that share no output's
 	 * storage are counted by key) and the outputs the caller holds. */
-	live_on_side(g, tr->prod, tr->die, tr->key, 1, -1, st, en, tl->at_peak, &tl->n_at_peak);
+	live_on_side(g, m, tr->prod, tr->die, tr->key, 1, -1, st, en, tl->at_peak,
+	    &tl->n_at_peak);
 	for (k = 0; k < tl->n_at_peak; k++)
 		start += tl->at_peak[k].bytes;
 	for (k = 0; k < tr->n_outputs; k++)
@@ -685,10 +824,10 @@ timeline_fill(const ilp_graph *g, const ilpi_memsim *m, const ilpi_memtrace *tr,
 	}
 	tl->peak_step = ps = peak_step(tl);
 	if (ps < m->n_fw) {
-		live_on_side(g, tr->fprod, tr->fdie, tr->fkey, 0, (int32_t)ps, st, en,
+		live_on_side(g, m, tr->fprod, tr->fdie, tr->fkey, 0, (int32_t)ps, st, en,
 		    tl->at_peak, &tl->n_at_peak);
 	} else {
-		live_on_side(g, tr->prod, tr->die, tr->key, 1,
+		live_on_side(g, m, tr->prod, tr->die, tr->key, 1,
 		    ps == m->n_fw ? -1 : (int32_t)(ps - m->n_fw - 1), st, en, tl->at_peak,
 		    &tl->n_at_peak);
 		for (k = 0; k < tr->n_outputs; k++)
@@ -725,7 +864,7 @@ ilpi_memsim_timeline(const ilp_graph *g, const ilp_partition *p, ilpi_timeline *
 		ilpi_split_free(&s);
 		return -1;
 	}
-	if (ilpi_memsim_trace(g, &s, &m, &tr, err) != 0) {
+	if (memsim_trace(g, p, &s, &m, &tr, err) != 0) {
 		ilpi_split_free(&s);
 		return -1;
 	}

@@ -13,6 +13,19 @@
 #include "graph/lower.h"
 #include "graph/partition.h"
 
+/* One offloaded value's transfers (docs/partition.md "Offload"), steps as in
+ * ilpi_memsim: the copy out starts after forward step fw_last and has completed by the
+ * start of forward step fw_gone (n_fw: not within the forward, which waits for it); the
+ * copy back starts at backward step bw_back, in time for bw_use (its first backward
+ * use; n_bw: none). Times in microseconds on the partition's device. */
+typedef struct ilpi_xfer {
+	int32_t node;
+	int64_t bytes;
+	int32_t fw_last, fw_gone, bw_back, bw_use;
+	double xfer_us;                    /* bytes / host-link bandwidth */
+	double exposed_fw_us, exposed_bw_us; /* what the compute could not hide */
+} ilpi_xfer;
+
 /* A simulation: both sides' execution orders and the bytes live while each step runs
  * (its inputs and its freshly allocated outputs). */
 typedef struct ilpi_memsim {
@@ -23,6 +36,8 @@ typedef struct ilpi_memsim {
 	int64_t *bw_live;
 	size_t n_bw;
 	ilp_peak peak;
+	ilpi_xfer *xfer;      /* the offloaded values, graph order (none: NULL) */
+	size_t n_xfer;
 } ilpi_memsim;
 
 /* What the backward side did with each value (for solver/peak/peak_cuts.c): per graph node

@@ -137,3 +137,25 @@ ilp_bans_name(ilp_bans b)
 {
 	return (unsigned)b < 2 ? bans_names[b] : "?";
 }
+
+static const char *const offload_names[] = { "tags", "none", "free" };
+
+int
+ilp_offload_parse(const char *s, ilp_offload *out, ilp_error *err)
+{
+	ilpi_err_clear(err);
+	for (int i = 0; i < 3; i++)
+		if (s != NULL && strcmp(s, offload_names[i]) == 0) {
+			*out = (ilp_offload)i;
+			return 0;
+		}
+	ilpi_err(err, ILP_ERR_INPUT, "option '--offload': unknown mode '%.60s' (tags, none or "
+	    "free)", s != NULL ? s : "");
+	return -1;
+}
+
+const char *
+ilp_offload_name(ilp_offload mode)
+{
+	return (unsigned)mode < 3 ? offload_names[mode] : "?";
+}

@@ -257,6 +257,36 @@ ilpi_partition_saved_bytes(const ilp_graph *g, const ilp_partition *p)
 	return sum;
 }
 
+int64_t
+ilpi_partition_offloaded_bytes(const ilp_graph *g, const ilp_partition *p)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < g->n && i < p->n; i++)
+		if (ilpi_offloaded(p, i) && ilpi_saved(p, i))
+			sum += ilpi_charged_bytes(g, &g->node[g->node[i].storage]);
+	return sum;
+}
+
+void
+ilpi_partition_transfer(const ilp_partition *p, ilp_device *dev, double *host_bw)
+{
+	const char *d = p->opt.v[ILPI_OPT_device].str;
+	char *end;
+
+	ilp_device_lookup(ILPI_DEVICE_DEFAULT, dev);
+	if (ilp_device_lookup(d, dev) != 0 && d[0] >= '0' && d[0] <= '9') {
+		double f = strtod(d, &end), b = *end == ':' ? strtod(end + 1, &end) : -1;
+
+		if (*end == '\0' && f > 0 && b > 0) {
+			dev->peak_flops = f;
+			dev->bandwidth = b;
+		}
+	}
+	*host_bw = p->opt.v[ILPI_OPT_offload_bw].num > 0 ? p->opt.v[ILPI_OPT_offload_bw].num :
+	    ilpi_device_host_bw(dev);
+}
+
 void
 ilpi_partition_mark_rng(const ilp_graph *g, ilp_partition *p)
 {
@@ -681,6 +711,7 @@ ilp_partition_read_buffer(const ilp_graph *g, const char *buf, size_t len, const
 	    read_list(&r, root, "saved", ILPI_P_SAVED, 1) != 0 ||
 	    read_list(&r, root, "recomputed", ILPI_P_RECOMPUTED, 0) != 0 ||
 	    read_list(&r, root, "rng_states", ILPI_P_RNG_SAVED, 0) != 0 ||
+	    read_list(&r, root, "offloaded", ILPI_P_OFFLOADED, 0) != 0 ||
 	    read_cost(&r, root) != 0 || read_overrides(&r, root) != 0)
 		goto fail;
 	if (cJSON_GetObjectItemCaseSensitive(root, "recomputed") == NULL)
@@ -885,12 +916,17 @@ ilp_partition_to_json(const ilp_graph *g, const ilp_partition *p, char **out, il
 	write_list(&b, g, p, "recomputed", ILPI_P_RECOMPUTED);
 	if (ilpi_partition_count(p, ILPI_P_RNG_SAVED) > 0)
 		write_list(&b, g, p, "rng_states", ILPI_P_RNG_SAVED);
+	if (ilpi_partition_count(p, ILPI_P_OFFLOADED) > 0)
+		write_list(&b, g, p, "offloaded", ILPI_P_OFFLOADED);
 	if (p->has_cost) {
 		ilpi_buf_printf(&b, ",\n  \"cost\": {\"saved_bytes\": %lld, \"recompute_flops\": ",
 		    (long long)p->saved_bytes);
 		ilpi_buf_json_num(&b, p->recompute_flops);
 		ilpi_buf_puts(&b, ", \"recompute_time_us\": ");
 		ilpi_buf_json_num(&b, p->recompute_time_us);
+		if (ilpi_partition_offloaded_bytes(g, p) > 0)
+			ilpi_buf_printf(&b, ", \"offloaded_bytes\": %lld",
+			    (long long)ilpi_partition_offloaded_bytes(g, p));
 		ilpi_buf_puts(&b, "}");
 	}
 	if (p->n_overrides > 0 && (sorted = malloc(p->n_overrides * sizeof *sorted)) == NULL)

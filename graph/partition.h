@@ -14,8 +14,11 @@
 enum {
 	ILPI_P_SAVED = 1u << 0,       /* handed from the forward to the backward */
 	ILPI_P_RECOMPUTED = 1u << 1,  /* non-backward op executed in the backward */
-	ILPI_P_RNG_SAVED = 1u << 2    /* recomputed random op: the forward saves its RNG
+	ILPI_P_RNG_SAVED = 1u << 2,   /* recomputed random op: the forward saves its RNG
 	                               * state, the backward replays it (g->rng_state_bytes) */
+	ILPI_P_OFFLOADED = 1u << 3    /* saved value copied to host memory after its last
+	                               * forward use and back before its first backward use
+	                               * (docs/partition.md "Offload") */
 };
 
 /* Soft mode: a preference the optimum overrides, and what overriding it gains. */
@@ -86,6 +89,16 @@ static inline int ilpi_recomputed(const ilp_partition *p, size_t i)
 /* A copy of p (overrides left out) for g (p made for g); NULL when out of memory. The
  * caller owns it. */
 ilp_partition *ilpi_partition_clone(const ilp_graph *g, const ilp_partition *p);
+static inline int ilpi_offloaded(const ilp_partition *p, size_t i)
+{
+	return (p->state[i] & ILPI_P_OFFLOADED) != 0;
+}
+/* The transfer model's parameters of a partition (docs/partition.md "Offload"): the
+ * device its options name (a profile or FLOPS:BYTES_PER_S; h100 when none or unknown)
+ * and the host-link bandwidth it records, else that device's. */
+void ilpi_partition_transfer(const ilp_partition *p, ilp_device *dev, double *host_bw);
+/* Bytes of the offloaded values (each is its own storage: ilp_check). */
+int64_t ilpi_partition_offloaded_bytes(const ilp_graph *g, const ilp_partition *p);
 /* Records an override (soft mode); -1 when out of memory. */
 int ilpi_partition_add_override(ilp_partition *p, int32_t node, uint8_t tag, double gain);
 /* Copies the producer strings into p (truncated to the field sizes); NULL leaves a

@@ -56,11 +56,43 @@ rng_states(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const char *
 		}
 }
 
+/* The transfers of offloaded values around op `op` of a side (docs/partition.md
+ * "Offload"): the copy out after the forward's last read, the copy back before the
+ * backward's first use, as comments. */
+static void
+text_xfers(ilpi_buf *b, const ilp_graph *g, const ilpi_memsim *m, int bw, int32_t op)
+{
+	for (size_t j = 0; j < m->n_xfer; j++) {
+		const ilpi_xfer *x = &m->xfer[j];
+		const char *nm = g->node[x->node].name;
+
+		if (!bw && x->fw_last >= 0 && m->fw_order[x->fw_last] == op) {
+			ilpi_buf_printf(b, "    # offload %s to the host (%lld bytes, %.6g us)", nm,
+			    (long long)x->bytes, x->xfer_us);
+			if (x->fw_gone < (int32_t)m->n_fw)
+				ilpi_buf_printf(b, ", off the device from %s\n",
+				    g->node[m->fw_order[x->fw_gone]].name);
+			else
+				ilpi_buf_printf(b, ", the forward waits %.6g us at its end\n",
+				    x->exposed_fw_us);
+		}
+		if (bw && x->bw_use < (int32_t)m->n_bw && m->bw_order[x->bw_use] == op) {
+			ilpi_buf_printf(b, "    # reload %s from the host (%lld bytes, %.6g us), copy "
+			    "started at %s", nm, (long long)x->bytes, x->xfer_us,
+			    g->node[m->bw_order[x->bw_back]].name);
+			if (x->exposed_bw_us > 0)
+				ilpi_buf_printf(b, ", waits %.6g us", x->exposed_bw_us);
+			ilpi_buf_puts(b, "\n");
+		}
+	}
+}
+
 static void
 text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_side *s,
-    int bw, const ilp_peak *pk)
+    int bw, const ilpi_memsim *m)
 {
 	ilp_phase here = bw ? ILP_PHASE_BACKWARD : ILP_PHASE_FORWARD;
+	const ilp_peak *pk = &m->peak;
 	int rng_done = 0;
 
 	ilpi_buf_printf(b, "def %s(self", bw ? "backward" : "forward");
@@ -85,6 +117,8 @@ text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_si
 		const ilpi_node *n = &g->node[s->op[k]];
 		const int32_t *in = ilpi_inputs(g, n);
 
+		if (bw)
+			text_xfers(b, g, m, 1, s->op[k]);
 		ilpi_buf_printf(b, "    %s", n->name);
 		if (has_type(n) && !(n->flags & ILPI_F_TUPLE)) {
 			ilpi_buf_puts(b, ": \"");
@@ -106,6 +140,8 @@ text_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_si
 		if (pk->phase == here && pk->node == s->op[k])
 			ilpi_buf_printf(b, "  # peak: %lld bytes live", (long long)pk->peak_bytes);
 		ilpi_buf_puts(b, "\n");
+		if (!bw)
+			text_xfers(b, g, m, 0, s->op[k]);
 	}
 	ilpi_buf_puts(b, "    return (");
 	for (size_t k = 0; k < s->n_out; k++)
@@ -128,9 +164,9 @@ render_text(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_
 		b->failed = 1;
 		return;
 	}
-	text_side(b, g, p, &s->fw, 0, &m.peak);
+	text_side(b, g, p, &s->fw, 0, &m);
 	ilpi_buf_puts(b, "\n");
-	text_side(b, g, p, &s->bw, 1, &m.peak);
+	text_side(b, g, p, &s->bw, 1, &m);
 	ilpi_memsim_free(&m);
 }
 
@@ -224,6 +260,41 @@ json_side(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_si
 	ilpi_buf_puts(b, "\n  }");
 }
 
+/* "offloaded": each offloaded value's transfers as the simulator times them. */
+static int
+json_xfers(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_split *s)
+{
+	ilpi_memsim m;
+	ilp_error err;
+
+	if (ilpi_memsim_run(g, p, s, &m, &err) != 0) {
+		b->failed = 1;
+		return -1;
+	}
+	ilpi_buf_puts(b, ",\n  \"offloaded\": [");
+	for (size_t j = 0; j < m.n_xfer; j++) {
+		const ilpi_xfer *x = &m.xfer[j];
+
+		ilpi_buf_puts(b, j > 0 ? ",\n    {\"name\": " : "\n    {\"name\": ");
+		ilpi_buf_json_str(b, g->node[x->node].name);
+		ilpi_buf_printf(b, ", \"bytes\": %lld, \"offload_after\": ", (long long)x->bytes);
+		ilpi_buf_json_str(b, g->node[m.fw_order[x->fw_last]].name);
+		ilpi_buf_puts(b, ", \"reload_before\": ");
+		if (x->bw_use < (int32_t)m.n_bw)
+			ilpi_buf_json_str(b, g->node[m.bw_order[x->bw_use]].name);
+		else
+			ilpi_buf_puts(b, "null");
+		ilpi_buf_puts(b, ", \"transfer_us\": ");
+		ilpi_buf_json_num(b, x->xfer_us);
+		ilpi_buf_puts(b, ", \"exposed_us\": ");
+		ilpi_buf_json_num(b, x->exposed_fw_us + x->exposed_bw_us);
+		ilpi_buf_puts(b, "}");
+	}
+	ilpi_buf_puts(b, "\n  ]");
+	ilpi_memsim_free(&m);
+	return 0;
+}
+
 static void
 render_json(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_split *s)
 {
@@ -243,6 +314,8 @@ render_json(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p, const ilpi_
 			}
 		ilpi_buf_puts(b, "]");
 	}
+	if (ilpi_partition_count(p, ILPI_P_OFFLOADED) > 0 && json_xfers(b, g, p, s) != 0)
+		return;
 	ilpi_buf_puts(b, ",\n  \"forward\": ");
 	json_side(b, g, p, &s->fw, 0);
 	ilpi_buf_puts(b, ",\n  \"backward\": ");

@@ -73,6 +73,16 @@
 	X(strict_budget, "--strict-budget", NULL, NULL, \
 	    (void)0, strict_budget, none, REC_NONE, 1, \
 	    "the same as --out-of-reach fail") \
+	X(offload, "--offload", NULL, "tags|none|free", \
+	    o->offload = ILP_OFFLOAD_TAGS, offload, offload, \
+	    REC_STR("offload", ALL, 8, o->offload != ILP_OFFLOAD_TAGS ? \
+	    ilp_offload_name(o->offload) : ""), 1, \
+	    "free: saved values may be offloaded to host memory") \
+	X(offload_bw, "--offload-bw", NULL, "BYTES_PER_S", \
+	    o->offload_bw = -1, offload_bw, none, \
+	    REC_NUM("offload_bw", ALL, >, o->offload != ILP_OFFLOAD_FREE ? -1 : \
+	    o->offload_bw > 0 ? o->offload_bw : ilpi_device_host_bw(&o->device)), 1, \
+	    "host link of the transfer model (default: the device's)") \
 	X(rng_replay, "--rng-replay", NULL, "auto|yes|no", \
 	    (void)0, rng_replay, none, \
 	    REC_STR("rng_replay", ILP, 8, o->rng_replay == ILP_RNG_REPLAY_ALWAYS ? "yes" : \

@@ -225,6 +225,19 @@ typedef enum ilp_unreachable {
 	ILP_UNREACHABLE_FAIL      /* -1 with ILP_ERR_CONFLICT */
 } ilp_unreachable;
 
+/* Offloading saved values to host memory (docs/solver.md "Offload"). */
+typedef enum ilp_offload {
+	ILP_OFFLOAD_TAGS = 0, /* the CPU-offload tags bind as saves; nothing is offloaded
+	                       * in the partition (the bridge marks the tagged values) */
+	ILP_OFFLOAD_NONE,     /* the same in the partition; the bridge marks nothing */
+	ILP_OFFLOAD_FREE      /* the solve chooses per saved value: on the device or
+	                       * offloaded (MUST_CPU_OFFLOAD values: offloaded when saved) */
+} ilp_offload;
+
+/* "tags", "none", "free"; the parser returns 0, or -1 with ILP_ERR_INPUT. */
+int ilp_offload_parse(const char *s, ilp_offload *out, ilp_error *err);
+const char *ilp_offload_name(ilp_offload mode);
+
 typedef struct ilp_solve_options {
 	ilp_objective objective;
 	double alpha;              /* ILP_OBJ_WEIGHTED */
@@ -254,6 +267,8 @@ typedef struct ilp_solve_options {
 	double time_budget_fraction; /* < 0: none; the recompute time of PyTorch's own
 	                              * partition at activation_memory_budget F */
 	ilp_unreachable unreachable; /* default AUTO */
+	ilp_offload offload;         /* default TAGS */
+	double offload_bw;           /* host link, bytes/s; <= 0: the device profile's */
 } ilp_solve_options;
 
 /* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */
@@ -344,6 +359,9 @@ typedef struct ilp_peak {
 	int64_t forward_peak, backward_peak;
 	int64_t held_bytes;    /* live between the two: saved values and forward outputs */
 	int64_t input_bytes;   /* primals and tangents */
+	int64_t offloaded_bytes;  /* saved values offloaded to the host ("offloaded") */
+	double exposed_us;     /* transfer time the compute does not hide (microseconds on
+	                        * the partition's device; docs/partition.md "Offload") */
 } ilp_peak;
 
 /* Lowers `p` and simulates both sides. Tags do not matter to memory: any executable

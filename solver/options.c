@@ -97,6 +97,26 @@ check_device(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 }
 
 static int
+check_offload(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
+{
+	if ((unsigned)o->offload > ILP_OFFLOAD_FREE || isnan(o->offload_bw) ||
+	    isinf(o->offload_bw)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'offload': unknown mode %d or bandwidth "
+		    "%g", g->path, (int)o->offload, o->offload_bw);
+		return -1;
+	}
+	if (o->offload == ILP_OFFLOAD_FREE && (o->objective == ILP_OBJ_WEIGHTED ||
+	    o->peak_budget >= 0 || o->time_budget_us >= 0 || o->time_budget_fraction >= 0)) {
+		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'offload': free takes the memory, "
+		    "runtime (with a memory budget: the device's saved bytes) and peak objectives; "
+		    "a peak budget, a time budget and the weighted objective do not model offload "
+		    "yet", g->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
 check_gap(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 {
 	if (!(o->gap >= 0) || !isfinite(o->gap)) {

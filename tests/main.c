@@ -16,6 +16,7 @@ main(void)
 	srunner_add_suite(sr, suite_solver());
 	srunner_add_suite(sr, suite_mincut());
 	srunner_add_suite(sr, suite_memsim());
+	srunner_add_suite(sr, suite_offload());
 	srunner_add_suite(sr, suite_peak());
 	srunner_add_suite(sr, suite_peak_blocks());
 	srunner_add_suite(sr, suite_fingerprint());

@@ -10,6 +10,7 @@ Suite *suite_policies(void);
 Suite *suite_solver(void);
 Suite *suite_mincut(void);
 Suite *suite_memsim(void);
+Suite *suite_offload(void);
 Suite *suite_peak(void);
 Suite *suite_peak_blocks(void);
 Suite *suite_fingerprint(void);

@@ -24,6 +24,7 @@ from functorch.compile import make_boxed_compiler
 from .device import device_profile
 from .export import _draws, export_graph, has_recomputable_rng_ops, prepare_joint
 from .graphfile import dumps, untagged_in_regions, write_graphs
+from .offload import offload_bw_args
 from .options import (check_partition_options, memory_budget_value, peak_budget_arg,
                       time_budget_arg)
 from .runner import Budget, IlpartError, IlpartWarning, PathLike, find_binary, solve
@@ -218,14 +219,16 @@ def _raise_getitems(gm: fx.GraphModule) -> None:
 
 def split_modules(joint_module: fx.GraphModule, saved_names: Sequence[str], num_fwd_outputs: int,
                   functionalize_rng: bool = True,
-                  static_lifetime_input_indices: Optional[Sequence[int]] = None
+                  static_lifetime_input_indices: Optional[Sequence[int]] = None,
+                  partition: Optional[Dict[str, Any]] = None
                   ) -> Tuple[fx.GraphModule, fx.GraphModule]:
     """Forward and backward GraphModules that hand `saved_names` from one to the other,
     built by PyTorch's own extraction; the backward recomputes what else it needs. After
     it, what min_cut_rematerialization_partition does after choosing (as far as this torch
     has it): RNG replay for recomputed random ops, the autograd-engine order, torch's
     activation offloading when torch._functorch.config.enable_activation_offloading is on
-    (ilpart.offload), getitems raised, graph-safe RNG states threaded through HOPs."""
+    (ilpart.offload: the tagged values, or with `partition` from `ilpart solve --offload`
+    the ones it offloads), getitems raised, graph-safe RNG states threaded through HOPs."""
     import inspect
 
     from torch._functorch import partitioners as P
@@ -257,7 +260,7 @@ def split_modules(joint_module: fx.GraphModule, saved_names: Sequence[str], num_
     moved = _autograd_order(bw)
     if moved is None:
         bw = P.reordering_to_mimic_autograd_engine(bw)
-    offload_saved(joint_module, fw, bw, num_fwd_outputs, static)
+    offload_saved(joint_module, fw, bw, num_fwd_outputs, static, partition)
     from torch._functorch import compile_utils
     if hasattr(compile_utils, "raise_getitems"):
         # (recompiles both modules: also the reordered backward)
@@ -435,7 +438,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         if pb is not None:
             extra += ["--peak-budget", pb]
         if method == "ilp":
-            extra += ["--rng-replay", "yes" if replay else "no"]
+            extra += ["--rng-replay", "yes" if replay else "no"] + offload_bw_args(extra)
             if fraction_cap is not None:
                 extra += ["--fraction-cap", fraction_cap]
         else:
@@ -462,7 +465,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         _warn_time_limit(part, len(graph.get("nodes", ())), time_limit)
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
                                functionalize_rng=replay, static_lifetime_input_indices=kwargs.get(
-                                   "static_lifetime_input_indices"))
+                                   "static_lifetime_input_indices"), partition=part)
         counter[0] += 1
         summary = _summarise(graph, part, method, budget, tb, dev, counter[0], binary,
                              policy, prefer, extra if method == "ilp" else [])

@@ -66,7 +66,7 @@ drv_to_nodes(solve_ctx *c)
 		const ilpi_item *item = &red->item[it];
 
 		if (c->s[it])
-			c->node_s[item->rep] = 1;
+			c->node_s[item->rep] = ilpi_model_offloaded(&c->m, c->s, it) ? 2 : 1;
 		for (uint32_t k = 0; c->r[it] && k < item->mem_count; k++)
 			c->node_r[red->member[item->mem_begin + k]] = 1;
 	}
@@ -211,6 +211,7 @@ drv_node_partition(const solve_ctx *c)
 
 	for (size_t v = 0; p != NULL && v < c->g->n; v++)
 		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
+		    (c->node_s[v] == 2 ? ILPI_P_OFFLOADED : 0) |
 		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
 	return p;
 }

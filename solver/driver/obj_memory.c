@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "graph/partition.h"
 #include "solver/driver/decomp.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/obj_memory.h"
@@ -41,10 +42,10 @@ drv_obj_memory(solve_ctx *c, ilp_error *err)
 	return 0;
 }
 
-/* The memory objective's value: the saved bytes. */
+/* The memory objective's value: the saved bytes (on the device: offloaded ones are
+ * not, docs/solver.md "Offload"). */
 double
 drv_obj_memory_value(const solve_ctx *c, ilp_partition *p)
 {
-	(void)c;
-	return (double)p->saved_bytes;
+	return (double)(p->saved_bytes - ilpi_partition_offloaded_bytes(c->g, p));
 }

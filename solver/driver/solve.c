@@ -20,6 +20,7 @@
 #include "solver/driver/dominate.h"
 #include "solver/driver/obj_peak.h"
 #include "solver/driver/objectives.h"
+#include "solver/driver/offload.h"
 #include "solver/driver/peak_seeds.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/solve.h"
@@ -31,6 +32,8 @@ run_model(void *ctx, ilp_error *err)
 	solve_ctx *c = ctx;
 
 	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
+		return -1;
+	if (c->o->offload == ILP_OFFLOAD_FREE && drv_offload_setup(c, err) != 0)
 		return -1;
 	if (drv_needs_peak(c->o) && ilpi_peak_rows_add(c->g, &c->m, &c->peak,
 	    c->hooks != NULL && c->hooks->peak_running_sums ? 0 : ILPI_PEAK_DENSE_NZ, err) != 0)
@@ -349,6 +352,19 @@ ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hoo
 	ilpi_err_clear(err);
 	if (drv_options_check(g, o, err) != 0)
 		return -1;
+	if (o->objective == ILP_OBJ_PEAK && o->offload == ILP_OFFLOAD_FREE) {
+		/* solver/driver/offload.c: the least peak, then its offload */
+		o2 = *o;
+		o2.offload = ILP_OFFLOAD_TAGS;
+		if (ilpi_solve_hooked(g, &o2, h, out, err) != 0)
+			return -1;
+		ilpi_partition_record(*out, g, o);
+		if (drv_offload_peak(g, o, *out, err) == 0)
+			return 0;
+		ilp_partition_free(*out);
+		*out = NULL;
+		return -1;
+	}
 	rc = solve_pass(g, o, h, -1, out, &pt_bytes, &pt_us, &budget, &pt, err);
 	/* PyTorch's partition at the fraction obeys the rules but saves more than B(F):
 	 * when the optimum within B(F) is slower than it (or none fits), the fastest

@@ -202,6 +202,9 @@ ilpi_model_free(ilpi_model *m, int glpk_freed)
 	free(m->col_s);
 	free(m->col_r);
 	free(m->col_y);
+	free(m->col_o);
+	free(m->off_us);
+	free(m->off_forced);
 	free(m->coef);
 	free(m->ind);
 	free(m->warm);
@@ -212,6 +215,59 @@ ilpi_model_free(ilpi_model *m, int glpk_freed)
 	free(m->cut_v);
 	free(m->seen);
 	memset(m, 0, sizeof *m);
+}
+
+int
+ilpi_model_add_offload(ilpi_model *m, const uint8_t *kind, const double *exposed_us,
+    ilp_error *err)
+{
+	const ilpi_reduced *red = m->red;
+	size_t cols = (size_t)m->n_cols + red->n_items + 1;
+	int ind[3];
+	double val[3];
+	char name[80];
+
+	m->col_o = calloc(red->n_items + 1, sizeof *m->col_o);
+	m->off_us = calloc(red->n_items + 1, sizeof *m->off_us);
+	m->off_forced = calloc(red->n_items + 1, 1);
+	if (m->col_o == NULL || m->off_us == NULL || m->off_forced == NULL)
+		goto nomem;
+	/* the scratch grows with the columns */
+	free(m->coef), free(m->ind), free(m->warm), free(m->fixed), free(m->cut_ind);
+	free(m->cut_a), free(m->cut_x), free(m->cut_v);
+	m->coef = calloc(cols, sizeof *m->coef);
+	m->ind = calloc(cols, sizeof *m->ind);
+	m->warm = calloc(cols, sizeof *m->warm);
+	m->cap_warm = cols;
+	m->fixed = calloc(cols, 1);
+	m->cut_ind = calloc(cols, sizeof *m->cut_ind);
+	m->cut_a = calloc(cols, sizeof *m->cut_a);
+	m->cut_x = calloc(cols, sizeof *m->cut_x);
+	m->cut_v = calloc(cols, sizeof *m->cut_v);
+	if (m->coef == NULL || m->ind == NULL || m->warm == NULL || m->fixed == NULL ||
+	    m->cut_ind == NULL || m->cut_a == NULL || m->cut_x == NULL || m->cut_v == NULL)
+		goto nomem;
+	for (size_t it = 0; it < red->n_items; it++) {
+		int o;
+
+		if (kind[it] == 0 || m->col_s[it] == 0 || m->col_y[red->item[it].stor] != 0)
+			continue;
+		o = m->col_o[it] = glp_add_cols(m->lp, 1);
+		m->off_us[it] = exposed_us[it];
+		m->off_forced[it] = kind[it] == 2;
+		snprintf(name, sizeof name, "o%zu", it);
+		glp_set_col_name(m->lp, o, name);
+		glp_set_col_kind(m->lp, o, GLP_BV);
+		ind[1] = o, val[1] = 1;
+		ind[2] = m->col_s[it], val[2] = -1;
+		snprintf(name, sizeof name, "of%zu", it);
+		add_row(m->lp, name, kind[it] == 2 ? GLP_FX : GLP_UP, 0, 2, ind, val);
+	}
+	m->n_cols = glp_get_num_cols(m->lp);
+	return 0;
+nomem:
+	ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", m->path);
+	return -1;
 }
 
 /* Dense coefficients of an expression into m->coef[1..n_cols]. */
@@ -232,6 +288,9 @@ expression(ilpi_model *m, const ilpi_terms *t)
 			if (t->pen_s != NULL)
 				m->coef[s] += t->pen_s[it];
 		}
+		if (m->col_o != NULL && m->col_o[it])
+			m->coef[m->col_o[it]] += t->cost * m->off_us[it] - t->bytes *
+			    ((double)red->stor_bytes[item->stor] / m->byte_unit);
 		if (r) {
 			m->coef[r] += t->cost * item->cost +
 			    t->bytes * ((double)item->rng_bytes / m->byte_unit);
@@ -311,6 +370,9 @@ ilpi_model_value(ilpi_model *m, const ilpi_terms *t, const uint8_t *s, const uin
 			seen[item->stor] = 1;
 			if (t->pen_s != NULL)
 				v += t->pen_s[it];
+			if (ilpi_model_offloaded(m, s, it))
+				v += t->cost * m->off_us[it] - t->bytes *
+				    ((double)red->stor_bytes[item->stor] / m->byte_unit);
 		}
 		if (r[it] && item->can_recompute) {
 			v += t->cost * item->cost + t->bytes * ((double)item->rng_bytes / m->byte_unit);
@@ -538,6 +600,8 @@ warm_columns(ilpi_model *m, const ilpi_mip *mip)
 	for (size_t it = 0; it < red->n_items; it++) {
 		if (m->col_s[it] && mip->warm_s[it]) {
 			x[m->col_s[it]] = 1;
+			if (ilpi_model_offloaded(m, mip->warm_s, it))
+				x[m->col_o[it]] = 1;
 			if (m->col_y[red->item[it].stor])
 				x[m->col_y[red->item[it].stor]] = 1;
 		}
@@ -552,6 +616,9 @@ take_solution(ilpi_model *m, ilpi_mip *mip)
 {
 	for (size_t it = 0; it < m->red->n_items; it++) {
 		mip->s[it] = m->col_s[it] && glp_mip_col_val(m->lp, m->col_s[it]) > 0.5;
+		if (mip->s[it] && m->col_o != NULL && m->col_o[it] &&
+		    glp_mip_col_val(m->lp, m->col_o[it]) > 0.5)
+			mip->s[it] = 2;
 		mip->r[it] = m->col_r[it] && glp_mip_col_val(m->lp, m->col_r[it]) > 0.5;
 	}
 	mip->obj = glp_mip_obj_val(m->lp);

@@ -22,6 +22,9 @@ typedef struct ilpi_model {
 	const char *path;         /* the graph's file, for error messages */
 	int *col_s, *col_r;       /* per item; 0 when the variable is fixed at 0 */
 	int *col_y;               /* per storage class; 0 when one item owns the class */
+	int *col_o;               /* per item: offloaded (ilpi_model_add_offload), else 0 */
+	double *off_us;           /* per item: the transfer time an offload exposes */
+	uint8_t *off_forced;      /* per item: offloaded whenever saved */
 	int n_cols;
 	double byte_unit;         /* bytes per model byte (gcd of the storage sizes) */
 	int row_limit[2];         /* ILPI_LIMIT_* rows, 0 until first used */
@@ -92,6 +95,22 @@ typedef struct ilpi_mip {
 
 int ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m,
     ilp_error *err);
+/*
+ * Offload columns (docs/solver.md "Offload"): per item with kind[it] != 0 a column o_I
+ * <= s_I (kind 2: o_I = s_I, the value is offloaded whenever saved). An offloaded item's
+ * storage leaves the byte terms of every expression (the device's saved bytes) and
+ * exposed_us[it] joins its cost terms. In item answers, s[it] == 2 means saved and
+ * offloaded. kind and exposed_us are per item; copied. -1 when out of memory.
+ */
+int ilpi_model_add_offload(ilpi_model *m, const uint8_t *kind, const double *exposed_us,
+    ilp_error *err);
+/* Is item `it` offloaded in the item answer s (s[it] == 2, or saved and forced)? */
+static inline int
+ilpi_model_offloaded(const ilpi_model *m, const uint8_t *s, size_t it)
+{
+	return m->col_o != NULL && m->col_o[it] && s[it] &&
+	    (s[it] == 2 || m->off_forced[it]);
+}
 /* glpk_freed: GLPK's environment was freed after an error, so lp is already gone. */
 void ilpi_model_free(ilpi_model *m, int glpk_freed);
 void ilpi_model_set_objective(ilpi_model *m, const ilpi_terms *t);

@@ -4,8 +4,10 @@ exported with their own names, saved and never recomputed, marked for torch's
 activation-offloading pass, which offloads exactly them when
 torch._functorch.config.enable_activation_offloading is on (on CPU its device_put to CPU
 is a copy, so the test runs here); gradients as eager's. A MUST_CPU_OFFLOAD value torch's
-pass cannot offload (a getitem) is refused with an error naming the op. Skipped on a torch
-without the tags (2.6)."""
+pass cannot offload (a getitem) is refused with an error naming the op. With
+`--offload free` ilpart itself chooses what to offload (docs/solver.md "Offload"): torch's
+pass offloads exactly the partition's "offloaded" values, gradients as eager's; with
+`--offload none` the tags are not marked. Skipped on a torch without the tags (2.6)."""
 
 import os
 import sys
@@ -47,6 +49,18 @@ class OffloadMLP(nn.Module):
 
     def forward(self, x):
         return x + models.sac(self.body, x, context=self.context)
+
+
+class PlainMLP(nn.Module):
+    """No SAC: which values to offload is ilpart's choice alone."""
+
+    def __init__(self, d=32):
+        super().__init__()
+        self.l1 = nn.Linear(d, 2 * d)
+        self.l2 = nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        return x + torch.sin(self.l2(torch.relu(self.l1(x))))
 
 
 class MaxPool(nn.Module):
@@ -135,6 +149,56 @@ class OffloadTest(unittest.TestCase):
             if n.get("recompute") == "MUST_CPU_OFFLOAD":
                 n["recompute"] = "PREFER_RECOMPUTE"
         self.assertNotIn("mm", ilpart.solve(graphs[0])["saved"])
+
+    def run_offload(self, m, extra, offloading=True):
+        from torch._functorch import config as fconfig
+        x = torch.randn(4, 32, requires_grad=True)
+        eager = util.run(m, [x])
+        compiled, pf = util.compile_ilpart(m, extra_args=extra)
+        with fconfig.patch(enable_activation_offloading=offloading):
+            mine = util.run(compiled, [x])
+        util.assert_same(self, eager, mine, rtol=1e-5, atol=1e-6)
+        (e,) = pf.history
+        fw, bw = e["forward"].graph, e["backward"].graph
+        offloads = sorted(n.name[len("cpu_offload_"):] for n in fw.nodes
+                          if n.op == "call_function" and n.name.startswith("cpu_offload_"))
+        reloads = sorted(n.name[len("gpu_reload_"):] for n in bw.nodes
+                         if n.op == "call_function" and n.name.startswith("gpu_reload_"))
+        return e, offloads, reloads
+
+    def test_free_offload_chosen_by_ilpart(self):
+        torch.manual_seed(0)
+        e, offloads, reloads = self.run_offload(PlainMLP(), ["--offload", "free"])
+        part = e["partition"]
+        self.assertEqual(part["options"]["offload"], "free")
+        # torch's own host link, in bytes/s
+        from torch._functorch import config as fconfig
+        self.assertEqual(part["options"]["offload_bw"],
+                         fconfig.activation_offload_cpu_gpu_bw * 1024 ** 3)
+        chosen = sorted(part.get("offloaded", []))
+        self.assertTrue(chosen, "--offload free, memory objective: offloads what it can")
+        self.assertEqual(offloads, chosen)
+        self.assertEqual(reloads, chosen)
+        util.ilpart_check(self, e["graph"], part)
+
+    def test_free_offload_with_must_tags(self):
+        torch.manual_seed(0)
+        e, offloads, _ = self.run_offload(OffloadMLP("MUST_CPU_OFFLOAD"), ["--offload", "free"])
+        tagged = [n["name"] for n in e["graph"]["nodes"]
+                  if n.get("recompute") == "MUST_CPU_OFFLOAD"]
+        saved = util.check_entry(self, e)[0]
+        for t in tagged:
+            if t in saved:
+                self.assertIn(t, e["partition"]["offloaded"], "%s (MUST_CPU_OFFLOAD)" % t)
+                self.assertIn(t, offloads)
+        self.assertEqual(offloads, sorted(e["partition"]["offloaded"]))
+
+    def test_offload_none_marks_nothing(self):
+        torch.manual_seed(0)
+        e, offloads, _ = self.run_offload(OffloadMLP("MUST_CPU_OFFLOAD"), ["--offload", "none"])
+        self.assertEqual(offloads, [])
+        self.assertNotIn("offloaded", e["partition"])
+        self.assertFalse([n for n in e["forward"].graph.nodes if n.meta.get("should_offload")])
 
     def test_getitem_that_cannot_be_offloaded_is_refused(self):
         from torch._functorch import config as fconfig
