@@ -132,6 +132,23 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 	    (long long)pa.peak_bytes, o->budget_fraction, (long long)pt->saved_bytes,
 	    pt->recompute_time_us, (long long)pp.peak_bytes, worse_names(w), (long long)budget,
 	    (long long)pp.peak_bytes);
+	/* No time left: PyTorch's partition itself (it obeys the rules; checked when it
+	 * was judged), the last resort. */
+	if (o->time_limit > 0 && ilpi_now() - t0 >= o->time_limit &&
+	    (q = ilpi_partition_clone(g, pt)) != NULL) {
+		ilpi_partition_set_producer(q, "ilp", "runtime", ilp_prefer_name(o->prefer),
+		    "time-limit");
+		q->gap = 1;
+		q->objective_value = q->recompute_time_us;
+		q->budget_bytes = pt->saved_bytes;
+		q->note[0] = '\0';
+		ilpi_partition_record(q, g, o);
+		q->peak_cap_bytes = pp.peak_bytes;
+		say(o, "dominance: the time limit is spent: PyTorch's partition is the answer");
+		ilp_partition_free(*out);
+		*out = q;
+		return 0;
+	}
 	/* Within the fraction's bytes first; when PyTorch's partition saves more than them
 	 * (it does not fit) and nothing there is as fast, within its own bytes. */
 	for (int k = 0; k < 2; k++) {
