@@ -6,6 +6,7 @@
 
 int64_t drv_simulate(solve_ctx *c, const uint8_t *s, const uint8_t *r);
 int drv_nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim);
+int drv_nogood_exclude(solve_ctx *c, const uint8_t *s, const uint8_t *r);
 int drv_check_cuts(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim);
 int drv_cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim);
 int
