@@ -35,13 +35,13 @@ drv_simulate(solve_ctx *c, const uint8_t *s, const uint8_t *r)
 	return out;
 }
 
-/* No-good cut: any answer other than (s, r) may be anything down to P's floor; (s, r)
- * itself peaks at `sim` (model units). P + d * (distance to (s, r)) >= sim. */
-int
-drv_nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
+/* The no-good row over the item columns: coef * (distance to (s, r)) + (peak_coef * P)
+ * >= rhs, the distance being the columns where an answer differs from (s, r). */
+static int
+nogood_row(solve_ctx *c, const uint8_t *s, const uint8_t *r, double peak_coef, double coef,
+    double rhs)
 {
 	glp_prob *lp = c->m.lp;
-	double d = sim - glp_get_col_lb(lp, c->peak.col), rhs = sim;
 	int *ind = malloc((2 * c->red.n_items + 2) * sizeof *ind), len = 0, row;
 	double *val = malloc((2 * c->red.n_items + 2) * sizeof *val);
 
@@ -50,9 +50,10 @@ drv_nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
 		free(val);
 		return -1;
 	}
-
-	ind[++len] = c->peak.col;
-	val[len] = 1;
+	if (peak_coef != 0) {
+		ind[++len] = c->peak.col;
+		val[len] = peak_coef;
+	}
 	for (size_t it = 0; it < c->red.n_items; it++) {
 		int cols[2] = { c->m.col_s[it], c->m.col_r[it] };
 		int on[2] = { s[it], r[it] };
@@ -61,9 +62,9 @@ drv_nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
 			if (cols[k] == 0)
 				continue;
 			ind[++len] = cols[k];
-			val[len] = on[k] ? -d : d;
+			val[len] = on[k] ? -coef : coef;
 			if (on[k])
-				rhs -= d;
+				rhs -= coef;
 		}
 	}
 	row = glp_add_rows(lp, 1);
@@ -72,6 +73,24 @@ drv_nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
 	free(ind);
 	free(val);
 	return 0;
+}
+
+/* No-good cut: any answer other than (s, r) may be anything down to P's floor; (s, r)
+ * itself peaks at `sim` (model units). P + d * (distance to (s, r)) >= sim. */
+int
+drv_nogood_cut(solve_ctx *c, const uint8_t *s, const uint8_t *r, double sim)
+{
+	return nogood_row(c, s, r, 1, sim - glp_get_col_lb(c->m.lp, c->peak.col), sim);
+}
+
+/* (s, r) excluded outright: distance to (s, r) >= 1, coefficients +-1. For an answer
+ * over a hard peak budget (P <= budget): there drv_nogood_cut's row is the same cut on
+ * 0/1 answers, but its coefficients (the answer's peak in model bytes, 1.6e9 on the
+ * 48-layer transformer) made GLPK's LP relaxation end infeasible by its tolerance. */
+int
+drv_nogood_exclude(solve_ctx *c, const uint8_t *s, const uint8_t *r)
+{
+	return nogood_row(c, s, r, 0, 1, 1);
 }
 
 /* The rows must bound every partition from below: each simulated answer is checked
@@ -143,8 +162,8 @@ trace_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim,
 /* Cuts off the item answer (s, r), whose simulated peak is `sim` bytes: by the exact
  * row at its backward peak step (solver/peak/peak_cuts.c) when that row reaches the
  * simulated bytes there, else by a no-good cut. -1 only when out of memory. */
-int
-drv_cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
+static int
+cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim, int exclude)
 {
 	ilp_partition *p = NULL;
 	ilpi_split sp;
@@ -202,8 +221,21 @@ drv_cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
 	if (rc < 0 || (c->cuts != NULL && drv_check_cuts(c, s, r, sim) != 0))
 		return -1;
 	if (!exact)
-		return drv_nogood_cut(c, s, r, (double)sim / c->m.byte_unit);
+		return exclude ? drv_nogood_exclude(c, s, r) :
+		    drv_nogood_cut(c, s, r, (double)sim / c->m.byte_unit);
 	return 0;
+}
+
+int
+drv_cut_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
+{
+	return cut_answer(c, s, r, sim, 0);
+}
+
+int
+drv_cut_answer_over(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim)
+{
+	return cut_answer(c, s, r, sim, 1);
 }
 
 /* General rows (solver/peak/peak_cuts.c, ilpi_peak_cuts_add_general) at the backward steps

@@ -262,13 +262,18 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 			goto fail;
 		if (out_root[root])
 			continue; /* the caller holds it through the backward anyway */
-		/* A saved value is a backward input: live at the backward's first step at
-		 * least, and to its last backward user. */
+		/* A saved value is a backward input: live from the backward's first step
+		 * to its last backward user. One that no backward op reads (only
+		 * recomputed users do) may be freed before the first backward op
+		 * allocates: its recomputed users run in that op's batch, before it
+		 * (the 40-byte f0 of peak_budget_least_time_matches_enumeration's seed 12,
+		 * counted at b2's step, put the row 32 bytes above a partition's simulated
+		 * peak); the extension below covers it. */
 		hi = b->last[red->item[best[k]].rep];
+		if (hi >= b->nf && add_term(b, b->m->col_s[best[k]], bytes, b->nf, hi) != 0)
+			goto fail;
 		if (hi < b->nf)
 			hi = b->nf;
-		if (add_term(b, b->m->col_s[best[k]], bytes, b->nf, hi) != 0)
-			goto fail;
 		/* ... and, when a user is recomputed, until that user can run at the
 		 * earliest: (s + r_u - 1) is a lower bound of "saved and user recomputed". */
 		if (extension(b, best[k], bytes, hi) != 0)
