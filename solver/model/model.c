@@ -146,6 +146,27 @@ add_rows(const ilp_graph *g, ilpi_model *m)
 	}
 }
 
+/* The per-column scratch (row building, warm starts, cuts) for `cols` columns, freed
+ * first: the model grows it when it adds columns. -1 when out of memory. */
+static int
+alloc_scratch(ilpi_model *m, size_t cols)
+{
+	free(m->coef), free(m->ind), free(m->warm), free(m->fixed), free(m->cut_ind);
+	free(m->cut_a), free(m->cut_x), free(m->cut_v);
+	m->coef = calloc(cols, sizeof *m->coef);
+	m->ind = calloc(cols, sizeof *m->ind);
+	m->warm = calloc(cols, sizeof *m->warm);
+	m->cap_warm = cols;
+	m->fixed = calloc(cols, 1);
+	m->cut_ind = calloc(cols, sizeof *m->cut_ind);
+	m->cut_a = calloc(cols, sizeof *m->cut_a);
+	m->cut_x = calloc(cols, sizeof *m->cut_x);
+	m->cut_v = calloc(cols, sizeof *m->cut_v);
+	return m->coef == NULL || m->ind == NULL || m->warm == NULL || m->fixed == NULL ||
+	    m->cut_ind == NULL || m->cut_a == NULL || m->cut_x == NULL || m->cut_v == NULL ?
+	    -1 : 0;
+}
+
 int
 ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp_error *err)
 {
@@ -159,19 +180,9 @@ ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m, ilp
 	m->col_s = calloc(red->n_items + 1, sizeof *m->col_s);
 	m->col_r = calloc(red->n_items + 1, sizeof *m->col_r);
 	m->col_y = calloc(red->n_stor + 1, sizeof *m->col_y);
-	m->coef = calloc(cols, sizeof *m->coef);
-	m->ind = calloc(cols, sizeof *m->ind);
-	m->warm = calloc(cols, sizeof *m->warm);
-	m->cap_warm = cols;
-	m->fixed = calloc(cols, 1);
-	m->cut_ind = calloc(cols, sizeof *m->cut_ind);
-	m->cut_a = calloc(cols, sizeof *m->cut_a);
-	m->cut_x = calloc(cols, sizeof *m->cut_x);
-	m->cut_v = calloc(cols, sizeof *m->cut_v);
 	m->seen = calloc(red->n_stor + 1, 1);
-	if (m->col_s == NULL || m->col_r == NULL || m->col_y == NULL || m->coef == NULL ||
-	    m->ind == NULL || m->warm == NULL || m->fixed == NULL || m->cut_ind == NULL ||
-	    m->cut_a == NULL || m->cut_x == NULL || m->cut_v == NULL || m->seen == NULL) {
+	if (m->col_s == NULL || m->col_r == NULL || m->col_y == NULL || m->seen == NULL ||
+	    alloc_scratch(m, cols) != 0) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		return -1;
 	}
@@ -233,19 +244,7 @@ ilpi_model_add_offload(ilpi_model *m, const uint8_t *kind, const double *exposed
 	if (m->col_o == NULL || m->off_us == NULL || m->off_forced == NULL)
 		goto nomem;
 	/* the scratch grows with the columns */
-	free(m->coef), free(m->ind), free(m->warm), free(m->fixed), free(m->cut_ind);
-	free(m->cut_a), free(m->cut_x), free(m->cut_v);
-	m->coef = calloc(cols, sizeof *m->coef);
-	m->ind = calloc(cols, sizeof *m->ind);
-	m->warm = calloc(cols, sizeof *m->warm);
-	m->cap_warm = cols;
-	m->fixed = calloc(cols, 1);
-	m->cut_ind = calloc(cols, sizeof *m->cut_ind);
-	m->cut_a = calloc(cols, sizeof *m->cut_a);
-	m->cut_x = calloc(cols, sizeof *m->cut_x);
-	m->cut_v = calloc(cols, sizeof *m->cut_v);
-	if (m->coef == NULL || m->ind == NULL || m->warm == NULL || m->fixed == NULL ||
-	    m->cut_ind == NULL || m->cut_a == NULL || m->cut_x == NULL || m->cut_v == NULL)
+	if (alloc_scratch(m, cols) != 0)
 		goto nomem;
 	for (size_t it = 0; it < red->n_items; it++) {
 		int o;
