@@ -222,13 +222,7 @@ ilpi_partition_record(ilp_partition *p, const ilp_graph *g, const ilp_solve_opti
 	{ ilpi_run_value *v = &r->v[ILPI_OPT_##id]; (void)v; rec }
 	ILPI_SOLVE_OPTIONS(REC_SET_)
 #undef REC_SET_
-#undef REC_NONE
-#undef REC_NUM
-#undef REC_INT
-#undef REC_STR
-#undef REC_INT_OR_NUM
-#undef REC_NUM_OR_NUM
-#undef REC_POLICY
+#include "graph/solve_options_rec_end.h"
 	set_field(r->version, sizeof r->version, PACKAGE_VERSION);
 }
 #undef ILP
@@ -612,13 +606,7 @@ read_options(reader *r, const cJSON *root)
 	{ ilpi_run_value *v = &x->v[ILPI_OPT_##id]; (void)v; if (rec) return -1; }
 	ILPI_SOLVE_OPTIONS(REC_READ_)
 #undef REC_READ_
-#undef REC_NONE
-#undef REC_NUM
-#undef REC_INT
-#undef REC_STR
-#undef REC_INT_OR_NUM
-#undef REC_NUM_OR_NUM
-#undef REC_POLICY
+#include "graph/solve_options_rec_end.h"
 	return get_string(r, o, "ilpart", "options.ilpart", x->version,
 	    sizeof x->version) < 0 ? -1 : 0;
 }
@@ -876,13 +864,7 @@ write_provenance(ilpi_buf *b, const ilp_graph *g, const ilp_partition *p)
 	{ const ilpi_run_value *v = &o->v[ILPI_OPT_##id]; (void)v; rec }
 	ILPI_SOLVE_OPTIONS(REC_WRITE_)
 #undef REC_WRITE_
-#undef REC_NONE
-#undef REC_NUM
-#undef REC_INT
-#undef REC_STR
-#undef REC_INT_OR_NUM
-#undef REC_NUM_OR_NUM
-#undef REC_POLICY
+#include "graph/solve_options_rec_end.h"
 	ilpi_buf_puts(b, "\"ilpart\": ");
 	ilpi_buf_json_str(b, o->version[0] != '\0' ? o->version : "unknown");
 	ilpi_buf_puts(b, "}");
