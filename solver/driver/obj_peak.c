@@ -365,16 +365,7 @@ peak_budget_search(solve_ctx *c, uint8_t *s, uint8_t *r, int64_t *sim_out, doubl
 		return 0;
 	st.s = c->starts_buf;
 	st.n = 0;
-	for (size_t k = 0; k < c->n_seed; k++) {
-		int64_t v;
-
-		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0 ||
-		    (v = drv_simulate(c, c->ts, c->tr)) < 0 || (best >= 0 && v >= best))
-			continue;
-		best = c->peak_best = v;
-		memcpy(c->ws, c->ts, n);
-		memcpy(c->wr, c->tr, n);
-	}
+	drv_best_seed(c, &best, NULL, 0);
 	if (!drv_peak_late(c))
 		drv_peak_front_seeds(c, &best, &st, until, until);
 	if (best >= 0 && best > c->o->peak_budget && !drv_peak_late(c))

@@ -131,30 +131,40 @@ drv_peak_seeds(solve_ctx *c, ilp_error *err)
 /* Each seed valid under this solve's rules is simulated; the best one is the
  * incumbent in (ws, wr). Those within 5 % of it are cut off (the others are far from
  * the answer: rows for them would only slow the solves down). */
+void
+drv_best_seed(solve_ctx *c, int64_t *best, int64_t *sim, int note)
+{
+	size_t n = c->red.n_items;
+
+	for (size_t k = 0; k < c->n_seed; k++) {
+		int64_t v = -1;
+
+		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) == 0 &&
+		    (v = drv_simulate(c, c->ts, c->tr)) >= 0) {
+			if (note)
+				drv_note(c, "peak seed %s: simulated %lld bytes", c->seed[k]->method,
+				    (long long)v);
+			if (*best < 0 || v < *best) {
+				*best = c->peak_best = v;
+				memcpy(c->ws, c->ts, n);
+				memcpy(c->wr, c->tr, n);
+			}
+		}
+		if (sim != NULL)
+			sim[k] = v;
+	}
+}
+
 int
 drv_peak_try_seeds(solve_ctx *c, int64_t *best, ilp_error *err)
 {
-	size_t n = c->red.n_items;
 	int64_t *sim = malloc((c->n_seed + 1) * sizeof *sim);
 	int skipped = 0, cut = 0;
 	double t1 = ilpi_now();
 
 	if (sim == NULL)
 		goto nomem;
-	for (size_t k = 0; k < c->n_seed; k++) {
-		sim[k] = -1;
-		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0)
-			continue;
-		if ((sim[k] = drv_simulate(c, c->ts, c->tr)) < 0)
-			continue;
-		drv_note(c, "peak seed %s: simulated %lld bytes", c->seed[k]->method,
-		    (long long)sim[k]);
-		if (*best < 0 || sim[k] < *best) {
-			*best = c->peak_best = sim[k];
-			memcpy(c->ws, c->ts, n);
-			memcpy(c->wr, c->tr, n);
-		}
-	}
+	drv_best_seed(c, best, sim, 1);
 	for (size_t k = 0; k < c->n_seed; k++) {
 		if (sim[k] < 0 || (double)sim[k] > 1.05 * (double)*best)
 			continue;

@@ -24,6 +24,10 @@ int drv_peak_offer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim
 /* The save set s, simulated at sim, among the descents' starts when it is one of the
  * best few. */
 void drv_starts_offer(peak_starts *st, size_t n_items, const uint8_t *s, int64_t sim);
+/* Every seed carried onto the items and simulated; the least peak goes to (ws, wr) and
+ * *best (when below it), each seed's peak to sim[k] (-1: none; sim may be NULL), a
+ * `-v` line per seed when note is set. */
+void drv_best_seed(solve_ctx *c, int64_t *best, int64_t *sim, int note);
 int drv_peak_try_seeds(solve_ctx *c, int64_t *best, ilp_error *err);
 /* The chain of repeated layers (solver/driver/peak_blocks.c, until `pb_until`),
  * then the blocks' front (until `until`, at least half of its share after the chain). */
