@@ -193,7 +193,21 @@ ensure_chroot()
 ensure_chroot
 [ -x "$top/$build/ilpart" ] || say "warning: $top/$build/ilpart not built (run ./scripts/setup.sh $build)"
 [ $# -gt 0 ] || set -- /bin/bash
-in_chroot "$root" /usr/bin/env -i \
+# The chroot gets a clean environment; the ILPART_* knobs of the tests (ILPART_REALMODELS_INDUCTOR,
+# ILPART_TRAIN_STEPS, ...) pass through, and the fixed settings below come after them and win.
+passthru=$(env | sed -n 's/^\(ILPART_[A-Z0-9_]*\)=.*/\1/p' | sort -u)
+set -f
+keep=
+for v in $passthru; do
+	val=$(printenv "$v")
+	case $val in
+	*[[:space:]]*) say "warning: $v has white space; not passed into the chroot" ;;
+	*) keep="$keep $v=$val" ;;
+	esac
+done
+set +f
+# shellcheck disable=SC2086  # $keep splits between its NAME=VALUE words on purpose
+in_chroot "$root" /usr/bin/env -i $keep \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/tmp LANG=C.UTF-8 TERM="${TERM:-dumb}" \
     PYTHONPATH=/ilpart/python PYTHONDONTWRITEBYTECODE=1 \
