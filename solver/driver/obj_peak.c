@@ -16,6 +16,7 @@
 #include "solver/driver/obj_runtime.h"
 #include "solver/driver/peak_answers.h"
 #include "solver/driver/peak_blocks.h"
+#include "solver/driver/peak_relax.h"
 #include "solver/driver/peak_seeds.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/obj_peak.h"
@@ -218,8 +219,15 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 
 	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
 	memset(&mip, 0, sizeof mip);
-	if (peak_start(c, &best, &starts, err) != 0 ||
-	    peak_loop(c, &best, &starts, &mip, &iter, err) != 0)
+	if (peak_start(c, &best, &starts, err) != 0)
+		return -1;
+	/* -v: what the rows give along the repeated layers (no bound yet) */
+	if (c->o->verbose && best >= 0 && !c->o->monolithic && !drv_peak_late(c) &&
+	    drv_peak_relax_survey(c) < 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+		return -1;
+	}
+	if (peak_loop(c, &best, &starts, &mip, &iter, err) != 0)
 		return -1;
 	/* no answer left below the best: that is the bound (the floor before the loop
 	 * was printed here, 1,188,768,768 bytes on the proven 12-layer transformer) */
