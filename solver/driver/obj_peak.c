@@ -221,13 +221,21 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	memset(&mip, 0, sizeof mip);
 	if (peak_start(c, &best, &starts, err) != 0)
 		return -1;
-	/* -v: what the rows give along the repeated layers (no bound yet) */
-	if (c->o->verbose && best >= 0 && !c->o->monolithic && !drv_peak_late(c) &&
-	    drv_peak_relax_survey(c) < 0) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
-		return -1;
+	/* the rows relaxed along the repeated layers: a bound, often the proof */
+	if (best >= 0 && !c->cuts_invalid && !c->o->monolithic && !drv_peak_late(c)) {
+		double lb;
+		int pr = drv_peak_relax_bound(c, c->t0 + drv_peak_limit(c), &lb);
+
+		if (pr < 0) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+			return -1;
+		}
+		if (pr == 0 && lb > c->peak_bound)
+			c->peak_bound = fmin(lb, (double)best);
 	}
-	if (peak_loop(c, &best, &starts, &mip, &iter, err) != 0)
+	iter = 0;
+	if ((best < 0 || (double)best > ceil(c->peak_bound - 1e-6)) &&
+	    peak_loop(c, &best, &starts, &mip, &iter, err) != 0)
 		return -1;
 	/* no answer left below the best: that is the bound (the floor before the loop
 	 * was printed here, 1,188,768,768 bytes on the proven 12-layer transformer) */

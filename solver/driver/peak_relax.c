@@ -57,6 +57,7 @@ typedef struct pp {
 	double *tval;
 	size_t n_t, cap_t;
 	int *side;                /* side rows (row numbers of the model) */
+	int *side_seg;            /* per side row: the one segment it is local to, -1 none */
 	size_t n_side;
 	double floor;             /* model bytes: rows without any term */
 } pp;
@@ -74,6 +75,7 @@ pp_free(pp *p)
 	free(p->tcol);
 	free(p->tval);
 	free(p->side);
+	free(p->side_seg);
 }
 
 /* Items' segments: windows 1..n_win, the tail 0 (before window 0 in item order), the
@@ -316,7 +318,8 @@ sigmas(pp *p, const uint8_t *entry, int strict)
 		return -1;
 	}
 	for (size_t i = 0; i < p->n_row; i++)
-		cnt[p->row[i].loc]++;
+		if (p->row[i].loc >= 0)
+			cnt[p->row[i].loc]++;
 	/* cnt[l] = rows at segments l.. (suffix sums) */
 	for (size_t l = ns; l-- > 0;)
 		cnt[l] += cnt[l + 1];
@@ -381,6 +384,9 @@ report_loss(pp *p, const uint8_t *entry, const char *which)
 		const pp_row *r = &p->row[i];
 		double loss = 0;
 
+		if (r->loc < 0)
+			continue;
+
 		if (at != NULL)
 			at[r->loc]++;
 		for (size_t k = r->beg; k < r->beg + r->len; k++) {
@@ -426,18 +432,407 @@ report_loss(pp *p, const uint8_t *entry, const char *which)
 	free(at);
 }
 
+/* Each side row's segment: the highest among its columns, when every other column is
+ * in it or an entry column of the one below; else -1 (the row is dropped). */
+static int
+side_segments(pp *p, const uint8_t *entry, int *ind, double *val)
+{
+	glp_prob *lp = p->c->m.lp;
+
+	if ((p->side_seg = malloc((p->n_side + 1) * sizeof *p->side_seg)) == NULL)
+		return -1;
+	for (size_t t = 0; t < p->n_side; t++) {
+		int len = glp_get_mat_row(lp, p->side[t], ind, val), w = -1;
+
+		for (int k = 1; k <= len && w >= -1; k++) {
+			int j = ind[k];
+
+			if (p->seg[j] < 0)
+				w = -2;
+			else if (p->seg[j] > w)
+				w = p->seg[j];
+		}
+		for (int k = 1; k <= len && w >= 0; k++) {
+			int j = ind[k];
+
+			if (p->seg[j] != w && !(p->seg[j] == w - 1 && entry[j]))
+				w = -2;
+		}
+		p->side_seg[t] = w >= 0 ? w : -1;
+	}
+	return 0;
+}
+
+/* Moves each row down to the highest segment at or below its own where every term on
+ * a lower segment is at least its column's sigma (terms above the segment are then
+ * dropped); returns the rows moved. */
+static size_t
+relocate(pp *p, const uint8_t *entry)
+{
+	size_t moved = 0;
+
+	for (size_t i = 0; i < p->n_row; i++) {
+		pp_row *r = &p->row[i];
+		int m = r->loc;
+
+		for (size_t k = r->beg; k < r->beg + r->len; k++)
+			p->got[p->tcol[k]] = p->tval[k];
+		/* a column of segment u failing its sigma breaks every w > u (w > u + 1 for
+		 * an entry column, exact at u + 1) */
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->seg[j] >= 0 && p->seg[j] < m && p->sigma[j] > 0 &&
+			    p->got[j] < p->sigma[j] * (1 - 1e-12)) {
+				int lim = p->seg[j] + (entry[j] ? 1 : 0);
+
+				if (lim < m)
+					m = lim;
+			}
+		for (size_t k = r->beg; k < r->beg + r->len; k++)
+			p->got[p->tcol[k]] = 0;
+		if (m != r->loc) {
+			moved++;
+			r->loc = m;
+		}
+	}
+	return moved;
+}
+
+/* One segment's front: points (sig, a), sig ascending... as found (a ascending,
+ * sig descending). */
+typedef struct pp_front {
+	double *sig, *a;
+	size_t n;
+	int empty_rows;           /* no P row there: a is -inf */
+} pp_front;
+
+static void
+set_mip(glp_iocp *io, double until)
+{
+	double left = until - ilpi_now();
+
+	glp_init_iocp(io);
+	io->msg_lev = GLP_MSG_OFF;
+	io->presolve = GLP_ON;
+	io->tm_lim = left > 0.01 ? (int)(left * 1000) : 10;
+}
+
+/* Solves lp (objective already set), 0 with the objective in *v, 1 infeasible, -1
+ * out of time or failed. */
+static int
+solve_local(glp_prob *lp, double until, double *v)
+{
+	glp_iocp io;
+	int ret, st;
+
+	set_mip(&io, until);
+	ret = glp_intopt(lp, &io);
+	if (ret == GLP_ENOPFS || ret == GLP_ENODFS)
+		return 1;
+	if (ret != 0)
+		return -1;
+	st = glp_mip_status(lp);
+	if (st == GLP_NOFEAS)
+		return 1;
+	if (st != GLP_OPT)
+		return -1;
+	*v = glp_mip_obj_val(lp);
+	return 0;
+}
+
+/* The local model of segment w: its columns and the entry columns of w - 1 (loc[]
+ * maps model columns to local ones), its side rows, a >= every local row, and the
+ * expression sig = sum sigma x on its own columns (a row, bounded as the front goes). */
+static glp_prob *
+local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
+    int *col_a, int *row_sig, size_t *n_prow)
+{
+	glp_prob *M = glp_create_prob(), *lp = p->c->m.lp;
+	int nl = 0, *li = malloc(((size_t)p->ncol + 2) * sizeof *li);
+	double *lv = malloc(((size_t)p->ncol + 2) * sizeof *lv);
+
+	if (li == NULL || lv == NULL) {
+		free(li);
+		free(lv);
+		glp_delete_prob(M);
+		return NULL;
+	}
+	for (int j = 1; j <= p->ncol; j++) {
+		loc[j] = 0;
+		if (p->seg[j] == w || (w > 0 && p->seg[j] == w - 1 && entry[j]))
+			loc[j] = ++nl;
+	}
+	if (nl > 0)
+		glp_add_cols(M, nl);
+	for (int j = 1; j <= p->ncol; j++)
+		if (loc[j]) {
+			glp_set_col_bnds(M, loc[j], glp_get_col_type(lp, j), glp_get_col_lb(lp, j),
+			    glp_get_col_ub(lp, j));
+			/* a column within [0, 1] is integral in every partition (the
+			 * auxiliary ones are integral whenever s and r are): keeping them
+			 * integral keeps every partition and makes each front point's sigma
+			 * a whole number of model bytes */
+			glp_set_col_kind(M, loc[j], glp_get_col_type(lp, j) == GLP_DB &&
+			    glp_get_col_lb(lp, j) >= 0 && glp_get_col_ub(lp, j) <= 1 ? GLP_BV :
+			    glp_get_col_kind(lp, j));
+		}
+	*col_a = glp_add_cols(M, 1);
+	glp_set_col_bnds(M, *col_a, GLP_FR, 0, 0);
+	for (size_t t = 0; t < p->n_side; t++) {
+		int i = p->side[t], len, row;
+
+		if (p->side_seg[t] != w)
+			continue;
+		len = glp_get_mat_row(lp, i, ind, val);
+		for (int k = 1; k <= len; k++)
+			li[k] = loc[ind[k]];
+		row = glp_add_rows(M, 1);
+		glp_set_mat_row(M, row, len, li, val);
+		glp_set_row_bnds(M, row, glp_get_row_type(lp, i), glp_get_row_lb(lp, i),
+		    glp_get_row_ub(lp, i));
+	}
+	*n_prow = 0;
+	for (size_t i = 0; i < p->n_row; i++) {
+		const pp_row *r = &p->row[i];
+		int len = 0, row;
+
+		if (r->loc != w)
+			continue;
+		li[++len] = *col_a;
+		lv[len] = 1;
+		for (size_t k = r->beg; k < r->beg + r->len; k++) {
+			int j = p->tcol[k];
+			double v = p->seg[j] == w ? p->tval[k] : p->seg[j] == w - 1 && entry[j] ?
+			    p->tval[k] - p->sigma[j] : 0;
+
+			if (v != 0 && loc[j]) {
+				li[++len] = loc[j];
+				lv[len] = -v;
+			}
+		}
+		row = glp_add_rows(M, 1);
+		glp_set_mat_row(M, row, len, li, lv);
+		glp_set_row_bnds(M, row, GLP_LO, r->cst, 0);
+		(*n_prow)++;
+	}
+	{
+		int len = 0;
+
+		for (int j = 1; j <= p->ncol; j++)
+			if (loc[j] && p->seg[j] == w && p->sigma[j] > 0) {
+				li[++len] = loc[j];
+				lv[len] = p->sigma[j];
+			}
+		*row_sig = glp_add_rows(M, 1);
+		glp_set_mat_row(M, *row_sig, len, li, lv);
+		glp_set_row_bnds(M, *row_sig, GLP_FR, 0, 0);
+	}
+	free(li);
+	free(lv);
+	return M;
+}
+
+#define PP_MAX_PTS 48
+
+static int
+push_pt(pp_front *f, double sg, double a)
+{
+	double *x = realloc(f->sig, (f->n + 1) * sizeof *x), *y;
+
+	if (x == NULL)
+		return -1;
+	f->sig = x;
+	if ((y = realloc(f->a, (f->n + 1) * sizeof *y)) == NULL)
+		return -1;
+	f->a = y;
+	f->sig[f->n] = sg;
+	f->a[f->n++] = a;
+	return 0;
+}
+
+/* The front of segment w: every (sigma, local peak) not dominated, least local peak
+ * first; past PP_MAX_PTS points a corner (the least sigma, the next local peak) that
+ * is below every point left out. 0, 1 out of time, -1 out of memory. */
+static int
+front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
+    pp_front *f, double until, double step)
+{
+	int ca, rs, rc = -1;
+	size_t np;
+	glp_prob *M = local_model(p, entry, w, loc, ind, val, &ca, &rs, &np);
+	double smin, U = DBL_MAX, av, sv;
+
+	if (M == NULL)
+		return -1;
+	glp_set_obj_dir(M, GLP_MIN);
+	f->empty_rows = np == 0;
+	/* least sigma */
+	glp_set_obj_coef(M, ca, 0);
+	for (int j = 1; j <= glp_get_num_cols(M); j++)
+		glp_set_obj_coef(M, j, 0);
+	{
+		int len = glp_get_mat_row(M, rs, ind, val);
+
+		for (int k = 1; k <= len; k++)
+			glp_set_obj_coef(M, ind[k], val[k]);
+	}
+	if (np == 0) {
+		glp_set_col_bnds(M, ca, GLP_FX, 0, 0);
+		if ((rc = solve_local(M, until, &smin)) != 0)
+			goto out;
+		rc = push_pt(f, smin, -DBL_MAX) != 0 ? -1 : 0;
+		goto out;
+	}
+	if ((rc = solve_local(M, until, &smin)) != 0)
+		goto out;
+	for (;;) {
+		int r;
+
+		/* least a with sigma <= U */
+		for (int j = 1; j <= glp_get_num_cols(M); j++)
+			glp_set_obj_coef(M, j, 0);
+		glp_set_obj_coef(M, ca, 1);
+		glp_set_col_bnds(M, ca, GLP_FR, 0, 0);
+		glp_set_row_bnds(M, rs, U == DBL_MAX ? GLP_FR : GLP_UP, 0, U == DBL_MAX ? 0 : U);
+		r = solve_local(M, until, &av);
+		if (r == 1)
+			break;
+		if (r != 0) {
+			rc = 1;
+			goto out;
+		}
+		if (f->n >= PP_MAX_PTS) {
+			rc = push_pt(f, smin, av) != 0 ? -1 : 0;
+			goto out;
+		}
+		/* least sigma with a <= av (a hair above: a lower sigma is optimistic) */
+		glp_set_obj_coef(M, ca, 0);
+		{
+			int len = glp_get_mat_row(M, rs, ind, val);
+
+			for (int k = 1; k <= len; k++)
+				glp_set_obj_coef(M, ind[k], val[k]);
+		}
+		glp_set_col_bnds(M, ca, GLP_UP, 0, av + 1e-7 * fabs(av) + 1e-6);
+		if (solve_local(M, until, &sv) != 0) {
+			rc = 1;
+			goto out;
+		}
+		if (push_pt(f, sv, av) != 0)
+			goto out;
+		if (sv <= smin + 1e-9)
+			break;
+		U = sv - step;
+	}
+	rc = 0;
+out:
+	glp_delete_prob(M);
+	return rc;
+}
+
+/* Whether every segment finds a point with prefix + a <= P (least sigma among
+ * those; a smaller prefix is never worse above). */
+static int
+chain_fits(const pp_front *f, size_t ns, double P)
+{
+	double prefix = 0;
+
+	for (size_t w = 0; w < ns; w++) {
+		double bs = DBL_MAX;
+
+		for (size_t k = 0; k < f[w].n; k++)
+			if (prefix + f[w].a[k] <= P && f[w].sig[k] < bs)
+				bs = f[w].sig[k];
+		if (bs == DBL_MAX)
+			return 0;
+		prefix += bs;
+	}
+	return 1;
+}
+
+/* The bound: fronts of every segment, then the least P (model units) the chain fits.
+ * 0 with *lb, 1 out of time, -1 out of memory. */
+static int
+chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, double *lb,
+    size_t *n_pts)
+{
+	size_t ns = p->n_seg;
+	pp_front *f = calloc(ns, sizeof *f);
+	int *loc = malloc(((size_t)p->ncol + 1) * sizeof *loc), rc = -1;
+	double step = 0.5, lo, hi;
+
+	if (f == NULL || loc == NULL)
+		goto out;
+	/* the front steps by half a model byte when every sigma is whole on integral
+	 * columns (else by a millionth, which only adds points) */
+	for (int j = 1; j <= p->ncol; j++)
+		if (p->sigma[j] > 0 && (fabs(p->sigma[j] - floor(p->sigma[j] + 0.5)) > 1e-9 ||
+		    glp_get_col_type(p->c->m.lp, j) != GLP_DB ||
+		    glp_get_col_lb(p->c->m.lp, j) < 0 || glp_get_col_ub(p->c->m.lp, j) > 1))
+			step = 1e-6;
+	*n_pts = 0;
+	for (size_t w = 0; w < ns; w++) {
+		int r = front_of(p, entry, (int)w, loc, ind, val, &f[w], until, step);
+
+		if (r != 0) {
+			rc = r;
+			goto out;
+		}
+		*n_pts += f[w].n;
+	}
+	/* bisection on P between the floor and the sum of every segment's largest a
+	 * and sigma */
+	lo = p->floor;
+	hi = 0;
+	for (size_t w = 0; w < ns; w++) {
+		double ma = 0, ms = 0;
+
+		for (size_t k = 0; k < f[w].n; k++) {
+			ma = fmax(ma, f[w].a[k]);
+			ms = fmax(ms, f[w].sig[k]);
+		}
+		hi += ma + ms;
+	}
+	if (!chain_fits(f, ns, hi))
+		hi = 1e30;
+	if (chain_fits(f, ns, lo)) {
+		*lb = lo;
+		rc = 0;
+		goto out;
+	}
+	while (hi - lo > 0.25) {
+		double mid = 0.5 * (lo + hi);
+
+		if (chain_fits(f, ns, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*lb = lo; /* no chain fits at lo: every partition's peak is above it */
+	rc = 0;
+out:
+	if (f != NULL)
+		for (size_t w = 0; w < ns; w++) {
+			free(f[w].sig);
+			free(f[w].a);
+		}
+	free(f);
+	free(loc);
+	return rc;
+}
+
 int
-drv_peak_relax_survey(solve_ctx *c)
+drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 {
 	pp p;
 	int *ind = NULL, rc = -1, k;
-	double *val = NULL;
+	double *val = NULL, v = 0;
 	uint8_t *entry = NULL;
-	double t1 = ilpi_now();
-	size_t nc;
+	double t1 = ilpi_now(), unit = c->m.byte_unit;
+	size_t nc, moved, pts = 0;
 
 	memset(&p, 0, sizeof p);
 	p.c = c;
+	*lb = 0;
 	if (c->peak.col == 0 || c->peak.n_sums > 0 || c->red.n_items == 0)
 		return 1;
 	p.ncol = glp_get_num_cols(c->m.lp);
@@ -449,7 +844,7 @@ drv_peak_relax_survey(solve_ctx *c)
 	p.item = malloc(nc * sizeof *p.item);
 	p.sigma = malloc(nc * sizeof *p.sigma);
 	p.ub = malloc(nc * sizeof *p.ub);
-	p.got = malloc(nc * sizeof *p.got);
+	p.got = calloc(nc, sizeof *p.got);
 	if (ind == NULL || val == NULL || entry == NULL || p.seg == NULL || p.item == NULL ||
 	    p.sigma == NULL || p.ub == NULL || p.got == NULL)
 		goto out;
@@ -459,21 +854,35 @@ drv_peak_relax_survey(solve_ctx *c)
 		goto out;
 	}
 	if (column_segments(&p, ind, val) != 0 || (k = read_rows(&p, ind, val)) < 0 ||
-	    entry_columns(&p, entry) != 0)
+	    entry_columns(&p, entry) != 0 || side_segments(&p, entry, ind, val) != 0)
 		goto out;
 	if (k > 0) {
-		drv_note(c, "peak relaxation: a column may be negative, not surveyed");
+		drv_note(c, "peak relaxation: a column may be negative, no bound");
 		rc = 1;
 		goto out;
 	}
-	/* strict sigma, then the 90 % one */
-	if (sigmas(&p, entry, 1) != 0)
-		goto out;
-	report_loss(&p, entry, "strict");
+	/* Rows sit at the highest segment among their columns; sigma over the 90 % of the
+	 * rows above that have each term moves the others down to where they have every
+	 * lower term; then the strict sigma (the least over every row above: valid
+	 * whatever the segments) */
 	if (sigmas(&p, entry, 0) != 0)
 		goto out;
-	report_loss(&p, entry, "90 %");
-	drv_note(c, "peak relaxation: %.2fs", ilpi_now() - t1);
+	moved = relocate(&p, entry);
+	if (sigmas(&p, entry, 1) != 0)
+		goto out;
+	report_loss(&p, entry, "strict, rows moved down");
+	k = chain_bound(&p, entry, ind, val, until, &v, &pts);
+	if (k < 0)
+		goto out;
+	if (k > 0) {
+		drv_note(c, "peak relaxation: out of time after %.2fs", ilpi_now() - t1);
+		rc = 1;
+		goto out;
+	}
+	*lb = fmax(v, p.floor) * unit;
+	drv_note(c, "peak relaxation: %zu rows moved down, %zu front points, bound %.0f bytes "
+	    "(chain %.0f, floor %.0f), %.2fs", moved, pts, *lb, v * unit, p.floor * unit,
+	    ilpi_now() - t1);
 	rc = 0;
 out:
 	free(ind);

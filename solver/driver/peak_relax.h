@@ -5,14 +5,12 @@
 #include "solver/driver/ctx.h"
 
 /*
- * Groundwork for a lower bound along the repeated layers (docs/solver.md "Peak along
- * the blocks", "Toward a bound"): reads c's peak rows back from the model, assigns
- * every column to the tail, a window of the stack or the head, and reports under -v
- * how far the rows are from the chain form the bound needs (prefix terms per window,
- * rows that fall below it). Computes no bound and changes nothing. Runs inside
- * ilpi_glpk_run. 0 surveyed, 1 not applicable (no stack, running sums, a column that
- * may be negative), -1 out of memory.
+ * A lower bound of every partition's simulated peak from c's peak rows relaxed along
+ * the repeated layers (docs/solver.md "Peak along the blocks", "The bound along the
+ * layers"), in *lb (bytes). Runs inside ilpi_glpk_run (small GLPK models of its own;
+ * c's model is only read). 0 with *lb; 1 not applicable (no stack, running sums, a
+ * column that may be negative) or out of time at `until`; -1 out of memory.
  */
-int drv_peak_relax_survey(solve_ctx *c);
+int drv_peak_relax_bound(solve_ctx *c, double until, double *lb);
 
 #endif /* ILPART_SOLVER_DRIVER_PEAK_RELAX_H */
