@@ -698,6 +698,81 @@ START_TEST(peak_stacks_chain_vs_monolithic)
 }
 END_TEST
 
+static void
+relax_bound(void *ctx, const char *line)
+{
+	int64_t *k = ctx, v, ch, fl;
+	const char *b;
+
+	/* "peak relaxation: ... bound X bytes (chain C, floor F), T s" */
+	if (strncmp(line, "peak relaxation: ", 17) == 0 && (b = strstr(line, " bound ")) != NULL &&
+	    sscanf(b, " bound %lld bytes (chain %lld, floor %lld)", (long long *)&v,
+	    (long long *)&ch, (long long *)&fl) == 3) {
+		k[0]++;
+		if (v > k[1])
+			k[1] = v;
+		if (ch > fl)
+			k[2]++;
+	}
+}
+
+/* The bound along the repeated layers (solver/driver/peak_relax.c) on stacks of 3-4
+ * copies of a random block (2-3 ops): never above the least simulated peak of every partition
+ * (enumerated), and a solve it proves (status optimal) has that least peak. */
+START_TEST(peak_relaxation_bound_below_enumeration)
+{
+	int n = 24, ran = 0, tight = 0, above = 0;
+
+	for (int seed = 1; seed <= n; seed++) {
+		ilp_solve_options o;
+		ilp_partition *p = NULL;
+		ilp_error err = { 0 };
+		ilp_peak pk;
+		ilp_graph *g;
+		int64_t least, k[3] = { 0, -1, 0 };
+
+		int layers;
+
+		rng_state = (uint64_t)seed * 15485863;
+		/* at most 13 candidates (enumerate() takes 16) */
+		layers = 3 + (int)rnd(2);
+		g = random_stack(layers, layers == 3 ? 2 + (int)rnd(2) : 2, 1 + (int)rnd(2));
+		least = enumerate(g);
+		ck_assert_int_ge(least, 0);
+		ilp_solve_options_init(&o);
+		o.objective = ILP_OBJ_PEAK;
+		o.bans = ILP_BANS_NONE;
+		o.time_limit = 10;
+		o.verbose = 1;
+		o.log = relax_bound;
+		o.log_ctx = k;
+		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "seed %d: %s", seed, err.msg);
+		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+		ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
+		if (k[0] > 0) {
+			ran++;
+			ck_assert_msg(k[1] <= least, "seed %d: relaxation bound %lld above the least "
+			    "peak %lld", seed, (long long)k[1], (long long)least);
+			tight += k[1] == least;
+			above += k[2] > 0;
+			if (getenv("T_VERBOSE") != NULL)
+				fprintf(stderr, "seed %d: bound %lld least %lld chain above floor %lld\n",
+				    seed, (long long)k[1], (long long)least, (long long)k[2]);
+		}
+		if (strcmp(p->status, "optimal") == 0)
+			ck_assert_msg(pk.peak_bytes == least, "seed %d: proven %lld, enumeration "
+			    "%lld", seed, (long long)pk.peak_bytes, (long long)least);
+		ilp_partition_free(p);
+		ilp_graph_free(g);
+	}
+	/* the stack is not found on every one (fewer than three copies in the plan) */
+	ck_assert_int_ge(ran, n / 4);
+	/* and the chain, not only the rows' floor, makes the bound on some */
+	ck_assert_int_ge(above, 1);
+	(void)tight;
+}
+END_TEST
+
 /* Every executable partition of g's forward ops and primals (each saved, recomputed or
  * neither), at most `cap` of them, evenly spread over the enumeration. */
 static size_t
@@ -978,6 +1053,7 @@ suite_peak(void)
 	tc = tcase_create("chain");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, peak_stacks_chain_vs_monolithic);
+	tcase_add_test(tc, peak_relaxation_bound_below_enumeration);
 	suite_add_tcase(s, tc);
 	/* Rows against every partition, enumerated. */
 	tc = tcase_create("rows");

@@ -16,6 +16,7 @@
 #include "solver/driver/obj_runtime.h"
 #include "solver/driver/peak_answers.h"
 #include "solver/driver/peak_blocks.h"
+#include "solver/driver/peak_relax.h"
 #include "solver/driver/peak_seeds.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/obj_peak.h"
@@ -218,7 +219,22 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 
 	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
 	memset(&mip, 0, sizeof mip);
-	if (peak_start(c, &best, &starts, err) != 0 ||
+	if (peak_start(c, &best, &starts, err) != 0)
+		return -1;
+	/* the rows relaxed along the repeated layers: a bound, often the proof */
+	if (best >= 0 && !c->cuts_invalid && !c->o->monolithic && !drv_peak_late(c)) {
+		double lb;
+		int pr = drv_peak_relax_bound(c, c->t0 + drv_peak_limit(c), &lb);
+
+		if (pr < 0) {
+			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
+			return -1;
+		}
+		if (pr == 0 && lb > c->peak_bound)
+			c->peak_bound = fmin(lb, (double)best);
+	}
+	iter = 0;
+	if ((best < 0 || (double)best > ceil(c->peak_bound - 1e-6)) &&
 	    peak_loop(c, &best, &starts, &mip, &iter, err) != 0)
 		return -1;
 	/* no answer left below the best: that is the bound (the floor before the loop

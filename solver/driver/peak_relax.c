@@ -1,0 +1,893 @@
+/*
+ * peak_relax.c - the peak rows relaxed along the repeated layers: groundwork for a
+ * lower bound of the least peak on stacks (docs/solver.md "Peak along the blocks",
+ * "Toward a bound"). Nothing here is a bound yet; it reports (-v) what the rows give.
+ *
+ * The model's peak rows (P >= constant + terms, every term's coefficient made
+ * nonnegative: a negative one at its column's upper bound) hold for every partition.
+ * Each column belongs to a segment: the tail, one window (layer) of the stack, or the
+ * head; s and r by their item, other columns by the items they share side rows with.
+ * A row belongs to the highest segment among its columns. Lowering a row's terms
+ * keeps it a lower bound, and dropping side rows only widens the set minimised over,
+ * so with sigma(v) at most v's coefficient in every row kept above v's segment,
+ *
+ *   LB = min over x of max over kept rows of
+ *        sum_{u < w} sigma_u(x_u) + local_w(x_w, entry state)
+ *
+ * would be a valid lower bound, and on a stack a chain (per window, the front of
+ * (sigma, local) per entry and exit state, combined as solver/blocks/blocks_chain.c
+ * does). The survey measures how much of the rows sigma keeps: with sigma the least
+ * coefficient over every row above (strict), or over the 90 % of them that have the
+ * term (the others then dropped from the relaxation).
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glpk.h>
+
+#include "graph/clock.h"
+#include "solver/blocks/blocks_windows.h"
+#include "solver/driver/stage.h"
+#include "solver/driver/peak_relax.h"
+
+typedef struct pp_row {
+	int loc;                  /* segment */
+	double cst;               /* model bytes */
+	size_t beg, len;          /* into tcol/tval */
+} pp_row;
+
+typedef struct pp {
+	solve_ctx *c;
+	size_t n_seg;             /* tail, windows, head */
+	int ncol;
+	int *seg;                 /* per column (1..ncol): segment, -1 none */
+	int *item;                /* per column: its item (s or r), -1 aux */
+	double *sigma;            /* per column */
+	double *ub;               /* per column: upper bound */
+	double *got;              /* per column: scratch */
+	int32_t *iseg;            /* per item: segment, -1 none */
+	pp_row *row;
+	size_t n_row, cap_row;
+	int *tcol;
+	double *tval;
+	size_t n_t, cap_t;
+	int *side;                /* side rows (row numbers of the model) */
+	int *side_seg;            /* per side row: the one segment it is local to, -1 none */
+	size_t n_side;
+	double floor;             /* model bytes: rows without any term */
+} pp;
+
+static void
+pp_free(pp *p)
+{
+	free(p->seg);
+	free(p->item);
+	free(p->sigma);
+	free(p->ub);
+	free(p->got);
+	free(p->iseg);
+	free(p->row);
+	free(p->tcol);
+	free(p->tval);
+	free(p->side);
+	free(p->side_seg);
+}
+
+/* Items' segments: windows 1..n_win, the tail 0 (before window 0 in item order), the
+ * head n_win + 1 (after the last window), the rest none. */
+static int
+item_segments(pp *p)
+{
+	solve_ctx *c = p->c;
+	size_t n = c->red.n_items, per = 0, nw;
+	ilpi_blocks *b = NULL;
+	ilp_error e = { 0 };
+	int32_t *win = malloc((n + 1) * sizeof *win), *off = malloc((n + 1) * sizeof *off);
+	size_t lo = n, hi = 0;
+
+	if (win == NULL || off == NULL || (p->iseg = malloc((n + 1) * sizeof *p->iseg)) == NULL)
+		goto fail;
+	nw = 0;
+	if (ilpi_blocks_plan_coarse(&c->red, 16, &b, &e) == 0 && b != NULL)
+		nw = ilpi_blocks_windows(b, win, off, &per);
+	if (nw == 0) {
+		ilpi_blocks_free(b);
+		b = NULL;
+		if (ilpi_blocks_plan(&c->red, &b, &e) == 0 && b != NULL)
+			nw = ilpi_blocks_windows(b, win, off, &per);
+	}
+	ilpi_blocks_free(b);
+	if (nw == 0 || per == 0)
+		goto fail;
+	for (size_t it = 0; it < n; it++)
+		if (win[it] >= 0) {
+			lo = it < lo ? it : lo;
+			hi = it > hi ? it : hi;
+		}
+	for (size_t it = 0; it < n; it++)
+		p->iseg[it] = win[it] >= 0 ? win[it] + 1 : it < lo ? 0 : it > hi ?
+		    (int32_t)nw + 1 : -1;
+	p->n_seg = nw + 2;
+	free(win);
+	free(off);
+	return 0;
+fail:
+	free(win);
+	free(off);
+	return -1;
+}
+
+static int
+put_term(pp *p, int col, double v)
+{
+	if (p->n_t == p->cap_t) {
+		size_t cap = 2 * p->cap_t + 4096;
+		int *a = realloc(p->tcol, cap * sizeof *a);
+		double *b;
+
+		if (a == NULL)
+			return -1;
+		p->tcol = a;
+		if ((b = realloc(p->tval, cap * sizeof *b)) == NULL)
+			return -1;
+		p->tval = b;
+		p->cap_t = cap;
+	}
+	p->tcol[p->n_t] = col;
+	p->tval[p->n_t++] = v;
+	return 0;
+}
+
+/* Columns' segments: s and r by their item; any other column by the items whose
+ * columns share a side row with it (then by the columns so assigned), when they all
+ * lie in one segment. */
+static int
+column_segments(pp *p, int *ind, double *val)
+{
+	solve_ctx *c = p->c;
+	glp_prob *lp = c->m.lp;
+	int nrow = glp_get_num_rows(lp);
+	int *cand = malloc(((size_t)p->ncol + 1) * sizeof *cand);
+
+	if (cand == NULL)
+		return -1;
+	for (int j = 0; j <= p->ncol; j++) {
+		p->seg[j] = -1;
+		p->item[j] = -1;
+	}
+	for (size_t it = 0; it < c->red.n_items; it++) {
+		if (c->m.col_s[it]) {
+			p->item[c->m.col_s[it]] = (int)it;
+			p->seg[c->m.col_s[it]] = p->iseg[it];
+		}
+		if (c->m.col_r[it]) {
+			p->item[c->m.col_r[it]] = (int)it;
+			p->seg[c->m.col_r[it]] = p->iseg[it];
+		}
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		/* cand: -2 unseen, -3 several segments, else the one segment */
+		for (int j = 0; j <= p->ncol; j++)
+			cand[j] = -2;
+		for (int i = 1; i <= nrow; i++) {
+			int len = glp_get_mat_row(lp, i, ind, val), sg = -2;
+
+			if (glp_get_mat_row(lp, i, NULL, NULL) == 0)
+				continue;
+			for (int k = 1; k <= len; k++) {
+				int j = ind[k];
+
+				if (j == c->peak.col)
+					sg = -4;
+				else if (sg != -4 && p->seg[j] >= 0)
+					sg = sg == -2 || sg == p->seg[j] ? p->seg[j] : -3;
+			}
+			if (sg < 0)
+				continue; /* a P row, or nothing assigned yet */
+			for (int k = 1; k <= len; k++) {
+				int j = ind[k];
+
+				if (p->item[j] >= 0 || p->seg[j] >= 0)
+					continue;
+				cand[j] = cand[j] == -2 || cand[j] == sg ? sg : -3;
+			}
+		}
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->item[j] < 0 && p->seg[j] < 0 && cand[j] >= 0)
+				p->seg[j] = cand[j];
+	}
+	free(cand);
+	return 0;
+}
+
+/* The P rows as P >= cst + sum of nonnegative terms over assigned columns (a negative
+ * term at its column's upper bound, a term on an unassigned column dropped), the
+ * other rows as side rows. -1 out of memory, 1 when a row cannot be read so. */
+static int
+read_rows(pp *p, int *ind, double *val)
+{
+	solve_ctx *c = p->c;
+	glp_prob *lp = c->m.lp;
+	int nrow = glp_get_num_rows(lp), P = c->peak.col;
+
+	p->floor = 0;
+	for (int j = 1; j <= p->ncol; j++) {
+		int t = glp_get_col_type(lp, j);
+
+		if (j != P && (t == GLP_FR || t == GLP_UP || glp_get_col_lb(lp, j) < 0))
+			return 1; /* a column that may be negative: no term can be dropped */
+		p->ub[j] = t == GLP_DB || t == GLP_FX ? glp_get_col_ub(lp, j) : DBL_MAX;
+	}
+	if ((p->side = malloc(((size_t)nrow + 1) * sizeof *p->side)) == NULL ||
+	    (p->row = malloc(((size_t)nrow + 1) * sizeof *p->row)) == NULL)
+		return -1;
+	for (int i = 1; i <= nrow; i++) {
+		int len = glp_get_mat_row(lp, i, ind, val), t = glp_get_row_type(lp, i);
+		double pc = 0, cst;
+		pp_row *r;
+
+		for (int k = 1; k <= len; k++)
+			if (ind[k] == P)
+				pc = val[k];
+		if (pc == 0) {
+			p->side[p->n_side++] = i;
+			continue;
+		}
+		if (pc < 0 || (t != GLP_LO && t != GLP_DB && t != GLP_FX))
+			continue; /* not a lower bound of P: dropped */
+		cst = glp_get_row_lb(lp, i) / pc;
+		r = &p->row[p->n_row];
+		r->beg = p->n_t;
+		r->loc = -1;
+		for (int k = 1; k <= len; k++) {
+			int j = ind[k];
+			double v = -val[k] / pc;
+
+			if (j == P)
+				continue;
+			if (v < 0) {
+				if (p->ub[j] == DBL_MAX)
+					goto drop;
+				cst += v * p->ub[j];
+			} else if (v > 0 && p->seg[j] >= 0) {
+				if (put_term(p, j, v) != 0)
+					return -1;
+				if (p->seg[j] > r->loc)
+					r->loc = p->seg[j];
+			}
+		}
+		r->cst = cst;
+		r->len = p->n_t - r->beg;
+		if (r->len == 0) {
+			p->floor = fmax(p->floor, cst);
+			continue;
+		}
+		p->n_row++;
+		continue;
+drop:
+		p->n_t = r->beg;
+	}
+	return 0;
+}
+
+/* entry[col] = 1 for the s and r columns of items that an item of the next segment
+ * reads (the state between two segments). */
+static int
+entry_columns(pp *p, uint8_t *entry)
+{
+	const ilpi_reduced *red = &p->c->red;
+
+	memset(entry, 0, (size_t)p->ncol + 1);
+	for (size_t it = 0; it < red->n_items; it++) {
+		const ilpi_item *v = &red->item[it];
+
+		if (p->iseg[it] < 1)
+			continue;
+		for (uint32_t k = 0; k < v->in_count; k++) {
+			int32_t u = red->in[v->in_begin + k];
+
+			if (p->iseg[u] == p->iseg[it] - 1) {
+				if (p->c->m.col_s[u])
+					entry[p->c->m.col_s[u]] = 1;
+				if (p->c->m.col_r[u])
+					entry[p->c->m.col_r[u]] = 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* sigma(v): the least coefficient of v over the rows above its segment (above the
+ * next one for an entry column, whose terms there stay exact), 0 when one of them
+ * lacks v. */
+static int
+sigmas(pp *p, const uint8_t *entry, int strict)
+{
+	size_t ns = p->n_seg;
+	size_t *cnt = calloc(ns + 2, sizeof *cnt), *have = calloc((size_t)p->ncol + 1,
+	    sizeof *have);
+
+	if (cnt == NULL || have == NULL) {
+		free(cnt);
+		free(have);
+		return -1;
+	}
+	for (size_t i = 0; i < p->n_row; i++)
+		if (p->row[i].loc >= 0)
+			cnt[p->row[i].loc]++;
+	/* cnt[l] = rows at segments l.. (suffix sums) */
+	for (size_t l = ns; l-- > 0;)
+		cnt[l] += cnt[l + 1];
+	for (int j = 0; j <= p->ncol; j++)
+		p->sigma[j] = DBL_MAX;
+	for (size_t i = 0; i < p->n_row; i++) {
+		const pp_row *r = &p->row[i];
+
+		for (size_t k = r->beg; k < r->beg + r->len; k++) {
+			int j = p->tcol[k], from = p->seg[j] + (entry[j] ? 2 : 1);
+
+			if (r->loc < from)
+				continue;
+			have[j]++;
+			if (p->tval[k] < p->sigma[j])
+				p->sigma[j] = p->tval[k];
+		}
+	}
+	/* Strict: every row above has the term. Else, when at least 90 % of them do,
+	 * the least coefficient among those (the rows that lack it or have less are then
+	 * left out of the relaxation: report_loss counts them). */
+	for (int j = 1; j <= p->ncol; j++) {
+		int from = p->seg[j] + (entry[j] ? 2 : 1);
+
+		if (p->seg[j] < 0 || (size_t)from >= ns + 1 || p->sigma[j] == DBL_MAX ||
+		    (strict && have[j] < cnt[from]) || 10 * have[j] < 9 * cnt[from])
+			p->sigma[j] = 0;
+	}
+	free(cnt);
+	free(have);
+	return 0;
+}
+
+/* Whether every term of r on a lower segment (but the entry columns of the one just
+ * below) is at least its column's sigma: only such rows may be relaxed to the chain. */
+static int
+complete(const pp *p, const uint8_t *entry, const pp_row *r)
+{
+	int ok = 1;
+
+	for (int j = 1; j <= p->ncol; j++)
+		p->got[j] = 0;
+	for (size_t k = r->beg; k < r->beg + r->len; k++)
+		p->got[p->tcol[k]] = p->tval[k];
+	for (int j = 1; j <= p->ncol && ok; j++)
+		if (p->seg[j] >= 0 && p->seg[j] < r->loc && p->sigma[j] > 0 &&
+		    !(entry[j] && p->seg[j] == r->loc - 1) && p->got[j] < p->sigma[j])
+			ok = 0;
+	return ok;
+}
+
+/* Diagnostics: per row, what sigma loses of its lower segments' terms. */
+static void
+report_loss(pp *p, const uint8_t *entry, const char *which)
+{
+	double worst = 0, unit = p->c->m.byte_unit;
+	size_t n_loss = 0, n_terms = 0, n_aux = 0, n_out = 0, n_auxrow = 0, n_auxout = 0;
+	double mid = 0;
+	size_t *at = calloc(p->n_seg, sizeof *at);
+
+	for (size_t i = 0; i < p->n_row; i++) {
+		const pp_row *r = &p->row[i];
+		double loss = 0;
+
+		if (r->loc < 0)
+			continue;
+
+		if (at != NULL)
+			at[r->loc]++;
+		for (size_t k = r->beg; k < r->beg + r->len; k++) {
+			int j = p->tcol[k];
+
+			n_terms++;
+			n_aux += p->item[j] < 0;
+			if (p->seg[j] < r->loc && !(entry[j] && p->seg[j] == r->loc - 1))
+				loss += p->tval[k] - p->sigma[j];
+		}
+		if (loss > 0)
+			n_loss++;
+		if (loss > worst)
+			worst = loss;
+		{
+			int aux = 0, in = complete(p, entry, r);
+
+			for (size_t k = r->beg; k < r->beg + r->len && !aux; k++)
+				aux = p->item[p->tcol[k]] < 0;
+			n_out += !in;
+			n_auxrow += aux;
+			n_auxout += aux && !in;
+		}
+	}
+	for (int j = 1; j <= p->ncol; j++)
+		if (p->seg[j] == (int)p->n_seg / 2)
+			mid += p->sigma[j];
+	drv_note(p->c, "peak relaxation (%s sigma): %zu segments, %zu P rows (%zu terms, %zu on "
+	    "other columns), %zu side rows; %zu rows lose to sigma (at most %.0f bytes), "
+	    "%zu below it (of the %zu rows with other columns: %zu); sigma of the middle "
+	    "window at most %.0f bytes; floor %.0f", which, p->n_seg, p->n_row,
+	    n_terms, n_aux, p->n_side, n_loss, worst * unit, n_out, n_auxrow, n_auxout,
+	    mid * unit,
+	    p->floor * unit);
+	if (at != NULL) {
+		char buf[4096];
+		size_t o = 0;
+
+		for (size_t l = 0; l < p->n_seg && o + 16 < sizeof buf; l++)
+			o += (size_t)snprintf(buf + o, sizeof buf - o, " %zu", at[l]);
+		drv_note(p->c, "peak relaxation: P rows per segment (tail, windows, head):%s", buf);
+	}
+	free(at);
+}
+
+/* Each side row's segment: the highest among its columns, when every other column is
+ * in it or an entry column of the one below; else -1 (the row is dropped). */
+static int
+side_segments(pp *p, const uint8_t *entry, int *ind, double *val)
+{
+	glp_prob *lp = p->c->m.lp;
+
+	if ((p->side_seg = malloc((p->n_side + 1) * sizeof *p->side_seg)) == NULL)
+		return -1;
+	for (size_t t = 0; t < p->n_side; t++) {
+		int len = glp_get_mat_row(lp, p->side[t], ind, val), w = -1;
+
+		for (int k = 1; k <= len && w >= -1; k++) {
+			int j = ind[k];
+
+			if (p->seg[j] < 0)
+				w = -2;
+			else if (p->seg[j] > w)
+				w = p->seg[j];
+		}
+		for (int k = 1; k <= len && w >= 0; k++) {
+			int j = ind[k];
+
+			if (p->seg[j] != w && !(p->seg[j] == w - 1 && entry[j]))
+				w = -2;
+		}
+		p->side_seg[t] = w >= 0 ? w : -1;
+	}
+	return 0;
+}
+
+/* Moves each row down to the highest segment at or below its own where every term on
+ * a lower segment is at least its column's sigma (terms above the segment are then
+ * dropped); returns the rows moved. */
+static size_t
+relocate(pp *p, const uint8_t *entry)
+{
+	size_t moved = 0;
+
+	for (size_t i = 0; i < p->n_row; i++) {
+		pp_row *r = &p->row[i];
+		int m = r->loc;
+
+		for (size_t k = r->beg; k < r->beg + r->len; k++)
+			p->got[p->tcol[k]] = p->tval[k];
+		/* a column of segment u failing its sigma breaks every w > u (w > u + 1 for
+		 * an entry column, exact at u + 1) */
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->seg[j] >= 0 && p->seg[j] < m && p->sigma[j] > 0 &&
+			    p->got[j] < p->sigma[j] * (1 - 1e-12)) {
+				int lim = p->seg[j] + (entry[j] ? 1 : 0);
+
+				if (lim < m)
+					m = lim;
+			}
+		for (size_t k = r->beg; k < r->beg + r->len; k++)
+			p->got[p->tcol[k]] = 0;
+		if (m != r->loc) {
+			moved++;
+			r->loc = m;
+		}
+	}
+	return moved;
+}
+
+/* One segment's front: points (sig, a), sig ascending... as found (a ascending,
+ * sig descending). */
+typedef struct pp_front {
+	double *sig, *a;
+	size_t n;
+	int empty_rows;           /* no P row there: a is -inf */
+} pp_front;
+
+static void
+set_mip(glp_iocp *io, double until)
+{
+	double left = until - ilpi_now();
+
+	glp_init_iocp(io);
+	io->msg_lev = GLP_MSG_OFF;
+	io->presolve = GLP_ON;
+	io->tm_lim = left > 0.01 ? (int)(left * 1000) : 10;
+}
+
+/* Solves lp (objective already set), 0 with the objective in *v, 1 infeasible, -1
+ * out of time or failed. */
+static int
+solve_local(glp_prob *lp, double until, double *v)
+{
+	glp_iocp io;
+	int ret, st;
+
+	set_mip(&io, until);
+	ret = glp_intopt(lp, &io);
+	if (ret == GLP_ENOPFS || ret == GLP_ENODFS)
+		return 1;
+	if (ret != 0)
+		return -1;
+	st = glp_mip_status(lp);
+	if (st == GLP_NOFEAS)
+		return 1;
+	if (st != GLP_OPT)
+		return -1;
+	*v = glp_mip_obj_val(lp);
+	return 0;
+}
+
+/* The local model of segment w: its columns and the entry columns of w - 1 (loc[]
+ * maps model columns to local ones), its side rows, a >= every local row, and the
+ * expression sig = sum sigma x on its own columns (a row, bounded as the front goes). */
+static glp_prob *
+local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
+    int *col_a, int *row_sig, size_t *n_prow)
+{
+	glp_prob *M = glp_create_prob(), *lp = p->c->m.lp;
+	int nl = 0, *li = malloc(((size_t)p->ncol + 2) * sizeof *li);
+	double *lv = malloc(((size_t)p->ncol + 2) * sizeof *lv);
+
+	if (li == NULL || lv == NULL) {
+		free(li);
+		free(lv);
+		glp_delete_prob(M);
+		return NULL;
+	}
+	for (int j = 1; j <= p->ncol; j++) {
+		loc[j] = 0;
+		if (p->seg[j] == w || (w > 0 && p->seg[j] == w - 1 && entry[j]))
+			loc[j] = ++nl;
+	}
+	if (nl > 0)
+		glp_add_cols(M, nl);
+	for (int j = 1; j <= p->ncol; j++)
+		if (loc[j]) {
+			glp_set_col_bnds(M, loc[j], glp_get_col_type(lp, j), glp_get_col_lb(lp, j),
+			    glp_get_col_ub(lp, j));
+			/* a column within [0, 1] is integral in every partition (the
+			 * auxiliary ones are integral whenever s and r are): keeping them
+			 * integral keeps every partition and makes each front point's sigma
+			 * a whole number of model bytes */
+			glp_set_col_kind(M, loc[j], glp_get_col_type(lp, j) == GLP_DB &&
+			    glp_get_col_lb(lp, j) >= 0 && glp_get_col_ub(lp, j) <= 1 ? GLP_BV :
+			    glp_get_col_kind(lp, j));
+		}
+	*col_a = glp_add_cols(M, 1);
+	glp_set_col_bnds(M, *col_a, GLP_FR, 0, 0);
+	for (size_t t = 0; t < p->n_side; t++) {
+		int i = p->side[t], len, row;
+
+		if (p->side_seg[t] != w)
+			continue;
+		len = glp_get_mat_row(lp, i, ind, val);
+		for (int k = 1; k <= len; k++)
+			li[k] = loc[ind[k]];
+		row = glp_add_rows(M, 1);
+		glp_set_mat_row(M, row, len, li, val);
+		glp_set_row_bnds(M, row, glp_get_row_type(lp, i), glp_get_row_lb(lp, i),
+		    glp_get_row_ub(lp, i));
+	}
+	*n_prow = 0;
+	for (size_t i = 0; i < p->n_row; i++) {
+		const pp_row *r = &p->row[i];
+		int len = 0, row;
+
+		if (r->loc != w)
+			continue;
+		li[++len] = *col_a;
+		lv[len] = 1;
+		for (size_t k = r->beg; k < r->beg + r->len; k++) {
+			int j = p->tcol[k];
+			double v = p->seg[j] == w ? p->tval[k] : p->seg[j] == w - 1 && entry[j] ?
+			    p->tval[k] - p->sigma[j] : 0;
+
+			if (v != 0 && loc[j]) {
+				li[++len] = loc[j];
+				lv[len] = -v;
+			}
+		}
+		row = glp_add_rows(M, 1);
+		glp_set_mat_row(M, row, len, li, lv);
+		glp_set_row_bnds(M, row, GLP_LO, r->cst, 0);
+		(*n_prow)++;
+	}
+	{
+		int len = 0;
+
+		for (int j = 1; j <= p->ncol; j++)
+			if (loc[j] && p->seg[j] == w && p->sigma[j] > 0) {
+				li[++len] = loc[j];
+				lv[len] = p->sigma[j];
+			}
+		*row_sig = glp_add_rows(M, 1);
+		glp_set_mat_row(M, *row_sig, len, li, lv);
+		glp_set_row_bnds(M, *row_sig, GLP_FR, 0, 0);
+	}
+	free(li);
+	free(lv);
+	return M;
+}
+
+#define PP_MAX_PTS 48
+
+static int
+push_pt(pp_front *f, double sg, double a)
+{
+	double *x = realloc(f->sig, (f->n + 1) * sizeof *x), *y;
+
+	if (x == NULL)
+		return -1;
+	f->sig = x;
+	if ((y = realloc(f->a, (f->n + 1) * sizeof *y)) == NULL)
+		return -1;
+	f->a = y;
+	f->sig[f->n] = sg;
+	f->a[f->n++] = a;
+	return 0;
+}
+
+/* The front of segment w: every (sigma, local peak) not dominated, least local peak
+ * first; past PP_MAX_PTS points a corner (the least sigma, the next local peak) that
+ * is below every point left out. 0, 1 out of time, -1 out of memory. */
+static int
+front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
+    pp_front *f, double until, double step)
+{
+	int ca, rs, rc = -1;
+	size_t np;
+	glp_prob *M = local_model(p, entry, w, loc, ind, val, &ca, &rs, &np);
+	double smin, U = DBL_MAX, av, sv;
+
+	if (M == NULL)
+		return -1;
+	glp_set_obj_dir(M, GLP_MIN);
+	f->empty_rows = np == 0;
+	/* least sigma */
+	glp_set_obj_coef(M, ca, 0);
+	for (int j = 1; j <= glp_get_num_cols(M); j++)
+		glp_set_obj_coef(M, j, 0);
+	{
+		int len = glp_get_mat_row(M, rs, ind, val);
+
+		for (int k = 1; k <= len; k++)
+			glp_set_obj_coef(M, ind[k], val[k]);
+	}
+	if (np == 0) {
+		glp_set_col_bnds(M, ca, GLP_FX, 0, 0);
+		if ((rc = solve_local(M, until, &smin)) != 0)
+			goto out;
+		rc = push_pt(f, smin, -DBL_MAX) != 0 ? -1 : 0;
+		goto out;
+	}
+	if ((rc = solve_local(M, until, &smin)) != 0)
+		goto out;
+	for (;;) {
+		int r;
+
+		/* least a with sigma <= U */
+		for (int j = 1; j <= glp_get_num_cols(M); j++)
+			glp_set_obj_coef(M, j, 0);
+		glp_set_obj_coef(M, ca, 1);
+		glp_set_col_bnds(M, ca, GLP_FR, 0, 0);
+		glp_set_row_bnds(M, rs, U == DBL_MAX ? GLP_FR : GLP_UP, 0, U == DBL_MAX ? 0 : U);
+		r = solve_local(M, until, &av);
+		if (r == 1)
+			break;
+		if (r != 0) {
+			rc = 1;
+			goto out;
+		}
+		if (f->n >= PP_MAX_PTS) {
+			rc = push_pt(f, smin, av) != 0 ? -1 : 0;
+			goto out;
+		}
+		/* least sigma with a <= av (a hair above: a lower sigma is optimistic) */
+		glp_set_obj_coef(M, ca, 0);
+		{
+			int len = glp_get_mat_row(M, rs, ind, val);
+
+			for (int k = 1; k <= len; k++)
+				glp_set_obj_coef(M, ind[k], val[k]);
+		}
+		glp_set_col_bnds(M, ca, GLP_UP, 0, av + 1e-7 * fabs(av) + 1e-6);
+		if (solve_local(M, until, &sv) != 0) {
+			rc = 1;
+			goto out;
+		}
+		if (push_pt(f, sv, av) != 0)
+			goto out;
+		if (sv <= smin + 1e-9)
+			break;
+		U = sv - step;
+	}
+	rc = 0;
+out:
+	glp_delete_prob(M);
+	return rc;
+}
+
+/* Whether every segment finds a point with prefix + a <= P (least sigma among
+ * those; a smaller prefix is never worse above). */
+static int
+chain_fits(const pp_front *f, size_t ns, double P)
+{
+	double prefix = 0;
+
+	for (size_t w = 0; w < ns; w++) {
+		double bs = DBL_MAX;
+
+		for (size_t k = 0; k < f[w].n; k++)
+			if (prefix + f[w].a[k] <= P && f[w].sig[k] < bs)
+				bs = f[w].sig[k];
+		if (bs == DBL_MAX)
+			return 0;
+		prefix += bs;
+	}
+	return 1;
+}
+
+/* The bound: fronts of every segment, then the least P (model units) the chain fits.
+ * 0 with *lb, 1 out of time, -1 out of memory. */
+static int
+chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, double *lb,
+    size_t *n_pts)
+{
+	size_t ns = p->n_seg;
+	pp_front *f = calloc(ns, sizeof *f);
+	int *loc = malloc(((size_t)p->ncol + 1) * sizeof *loc), rc = -1;
+	double step = 0.5, lo, hi;
+
+	if (f == NULL || loc == NULL)
+		goto out;
+	/* the front steps by half a model byte when every sigma is whole on integral
+	 * columns (else by a millionth, which only adds points) */
+	for (int j = 1; j <= p->ncol; j++)
+		if (p->sigma[j] > 0 && (fabs(p->sigma[j] - floor(p->sigma[j] + 0.5)) > 1e-9 ||
+		    glp_get_col_type(p->c->m.lp, j) != GLP_DB ||
+		    glp_get_col_lb(p->c->m.lp, j) < 0 || glp_get_col_ub(p->c->m.lp, j) > 1))
+			step = 1e-6;
+	*n_pts = 0;
+	for (size_t w = 0; w < ns; w++) {
+		int r = front_of(p, entry, (int)w, loc, ind, val, &f[w], until, step);
+
+		if (r != 0) {
+			rc = r;
+			goto out;
+		}
+		*n_pts += f[w].n;
+	}
+	/* bisection on P between the floor and the sum of every segment's largest a
+	 * and sigma */
+	lo = p->floor;
+	hi = 0;
+	for (size_t w = 0; w < ns; w++) {
+		double ma = 0, ms = 0;
+
+		for (size_t k = 0; k < f[w].n; k++) {
+			ma = fmax(ma, f[w].a[k]);
+			ms = fmax(ms, f[w].sig[k]);
+		}
+		hi += ma + ms;
+	}
+	if (!chain_fits(f, ns, hi))
+		hi = 1e30;
+	if (chain_fits(f, ns, lo)) {
+		*lb = lo;
+		rc = 0;
+		goto out;
+	}
+	while (hi - lo > 0.25) {
+		double mid = 0.5 * (lo + hi);
+
+		if (chain_fits(f, ns, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*lb = lo; /* no chain fits at lo: every partition's peak is above it */
+	rc = 0;
+out:
+	if (f != NULL)
+		for (size_t w = 0; w < ns; w++) {
+			free(f[w].sig);
+			free(f[w].a);
+		}
+	free(f);
+	free(loc);
+	return rc;
+}
+
+int
+drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
+{
+	pp p;
+	int *ind = NULL, rc = -1, k;
+	double *val = NULL, v = 0;
+	uint8_t *entry = NULL;
+	double t1 = ilpi_now(), unit = c->m.byte_unit;
+	size_t nc, moved, pts = 0;
+
+	memset(&p, 0, sizeof p);
+	p.c = c;
+	*lb = 0;
+	if (c->peak.col == 0 || c->peak.n_sums > 0 || c->red.n_items == 0)
+		return 1;
+	p.ncol = glp_get_num_cols(c->m.lp);
+	nc = (size_t)p.ncol + 1;
+	ind = malloc(nc * sizeof *ind);
+	val = malloc(nc * sizeof *val);
+	entry = malloc(nc);
+	p.seg = malloc(nc * sizeof *p.seg);
+	p.item = malloc(nc * sizeof *p.item);
+	p.sigma = malloc(nc * sizeof *p.sigma);
+	p.ub = malloc(nc * sizeof *p.ub);
+	p.got = calloc(nc, sizeof *p.got);
+	if (ind == NULL || val == NULL || entry == NULL || p.seg == NULL || p.item == NULL ||
+	    p.sigma == NULL || p.ub == NULL || p.got == NULL)
+		goto out;
+	if (item_segments(&p) != 0) {
+		drv_note(c, "peak relaxation: no repeated layers");
+		rc = 1;
+		goto out;
+	}
+	if (column_segments(&p, ind, val) != 0 || (k = read_rows(&p, ind, val)) < 0 ||
+	    entry_columns(&p, entry) != 0 || side_segments(&p, entry, ind, val) != 0)
+		goto out;
+	if (k > 0) {
+		drv_note(c, "peak relaxation: a column may be negative, no bound");
+		rc = 1;
+		goto out;
+	}
+	/* Rows sit at the highest segment among their columns; sigma over the 90 % of the
+	 * rows above that have each term moves the others down to where they have every
+	 * lower term; then the strict sigma (the least over every row above: valid
+	 * whatever the segments) */
+	if (sigmas(&p, entry, 0) != 0)
+		goto out;
+	moved = relocate(&p, entry);
+	if (sigmas(&p, entry, 1) != 0)
+		goto out;
+	report_loss(&p, entry, "strict, rows moved down");
+	k = chain_bound(&p, entry, ind, val, until, &v, &pts);
+	if (k < 0)
+		goto out;
+	if (k > 0) {
+		drv_note(c, "peak relaxation: out of time after %.2fs", ilpi_now() - t1);
+		rc = 1;
+		goto out;
+	}
+	*lb = fmax(v, p.floor) * unit;
+	drv_note(c, "peak relaxation: %zu rows moved down, %zu front points, bound %.0f bytes "
+	    "(chain %.0f, floor %.0f), %.2fs", moved, pts, *lb, v * unit, p.floor * unit,
+	    ilpi_now() - t1);
+	rc = 0;
+out:
+	free(ind);
+	free(val);
+	free(entry);
+	pp_free(&p);
+	return rc;
+}
