@@ -132,7 +132,6 @@ drv_offload_setup(solve_ctx *c, ilp_error *err)
 	size_t n_off = 0, n_forced = 0;
 	int rc = -1;
 
-	c->blocks_none = 1;
 	kind = calloc(red->n_items + 1, 1);
 	cost = calloc(red->n_items + 1, sizeof *cost);
 	xfer = calloc(red->n_items + 1, sizeof *xfer);

@@ -9,8 +9,8 @@
 
 /* The host link of a solve in bytes/s: the option's, else the device profile's. */
 double drv_offload_bw(const ilp_solve_options *o);
-/* Adds the offload columns to c->m (after ilpi_model_build) and keeps the solve off the
- * block decomposition, whose fronts know no offload. -1 when out of memory. */
+/* Adds the offload columns to c->m (after ilpi_model_build); the block decomposition's
+ * fronts take them as a third state per item (decomp.c). -1 when out of memory. */
 int drv_offload_setup(solve_ctx *c, ilp_error *err);
 /* The model's exposed transfer time of the offloaded values of p (microseconds). */
 double drv_offload_exposed(const solve_ctx *c, const ilp_partition *p);

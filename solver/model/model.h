@@ -25,6 +25,8 @@ typedef struct ilpi_model {
 	int *col_o;               /* per item: offloaded (ilpi_model_add_offload), else 0 */
 	double *off_us;           /* per item: the transfer time an offload exposes */
 	uint8_t *off_forced;      /* per item: offloaded whenever saved */
+	uint8_t *off_kind;        /* per item: 0 no o column, 1 o <= s, 2 o = s (the blocks'
+	                           * fronts' ilpi_blocks_extra.off_kind) */
 	double *off_xfer;         /* per item with col_o: one copy's time, bytes / host
 	                           * link (us); the peak rows' transfer windows */
 	double *node_us;          /* per graph node (n_nodes): its time on the device (us),
