@@ -13,8 +13,8 @@ Per graph (default: tests/data/corpus/*.json):
           (recompute + transfer; '*': 0.3 is out of reach without offload, whose answer
           is then the least bytes over the budget, and within reach with it), and
           simulated over model (the model's transfer time is an upper bound: <= 1)
-  peak    (--peak) least simulated peak: free / tags (<= 1: offload only ever takes bytes
-          off the device; free is not proven optimal, docs/solver.md)
+  peak    (--peak) least simulated peak: free / tags (<= 1 where both searches are
+          proven; under the time limit either may stop higher, docs/solver.md "Offload")
 --pareto GRAPH: device budgets from the least to the runtime optimum's bytes, 8 points,
 the least model time without and with offload at each (a Pareto curve on the same axes;
 '-': out of reach).

@@ -65,7 +65,7 @@ point_peak(const ilp_graph *g, point *pt)
 #define OFFLOAD_BELOW 3
 
 /* --offload free: the ILP curve again at the budgets of its n points pts[0..n), each
- * a solve with offload allowed (the blocks' fronts know no offload), appended; on
+ * an ilp_solve with offload allowed (ilp_pareto's front is built without it), appended; on
  * the saved axis (the device's saved bytes) OFFLOAD_BELOW more from the least device
  * bytes with offload up to the curve's first budget. */
 static int
