@@ -13,17 +13,23 @@ Per graph (default: tests/data/corpus/*.json):
           (recompute + transfer; '*': 0.3 is out of reach without offload, whose answer
           is then the least bytes over the budget, and within reach with it), and
           simulated over model (the model's transfer time is an upper bound: <= 1)
-  peak    (--peak) least simulated peak: free / tags (<= 1: offload only ever takes bytes
-          off the device; free is not proven optimal, docs/solver.md)
+  peak    (--peak) least simulated peak: free / tags (<= 1 where both searches are
+          proven; under the time limit either may stop higher, docs/solver.md "Offload")
 --pareto GRAPH: device budgets from the least to the runtime optimum's bytes, 8 points,
 the least model time without and with offload at each (a Pareto curve on the same axes;
 '-': out of reach).
+--big GRAPH (e.g. bench/corpus/transformer-48l.json): per objective (least device bytes,
+least time within 10 GB and within 4 GB with --bans none, least peak) the solve with --offload tags and with
+--offload free side by side in the same run: the objective's value, device bytes,
+simulated peak, exposed transfer time, status and the solve's CPU seconds (user + sys of
+the child), with free/tags ratios.
 """
 import argparse
 import glob
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -36,10 +42,13 @@ def solve(ilpart, graph, args, limit):
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
     t0 = time.time()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run([ilpart, "solve", graph, "-o", out, "--device", "h100",
                         "--offload-bw", "25e9", "--time-limit", str(limit)] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     secs = time.time() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         os.unlink(out)
         return None, secs, p.stderr.strip().splitlines()[-1:]
@@ -55,6 +64,7 @@ def solve(ilpart, graph, args, limit):
     part["_off"] = int(m.group(1)) if m else 0
     part["_exposed"] = float(m.group(2)) if m else 0.0
     part["_ok"] = c.returncode == 0
+    part["_cpu"] = cpu
     return part, secs, None
 
 
@@ -90,14 +100,50 @@ def pareto(ilpart, graph, limit):
                                       ratio(fv, tv) if fv is not None and tv else "-"))
 
 
+def big(ilpart, graph, limit):
+    """One graph, each objective with --offload tags and free side by side."""
+    print("\n%s: --offload tags against free (h100, 25 GB/s, %gs limit per solve)"
+          % (os.path.basename(graph), limit))
+    print("%-8s %-5s %14s %12s %12s %11s %-10s %8s" % (
+        "solve", "mode", "value", "device_B", "peak_B", "exposed_us", "status", "cpu_s"))
+    # a byte budget (a fraction adds the no-worse-than-PyTorch peak solve, docs/solver.md)
+    cases = [("bytes", []), ("budget", ["--memory-budget", "10GB", "--bans", "none"]),
+             ("budget2", ["--memory-budget", "4GB", "--bans", "none"]),
+             ("peak", ["--objective", "peak"])]
+    for name, args in cases:
+        res = {}
+        for mode in ("tags", "free"):
+            p, _, why = solve(ilpart, graph, args + ["--offload", mode], limit)
+            res[mode] = p
+            if p is None:
+                print("%-8s %-5s failed: %s" % (name, mode, why))
+                continue
+            print("%-8s %-5s %14.6g %12d %12s %11.4g %-10s %8.1f%s" % (
+                name, mode, p["producer"]["objective_value"], device_bytes(p),
+                p["_peak"], p["_exposed"], p["producer"]["status"], p["_cpu"],
+                "" if p["_ok"] else "  CHECK FAILED"))
+            sys.stdout.flush()
+        t, f = res["tags"], res["free"]
+        if t and f:
+            print("%-8s %-5s %14s %12s %12s %11s %-10s %8s" % (
+                name, "f/t", ratio(f["producer"]["objective_value"],
+                                   t["producer"]["objective_value"]),
+                ratio(device_bytes(f), device_bytes(t)), ratio(f["_peak"], t["_peak"]),
+                "", "", ratio(f["_cpu"], t["_cpu"])))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ilpart", default=os.path.join(TOP, "build", "ilpart"))
     ap.add_argument("--peak", action="store_true")
     ap.add_argument("--pareto")
+    ap.add_argument("--big")
     ap.add_argument("--time-limit", type=float, default=60)
     ap.add_argument("graphs", nargs="*")
     a = ap.parse_args()
+    if a.big:
+        big(a.ilpart, a.big, a.time_limit)
+        return
     graphs = a.graphs or sorted(glob.glob(os.path.join(TOP, "tests", "data", "corpus", "*.json")))
     print("%-22s %10s %10s %9s %11s | %9s %9s | %12s %12s %9s" % (
         "graph", "dev_tags", "dev_free", "free/tags", "exposed_us", "time f/t", "sim/model",

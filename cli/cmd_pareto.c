@@ -3,7 +3,9 @@
  * from the least feasible saved set (the ILP memory optimum) to the saved set of the
  * runtime optimum; each point is the least recompute time within that budget. The
  * min-cut, the graph's reference partitions and save-all are extra rows on the same
- * axes. CSV (default) or JSON; python3 -m ilpart.plot draws the CSV.
+ * axes. CSV (default) or JSON; python3 -m ilpart.plot draws the CSV. With --offload
+ * free, a second ILP curve (kind "ilp-offload") at the same budgets with offload
+ * allowed, and a column offloaded_bytes.
  */
 #include "config.h"
 
@@ -18,12 +20,13 @@
 #include "graph/strbuf.h"
 
 typedef struct point {
-	const char *kind;       /* "ilp", "mincut", "reference", "save-all" */
+	const char *kind;       /* "ilp", "ilp-offload", "mincut", "reference", "save-all" */
 	char name[128];
 	int64_t budget;         /* < 0: none */
 	ilp_partition *p;
 	int violates;
 	int64_t peak;           /* simulated peak, < 0 unknown */
+	double exposed_us;      /* simulated exposed transfer time */
 } point;
 
 static int
@@ -45,14 +48,84 @@ solve_point(const ilp_graph *g, const ilp_solve_options *base, ilp_objective obj
 	return ilp_partition_evaluate(g, pt->p, &so.device, err);
 }
 
-/* The simulated peak of a point's partition, -1 when it does not run. */
+/* The simulated peak of a point's partition, -1 when it does not run; its exposed
+ * transfer time into pt. */
 static int64_t
-point_peak(const ilp_graph *g, const point *pt)
+point_peak(const ilp_graph *g, point *pt)
 {
 	ilp_peak pk;
 
-	return pt->p != NULL && ilp_partition_peak(g, pt->p, &pk, NULL) == 0 ?
-	    pk.peak_bytes : -1;
+	if (pt->p == NULL || ilp_partition_peak(g, pt->p, &pk, NULL) != 0)
+		return -1;
+	pt->exposed_us = pk.exposed_us;
+	return pk.peak_bytes;
+}
+
+/* Points of the offload curve below the least bytes without offload. */
+#define OFFLOAD_BELOW 3
+
+/* --offload free: the ILP curve again at the budgets of its n points pts[0..n), each
+ * an ilp_solve with offload allowed (ilp_pareto's front is built without it), appended; on
+ * the saved axis (the device's saved bytes) OFFLOAD_BELOW more from the least device
+ * bytes with offload up to the curve's first budget. */
+static int
+sweep_offload(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, point *pts,
+    size_t *n, ilp_error *err)
+{
+	ilp_solve_options fo = *so;
+	size_t n0 = *n;
+
+	fo.offload = ILP_OFFLOAD_FREE;
+	/* saved axis: first down from the least device bytes with offload (below the
+	 * least without offload: where only offload fits) to the curve's first budget */
+	if (!peak_axis) {
+		ilp_solve_options ends = fo;
+		int64_t lo, first = -1;
+		point least;
+
+		memset(&least, 0, sizeof least);
+		ends.bans = ILP_BANS_NONE;
+		if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
+			ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
+		if (solve_point(g, &ends, ILP_OBJ_MEMORY, -1, 0, &least, err) != 0)
+			return -1;
+		lo = least.p->saved_bytes - ilpi_partition_offloaded_bytes(g, least.p);
+		ilp_partition_free(least.p);
+		for (size_t k = 0; k < n0; k++)
+			if (strcmp(pts[k].kind, "ilp") == 0 && pts[k].budget >= 0 &&
+			    (first < 0 || pts[k].budget < first))
+				first = pts[k].budget;
+		for (int k = 0; first > lo && k < OFFLOAD_BELOW; k++) {
+			point *pt = &pts[*n];
+			int64_t b = lo + (first - lo) * k / OFFLOAD_BELOW;
+
+			if (solve_point(g, &fo, ILP_OBJ_RUNTIME, b, 0, pt, err) != 0)
+				return -1;
+			pt->kind = "ilp-offload";
+			snprintf(pt->name, sizeof pt->name, "ilp + offload");
+			(*n)++;
+		}
+	}
+	for (size_t k = 0; k < n0; k++) {
+		point *pt = &pts[*n];
+
+		if (strcmp(pts[k].kind, "ilp") != 0 || pts[k].budget < 0)
+			continue;
+		if (solve_point(g, &fo, ILP_OBJ_RUNTIME, pts[k].budget, peak_axis, pt, err) != 0) {
+			if (err->kind != ILP_ERR_SOLVER)
+				return -1;
+			fprintf(stderr, "ilpart: warning: pareto: no offload point at budget %lld "
+			    "bytes: %s\n", (long long)pts[k].budget, err->msg);
+			ilp_partition_free(pt->p);
+			pt->p = NULL;
+			ilpi_err_clear(err);
+			continue;
+		}
+		pt->kind = "ilp-offload";
+		snprintf(pt->name, sizeof pt->name, "ilp + offload");
+		(*n)++;
+	}
+	return 0;
 }
 
 /* The sweep's ends, one solve each: the least bytes (peak: least peak) and the bytes
@@ -242,7 +315,7 @@ out:
 /* Every row names the axis its budgets bound, so a plot labels the curve without
  * being told again. */
 static char *
-render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis)
+render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis, int offload)
 {
 	const char *axis = peak_axis ? "peak" : "saved";
 
@@ -255,7 +328,8 @@ render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis)
 		ilpi_buf_printf(&b, ",\n  \"axis\": \"%s\",\n  \"points\": [", axis);
 	} else {
 		ilpi_buf_puts(&b, "kind,name,budget_bytes,saved_bytes,peak_bytes,recompute_flops,"
-		    "recompute_time_us,n_saved,n_recomputed,status,sac,axis\n");
+		    "recompute_time_us,n_saved,n_recomputed,status,sac,axis");
+		ilpi_buf_puts(&b, offload ? ",offloaded_bytes,exposed_us\n" : "\n");
 	}
 	for (size_t k = 0; k < n; k++) {
 		const point *pt = &pts[k];
@@ -285,7 +359,13 @@ render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis)
 			    "\"status\": ", ilpi_partition_count(p, ILPI_P_SAVED),
 			    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
 			ilpi_buf_json_str(&b, p->status);
-			ilpi_buf_printf(&b, ", \"sac\": \"%s\"}", pt->violates ? "violation" : "ok");
+			ilpi_buf_printf(&b, ", \"sac\": \"%s\"", pt->violates ? "violation" : "ok");
+			if (offload) {
+				ilpi_buf_printf(&b, ", \"offloaded_bytes\": %lld, \"exposed_us\": ",
+				    (long long)ilpi_partition_offloaded_bytes(g, p));
+				ilpi_buf_json_num(&b, pt->exposed_us);
+			}
+			ilpi_buf_puts(&b, "}");
 			continue;
 		}
 		ilpi_buf_csv_field(&b, pt->kind);
@@ -305,7 +385,12 @@ render(const point *pts, size_t n, int json, const ilp_graph *g, int peak_axis)
 		ilpi_buf_printf(&b, ",%zu,%zu,", ilpi_partition_count(p, ILPI_P_SAVED),
 		    ilpi_partition_count(p, ILPI_P_RECOMPUTED));
 		ilpi_buf_csv_field(&b, p->status);
-		ilpi_buf_printf(&b, ",%s,%s\n", pt->violates ? "violation" : "ok", axis);
+		ilpi_buf_printf(&b, ",%s,%s", pt->violates ? "violation" : "ok", axis);
+		if (offload) {
+			ilpi_buf_printf(&b, ",%lld,", (long long)ilpi_partition_offloaded_bytes(g, p));
+			ilpi_buf_json_num(&b, pt->exposed_us);
+		}
+		ilpi_buf_puts(&b, "\n");
 	}
 	if (json)
 		ilpi_buf_puts(&b, "\n  ]\n}\n");
@@ -378,7 +463,7 @@ cmd_pareto(int argc, char **argv)
 	point *pts = NULL;
 	size_t n = 0, cap = 0;
 	long points = 10;
-	int json = 0, n_graph = 0, rc, peak_axis = 0, each = 0;
+	int json = 0, n_graph = 0, rc, peak_axis = 0, each = 0, offload = 0;
 	const char *budgets = NULL;
 	char *out = NULL;
 
@@ -430,6 +515,18 @@ cmd_pareto(int argc, char **argv)
 		} else if (cli_opt("pareto", argc, argv, &i, "--device", &v)) {
 			if (cli_opt_device("pareto", v, &so.device) != CLI_OK)
 				return CLI_INPUT;
+		} else if (cli_opt("pareto", argc, argv, &i, "--offload", &v)) {
+			if (v == NULL || strcmp(v, "free") != 0)
+				return cli_usage("pareto", "--offload: expected free (a curve with "
+				    "offload beside the one without), not '%s'", v ? v : "");
+			offload = 1;
+		} else if (cli_opt("pareto", argc, argv, &i, "--offload-bw", &v)) {
+			const char *rest;
+
+			if (v == NULL || cli_parse_number(v, &so.offload_bw, &rest) != 0 ||
+			    *rest != '\0' || !(so.offload_bw > 0))
+				return cli_usage("pareto", "--offload-bw: expected bytes per second > 0, "
+				    "not '%s'", v ? v : "");
 		} else if (cli_opt("pareto", argc, argv, &i, "--time-limit", &v)) {
 			if (cli_opt_seconds("pareto", v, &so.time_limit) != CLI_OK)
 				return CLI_INPUT;
@@ -449,7 +546,8 @@ cmd_pareto(int argc, char **argv)
 		return rc;
 	if (so.device.peak_flops == 0) /* no --device: the graph's own */
 		cli_graph_device(g, &so.device);
-	cap = (size_t)points + cli_baseline_count(g) +
+	cap = (size_t)points * (offload ? 2 : 1) + (offload ? OFFLOAD_BELOW : 0) +
+	    cli_baseline_count(g) +
 	    sizeof budget_points / sizeof budget_points[0];
 	pts = calloc(cap, sizeof *pts);
 	if (pts == NULL) {
@@ -459,11 +557,13 @@ cmd_pareto(int argc, char **argv)
 	if ((peak_axis ? sweep_peak(g, &so, points, pts, &n, &err) :
 	    sweep_saved(g, &so, points, budgets, each, pts, &n, &err)) != 0)
 		goto fail;
+	if (offload && sweep_offload(g, &so, peak_axis, pts, &n, &err) != 0)
+		goto fail;
 	if (extra_points(g, &so, &pol, pts, &n, &err) != 0)
 		goto fail;
 	for (size_t k = 0; k < n; k++)
 		pts[k].peak = point_peak(g, &pts[k]);
-	if ((out = render(pts, n, json, g, peak_axis)) == NULL) {
+	if ((out = render(pts, n, json, g, peak_axis, offload)) == NULL) {
 		ilpi_err(&err, ILP_ERR_SYSTEM, "out of memory");
 		goto fail;
 	}

@@ -116,7 +116,6 @@ col_solve(const ilp_graph *g, const timeline_opts *t, int peak, column *c)
 		so.objective = ILP_OBJ_PEAK;
 		so.budget_bytes = -1;
 		so.budget_fraction = -1;
-		so.offload = ILP_OFFLOAD_TAGS; /* the peak rows model no offload yet */
 		snprintf(c->name, sizeof c->name, "ilp (peak)");
 	} else if (so.budget_bytes >= 0 || so.budget_fraction >= 0) {
 		so.objective = ILP_OBJ_RUNTIME;

@@ -104,7 +104,7 @@ static const struct {
 	{ "pareto", cmd_pareto, "memory budget against optimal recompute cost",
 	    "GRAPH [--points N | --budgets B,B...] [--fraction-cap pytorch|normalised]\n"
 	    "    [--torch VERSION] [--axis saved|peak] [-o FILE] [--json] [--device D]\n"
-	    "    [--time-limit S] [--solve-each] " SAC_OPTS,
+	    "    [--time-limit S] [--solve-each] [--offload free] [--offload-bw B] " SAC_OPTS,
 	    "N budgets (default 10, at least 2) evenly spaced from the least feasible saved\n"
 	    "bytes to the saved bytes of the runtime optimum, or the --budgets given (bytes\n"
 	    "or fractions, as solve --memory-budget reads them); for each, the ILP's least\n"
@@ -117,7 +117,10 @@ static const struct {
 	    "column says which budget the rows bound; the plot labels its x axis by it).\n"
 	    "--axis peak: the budgets bound the simulated peak instead (from the least peak\n"
 	    "to the runtime optimum's); every row has peak_bytes.\n"
-	    "--time-limit: each solve's, not the sweep's (--axis peak: one solve a point).\n" },
+	    "--time-limit: each solve's, not the sweep's (--axis peak: one solve a point).\n"
+	    "--offload free: a second ILP curve (kind ilp-offload) at the same budgets, each\n"
+	    "saved value allowed on the host (the saved axis: the device's saved bytes), one\n"
+	    "solve per budget; a column offloaded_bytes says what each row offloads.\n" },
 	{ "timeline", cmd_timeline, "live bytes at every step, the peak and what is live there",
 	    "GRAPH [PART...] [--csv FILE] [--top N] [--memory-budget B]\n"
 	    "    [--fraction-cap pytorch|normalised] [--device D] [--time-limit S]\n"

@@ -344,6 +344,13 @@ ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
 	return memsim_trace(g, NULL, s, m, tr, err);
 }
 
+int
+ilpi_memsim_trace_part(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
+    ilpi_memsim *m, ilpi_memtrace *tr, ilp_error *err)
+{
+	return memsim_trace(g, p, s, m, tr, err);
+}
+
 static int
 memsim_trace(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
     ilpi_memsim *m, ilpi_memtrace *tr, ilp_error *err)
@@ -430,6 +437,13 @@ plan_xfer(const ilp_graph *g, const ilpi_memsim *m, const double *dfw, const dou
 	x->fw_gone = acc >= x->xfer_us ? t : (int32_t)m->n_fw;
 	x->exposed_fw_us = acc < x->xfer_us ? x->xfer_us - acc : 0;
 	x->bw_use = first_reader(g, m->bw_order, m->n_bw, 0, v);
+	if (x->bw_use >= (int32_t)m->n_bw) {
+		/* nothing in the backward reads it: never copied back (and never live
+		 * there but at its start) */
+		x->bw_back = x->bw_use;
+		x->exposed_bw_us = 0;
+		return;
+	}
 	acc = 0;
 	for (t = x->bw_use; t > 0 && acc < x->xfer_us; t--)
 		acc += dbw[t - 1];
@@ -464,7 +478,7 @@ apply_offload(const ilp_graph *g, const ilp_partition *p, ilpi_memsim *m, int64_
 		plan_xfer(g, m, dfw, dbw, bw, (int32_t)i, x);
 		for (int32_t t = x->fw_gone; t < (int32_t)m->n_fw; t++)
 			m->fw_live[t] -= x->bytes;
-		for (int32_t t = 0; t < x->bw_back; t++)
+		for (int32_t t = 0; t < x->bw_back && x->bw_use < (int32_t)m->n_bw; t++)
 			m->bw_live[t] -= x->bytes;
 		*bw_start -= x->bytes;
 		m->peak.held_bytes -= x->bytes;

@@ -72,6 +72,10 @@ void ilpi_memsim_free(ilpi_memsim *m);
  * ilpi_memtrace_free, also on failure). */
 int ilpi_memsim_trace(const ilp_graph *g, const ilpi_split *s, ilpi_memsim *m,
     ilpi_memtrace *tr, ilp_error *err);
+/* The same with p's offloaded values' transfers (m->xfer; the trace itself does not
+ * depend on them: an offloaded value's steps are its saved value's). */
+int ilpi_memsim_trace_part(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s,
+    ilpi_memsim *m, ilpi_memtrace *tr, ilp_error *err);
 void ilpi_memtrace_free(ilpi_memtrace *tr);
 
 /* ---- the memory timeline (`ilpart timeline`, docs/partition.md "Memory timeline") ---- */

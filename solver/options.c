@@ -106,11 +106,11 @@ check_offload(const ilp_graph *g, const ilp_solve_options *o, ilp_error *err)
 		return -1;
 	}
 	if (o->offload == ILP_OFFLOAD_FREE && (o->objective == ILP_OBJ_WEIGHTED ||
-	    o->peak_budget >= 0 || o->time_budget_us >= 0 || o->time_budget_fraction >= 0)) {
+	    o->time_budget_us >= 0 || o->time_budget_fraction >= 0)) {
 		ilpi_err(err, ILP_ERR_INPUT, "%s: option 'offload': free takes the memory, "
-		    "runtime (with a memory budget: the device's saved bytes) and peak objectives; "
-		    "a peak budget, a time budget and the weighted objective do not model offload "
-		    "yet", g->path);
+		    "runtime (with a memory or peak budget: the device's saved bytes, the "
+		    "simulated peak) and peak objectives; a time budget and the weighted "
+		    "objective do not model offload yet", g->path);
 		return -1;
 	}
 	return 0;

@@ -821,6 +821,79 @@ START_TEST(blocks_vs_monolithic_vs_enumeration)
 }
 END_TEST
 
+/* ---- --offload free: the blocks' third state against the monolithic model -------- */
+
+/*
+ * Random stacks with --offload free (each saved item that torch could move may be
+ * offloaded: the fronts' third state, docs/solver.md "Offload"), at a host link where
+ * some transfers hide and some do not: the memory objective (least device bytes, then
+ * least recompute + transfer) and the runtime objective within byte budgets, decomposed
+ * and monolithic, both optimal with the same objective value and device bytes. Fails
+ * when the fronts count an offloaded item's storage or leave out its transfer time.
+ */
+START_TEST(offload_blocks_vs_monolithic)
+{
+	int used = 0, runs = 0, offloaded = 0;
+
+	for (uint64_t s = 0; s < 30; s++) {
+		uint64_t seed = 910000 + s;
+		int k = 3 + (int)(s % 6);
+		ilp_graph *g = block_graph(seed, k);
+		ilp_solve_options o;
+
+		ilp_solve_options_init(&o);
+		o.bans = ILP_BANS_NONE;
+		o.offload = ILP_OFFLOAD_FREE;
+		o.offload_bw = 1e8;
+		for (int t = 0; t < 3; t++) {
+			ilp_partition *p = NULL, *q = NULL;
+			ilp_error e1 = { 0 }, e2 = { 0 };
+			int dec = 0, r1, r2;
+
+			o.objective = t == 0 ? ILP_OBJ_MEMORY : ILP_OBJ_RUNTIME;
+			o.budget_bytes = t == 0 ? -1 : 64 * (int64_t)t_below(&rng,
+			    (uint32_t)(8 * k + 1));
+			o.verbose = 1;
+			o.log = note_blocks;
+			o.log_ctx = &dec;
+			o.monolithic = 0;
+			r1 = ilpi_solve_plain(g, &o, &p, &e1);
+			o.log = NULL;
+			o.verbose = 0;
+			o.monolithic = 1;
+			r2 = ilpi_solve_plain(g, &o, &q, &e2);
+			ck_assert_msg(r1 == r2, "seed %llu: decomposed %d (%s), monolithic %d (%s)",
+			    (unsigned long long)seed, r1, e1.msg, r2, e2.msg);
+			runs++;
+			if (r1 != 0) {
+				ck_assert_int_eq(e1.kind, ILP_ERR_CONFLICT);
+				continue;
+			}
+			used += dec;
+			ck_assert_str_eq(p->status, "optimal");
+			ck_assert_str_eq(q->status, "optimal");
+			expect_close(p->objective_value, q->objective_value,
+			    "decomposed vs monolithic (objective)", seed);
+			if (t == 0)
+				ck_assert_int_eq(ilpi_partition_saved_bytes(g, p) -
+				    ilpi_partition_offloaded_bytes(g, p),
+				    ilpi_partition_saved_bytes(g, q) -
+				    ilpi_partition_offloaded_bytes(g, q));
+			else
+				ck_assert_int_le(ilpi_partition_saved_bytes(g, p) -
+				    ilpi_partition_offloaded_bytes(g, p), o.budget_bytes);
+			offloaded += ilpi_partition_count(p, ILPI_P_OFFLOADED) > 0;
+			ilp_partition_free(p);
+			ilp_partition_free(q);
+		}
+		ilp_graph_free(g);
+	}
+	/* the decomposition answered most, and offload was chosen somewhere */
+	ck_assert_msg(used * 2 > runs, "decomposed %d of %d solves", used, runs);
+	ck_assert_int_gt(offloaded, 0);
+}
+END_TEST
+
 /* ---- soft preferences: decomposition and monolithic ILP agree -------------------- */
 
 /* The penalised keys of a soft solve's answer (docs/solver.md "Soft preferences"),
@@ -3134,6 +3207,10 @@ suite_solver(void)
 	tcase_add_loop_test(tc, soft_vs_enumeration, 0, 4);
 	tcase_add_loop_test(tc, blocks_vs_monolithic_vs_enumeration, 0, 2);
 	tcase_add_loop_test(tc, counts_vs_complete_front, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("offload-blocks");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, offload_blocks_vs_monolithic);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("soft-blocks");
 	tcase_set_timeout(tc, 300);

@@ -59,6 +59,11 @@ int ilpi_blocks_plan_coarse(const ilpi_reduced *red, size_t min_seg, ilpi_blocks
 typedef struct ilpi_blocks_extra {
 	const int64_t *bytes_s, *bytes_r;
 	const double *cost_s, *cost_r;
+	/* --offload free (docs/solver.md "Offload"), per item: off_kind 1, a saved item may
+	 * also be offloaded (its storage's bytes leave the bytes, off_cost joins the cost;
+	 * its answer's s is 2), 2: offloaded whenever saved; 0 or NULL: never */
+	const uint8_t *off_kind;
+	const double *off_cost;
 } ilpi_blocks_extra;
 
 /* ilpi_blocks_plan_coarse with extra terms x (NULL: none). */

@@ -24,7 +24,7 @@ typedef struct label {
 	double cost;
 	int32_t parent;           /* label of the previous item, -1 for the start */
 	uint16_t mask;
-	uint8_t dec;              /* s | r << 1 | y << 2 */
+	uint8_t dec;              /* s | r << 1 | y << 2 | o << 3 (offloaded) */
 } label;
 
 typedef struct cvar {
@@ -224,11 +224,20 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 					continue;
 				inputs = bit(m, &cp->var[ref >= 0 ? cp->nin + ref : -ref - 1]);
 			}
-			for (int d = 0; d < 6; d++) {
+			for (int d = 0; d < 12; d++) {
 				int sv = d & 1, rv = d >> 1 & 1, y = d >> 2 & 1, first = cp->yfirst[i] >= 0;
+				int ov = d >= 6, kind = b->x.off_kind != NULL ? b->x.off_kind[item] : 0;
 				uint16_t nm;
 				int64_t by = pool[l].bytes;
 
+				if (ov) {
+					/* the same decisions, saved and offloaded */
+					sv = (d - 6) & 1, rv = (d - 6) >> 1 & 1, y = (d - 6) >> 2 & 1;
+					if (!sv || kind == 0 || shared)
+						continue;
+				} else if (sv && kind == 2) {
+					continue; /* offloaded whenever saved */
+				}
 				if (rv && sv)
 					continue;
 				if ((sv && !it->can_save) || (rv && (!it->can_recompute || !inputs)))
@@ -239,7 +248,7 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 					continue;
 				if (sv && shared && !(first ? y : bit(m, yv)))
 					continue;
-				if (sv && !shared)
+				if (sv && !shared && !ov)
 					by += red->stor_bytes[it->stor];
 				if (first && y)
 					by += yb;
@@ -256,8 +265,8 @@ class_run(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label **pool_ou
 					return -1;
 				}
 				pool[n++] = (label){ by, pool[l].cost + (rv ? it->cost : 0) +
-				    ilpi_blocks_x_cost(b, item, sv, rv),
-				    (int32_t)l, nm, (uint8_t)(sv | rv << 1 | y << 2) };
+				    ilpi_blocks_x_cost(b, item, sv, rv) + (ov ? b->x.off_cost[item] : 0),
+				    (int32_t)l, nm, (uint8_t)(sv | rv << 1 | y << 2 | ov << 3) };
 			}
 		}
 		qsort(pool + start, n - start, sizeof *pool, cmp_label);
@@ -326,7 +335,7 @@ class_collect(ilpi_blocks *b, bclass *cl, const cplan *cp, size_t a, label *pool
 			sol = cl->sol + cl->n_sol * 2 * (size_t)cp->no;
 			at = (int32_t)(from + l);
 			for (int i = cp->no; i-- > 0;) {
-				sol[i] = pool[at].dec & 1;
+				sol[i] = (uint8_t)((pool[at].dec & 1) + (pool[at].dec >> 3 & 1));
 				sol[cp->no + i] = pool[at].dec >> 1 & 1;
 				at = pool[at].parent;
 			}

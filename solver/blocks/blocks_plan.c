@@ -424,6 +424,14 @@ seg_key(const ilpi_blocks *b, size_t s, keybuf *k)
 		rc |= kput(k, it->can_save | it->can_recompute << 1 | it->boundary << 2);
 		rc |= kput(k, it->can_recompute ? cb : 0);
 		rc |= kput(k, it->can_recompute ? it->rng_bytes : 0);
+		if (b->x.off_kind != NULL) {
+			int32_t iv = b->ord[p];
+			int64_t oc;
+
+			memcpy(&oc, &b->x.off_cost[iv], sizeof oc);
+			rc |= kput(k, b->x.off_kind[iv]);
+			rc |= kput(k, b->x.off_kind[iv] ? oc : 0);
+		}
 		if (b->x.bytes_s != NULL || b->x.bytes_r != NULL || b->x.cost_s != NULL ||
 		    b->x.cost_r != NULL) {
 			int32_t iv = b->ord[p];

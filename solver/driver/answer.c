@@ -213,5 +213,8 @@ drv_node_partition(const solve_ctx *c)
 		p->state[v] = (uint8_t)((c->node_s[v] ? ILPI_P_SAVED : 0) |
 		    (c->node_s[v] == 2 ? ILPI_P_OFFLOADED : 0) |
 		    (c->node_r[v] ? ILPI_P_RECOMPUTED : 0));
+	/* the simulator times transfers on the solve's device and host link */
+	if (p != NULL && c->m.col_o != NULL)
+		ilpi_partition_record(p, c->g, c->o);
 	return p;
 }

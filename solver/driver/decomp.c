@@ -62,6 +62,21 @@ soft_extra(const solve_ctx *c, ilpi_blocks_extra *x)
 	return x;
 }
 
+/* The decomposition's per-item terms: soft mode's (soft_extra) and, with --offload
+ * free, the offload columns' (each saved item's third state: offloaded, its storage off
+ * the bytes and its exposed transfer time on the cost). NULL: none. */
+static const ilpi_blocks_extra *
+blocks_extra(const solve_ctx *c, ilpi_blocks_extra *x)
+{
+	if (soft_extra(c, x) == NULL)
+		memset(x, 0, sizeof *x);
+	if (c->m.col_o != NULL) {
+		x->off_kind = c->m.off_kind;
+		x->off_cost = c->m.off_us;
+	}
+	return x->bytes_s != NULL || x->cost_s != NULL || x->off_kind != NULL ? x : NULL;
+}
+
 /* The storages' and RNG states' bytes and the byte penalties together stay below 2^62
  * (each below it, summed in doubles). */
 static int
@@ -98,7 +113,7 @@ drv_blocks_ready(solve_ctx *c, ilp_error *err)
 		c->blocks_none = 1;
 		return 1;
 	}
-	if (ilpi_blocks_plan_extra(&c->red, soft_extra(c, &x), 1, &c->blocks, err) != 0)
+	if (ilpi_blocks_plan_extra(&c->red, blocks_extra(c, &x), 1, &c->blocks, err) != 0)
 		return -1;
 	if (c->blocks == NULL) {
 		drv_note(c, "blocks: no narrow cuts; solving the model as a whole");

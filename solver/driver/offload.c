@@ -126,17 +126,17 @@ drv_offload_setup(solve_ctx *c, ilp_error *err)
 	const ilpi_reduced *red = &c->red;
 	double bw = drv_offload_bw(c->o);
 	double *d = calloc(g->n + 1, sizeof *d), *suf = calloc(g->n + 2, sizeof *suf);
-	double *win_b = calloc(g->n + 1, sizeof *win_b), *cost = NULL;
+	double *win_b = calloc(g->n + 1, sizeof *win_b), *cost = NULL, *xfer = NULL;
 	int32_t *last = malloc((g->n + 1) * sizeof *last);
 	uint8_t *is_out = calloc(g->n + 1, 1), *kind = NULL;
 	size_t n_off = 0, n_forced = 0;
 	int rc = -1;
 
-	c->blocks_none = 1;
 	kind = calloc(red->n_items + 1, 1);
 	cost = calloc(red->n_items + 1, sizeof *cost);
+	xfer = calloc(red->n_items + 1, sizeof *xfer);
 	if (d == NULL || suf == NULL || win_b == NULL || last == NULL || is_out == NULL ||
-	    kind == NULL || cost == NULL) {
+	    kind == NULL || cost == NULL || xfer == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		goto out;
 	}
@@ -168,13 +168,13 @@ drv_offload_setup(solve_ctx *c, ilp_error *err)
 
 		if (!red->item[it].can_save || !movable(g, v, is_out))
 			continue;
-		x = (double)ilpi_charged_bytes(g, &g->node[v]) * 1e6 / bw;
+		x = xfer[it] = (double)ilpi_charged_bytes(g, &g->node[v]) * 1e6 / bw;
 		cost[it] = (x > wf ? x - wf : 0) + (x > wb ? x - wb : 0);
 		kind[it] = ilpi_sac_tag(g, (size_t)v) == ILPI_TAG_MUST_CPU_OFFLOAD ? 2 : 1;
 		n_off++;
 		n_forced += kind[it] == 2;
 	}
-	if (ilpi_model_add_offload(&c->m, kind, cost, err) != 0)
+	if (ilpi_model_add_offload(&c->m, kind, cost, xfer, d, g->n, err) != 0)
 		goto out;
 	drv_note(c, "offload: %zu items may be offloaded (%zu tagged MUST_CPU_OFFLOAD), host "
 	    "link %g bytes/s", n_off, n_forced, bw);
@@ -187,81 +187,7 @@ out:
 	free(is_out);
 	free(kind);
 	free(cost);
-	return rc;
-}
-
-typedef struct sized {
-	int64_t bytes;
-	int32_t v;
-} sized;
-
-/* largest first, ties in graph order */
-static int
-cmp_bytes_desc(const void *a, const void *b)
-{
-	const sized *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return (x->v > y->v) - (x->v < y->v);
-}
-
-int
-drv_offload_peak(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *p,
-    ilp_error *err)
-{
-	uint8_t *is_out = calloc(g->n + 1, 1);
-	uint32_t *holders = calloc(g->n + 1, sizeof *holders);
-	sized *cand = malloc((g->n + 1) * sizeof *cand);
-	size_t n = 0, kept = 0;
-	int64_t before, best;
-	ilp_peak pk;
-	int rc = -1;
-
-	if (is_out == NULL || holders == NULL || cand == NULL) {
-		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
-		goto out;
-	}
-	p->opt.v[ILPI_OPT_offload_bw].num = drv_offload_bw(o);
-	if (ilp_partition_peak(g, p, &pk, err) != 0)
-		goto out;
-	before = pk.peak_bytes;
-	for (size_t k = 0; k < g->n_fw_out; k++)
-		is_out[g->node[g->fw_out[k]].storage] = 1;
-	for (size_t v = 0; v < g->n; v++)
-		if (ilpi_saved(p, v))
-			holders[g->node[v].storage]++;
-	for (size_t v = 0; v < g->n; v++)
-		if (ilpi_saved(p, v) && holders[v] == 1 && movable(g, (int32_t)v, is_out)) {
-			p->state[v] |= ILPI_P_OFFLOADED;
-			cand[n].bytes = g->node[v].bytes;
-			cand[n++].v = (int32_t)v;
-		}
-	if (ilp_partition_peak(g, p, &pk, err) != 0)
-		goto out;
-	best = pk.peak_bytes;
-	qsort(cand, n, sizeof *cand, cmp_bytes_desc);
-	for (size_t k = 0; k < n; k++) {
-		p->state[cand[k].v] &= (uint8_t)~ILPI_P_OFFLOADED;
-		if (ilp_partition_peak(g, p, &pk, err) != 0)
-			goto out;
-		if (pk.peak_bytes > best)
-			p->state[cand[k].v] |= ILPI_P_OFFLOADED;
-		else
-			kept++;
-	}
-	p->objective_value = (double)best;
-	if (strcmp(p->status, "optimal") == 0)
-		snprintf(p->status, sizeof p->status, "feasible");
-	snprintf(p->note, sizeof p->note, "--objective peak --offload free: the least peak "
-	    "without offload (%lld bytes), then %zu of its %zu movable saved values offloaded "
-	    "(simulated peak %lld bytes); not proven least over save, recompute and offload "
-	    "together", (long long)before, n - kept, n, (long long)best);
-	rc = 0;
-out:
-	free(is_out);
-	free(holders);
-	free(cand);
+	free(xfer);
 	return rc;
 }
 

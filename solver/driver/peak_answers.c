@@ -36,14 +36,15 @@ drv_simulate(solve_ctx *c, const uint8_t *s, const uint8_t *r)
 }
 
 /* The no-good row over the item columns: coef * (distance to (s, r)) + (peak_coef * P)
- * >= rhs, the distance being the columns where an answer differs from (s, r). */
+ * >= rhs, the distance being the columns (s, r and o) where an answer differs from
+ * (s, r). */
 static int
 nogood_row(solve_ctx *c, const uint8_t *s, const uint8_t *r, double peak_coef, double coef,
     double rhs)
 {
 	glp_prob *lp = c->m.lp;
-	int *ind = malloc((2 * c->red.n_items + 2) * sizeof *ind), len = 0, row;
-	double *val = malloc((2 * c->red.n_items + 2) * sizeof *val);
+	int *ind = malloc((3 * c->red.n_items + 2) * sizeof *ind), len = 0, row;
+	double *val = malloc((3 * c->red.n_items + 2) * sizeof *val);
 
 	if (ind == NULL || val == NULL) {
 		free(ind);
@@ -55,10 +56,13 @@ nogood_row(solve_ctx *c, const uint8_t *s, const uint8_t *r, double peak_coef, d
 		val[len] = peak_coef;
 	}
 	for (size_t it = 0; it < c->red.n_items; it++) {
-		int cols[2] = { c->m.col_s[it], c->m.col_r[it] };
-		int on[2] = { s[it], r[it] };
+		/* with offload, o too: the same save with the other offload is another
+		 * answer (forced offloads follow s) */
+		int cols[3] = { c->m.col_s[it], c->m.col_r[it], c->m.col_o != NULL &&
+		    !c->m.off_forced[it] ? c->m.col_o[it] : 0 };
+		int on[3] = { s[it] != 0, r[it] != 0, ilpi_model_offloaded(&c->m, s, it) };
 
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < 3; k++) {
 			if (cols[k] == 0)
 				continue;
 			ind[++len] = cols[k];
@@ -156,7 +160,7 @@ trace_answer(solve_ctx *c, const uint8_t *s, const uint8_t *r, int64_t sim,
 	if (c->cuts == NULL || drv_simulate(c, s, r) != sim || (*p = drv_node_partition(c)) == NULL)
 		return 0;
 	return ilpi_lower_unchecked(c->g, *p, sp, NULL) == 0 &&
-	    ilpi_memsim_trace(c->g, sp, ms, tr, NULL) == 0;
+	    ilpi_memsim_trace_part(c->g, *p, sp, ms, tr, NULL) == 0;
 }
 
 /* Cuts off the item answer (s, r), whose simulated peak is `sim` bytes: by the exact

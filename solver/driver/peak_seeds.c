@@ -410,7 +410,7 @@ drv_peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until)
 		memcpy(cs, c->ws, n);
 		for (int k = 0; k < 3; k++) {
 			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-			cs[var[(rng >> 33) % n_var]] ^= 1;
+			cs[var[(rng >> 33) % n_var]] = !cs[var[(rng >> 33) % n_var]];
 		}
 		if (!drv_valid_items(c, cs, cr))
 			continue;

@@ -352,19 +352,6 @@ ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve_hoo
 	ilpi_err_clear(err);
 	if (drv_options_check(g, o, err) != 0)
 		return -1;
-	if (o->objective == ILP_OBJ_PEAK && o->offload == ILP_OFFLOAD_FREE) {
-		/* solver/driver/offload.c: the least peak, then its offload */
-		o2 = *o;
-		o2.offload = ILP_OFFLOAD_TAGS;
-		if (ilpi_solve_hooked(g, &o2, h, out, err) != 0)
-			return -1;
-		ilpi_partition_record(*out, g, o);
-		if (drv_offload_peak(g, o, *out, err) == 0)
-			return 0;
-		ilp_partition_free(*out);
-		*out = NULL;
-		return -1;
-	}
 	rc = solve_pass(g, o, h, -1, out, &pt_bytes, &pt_us, &budget, &pt, err);
 	/* PyTorch's partition at the fraction obeys the rules but saves more than B(F):
 	 * when the optimum within B(F) is slower than it (or none fits), the fastest

@@ -102,7 +102,7 @@ drv_canon_items(const ilpi_reduced *red, uint8_t *s, uint8_t *r, uint8_t *need)
 			s[it] = r[it] = 0;
 			continue;
 		}
-		s[it] = s[it] && item->can_save;
+		s[it] = item->can_save ? s[it] : 0; /* 2: saved and offloaded, kept */
 		r[it] = !s[it];
 		if (r[it] && !item->can_recompute)
 			return -1;

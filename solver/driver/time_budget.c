@@ -78,6 +78,9 @@ check_time_options(const ilp_graph *g, const ilp_solve_options *o, ilp_error *er
 		why = "a peak budget and a time budget cannot both bound one solve";
 	else if (o->objective != ILP_OBJ_MEMORY)
 		why = "only the memory objective takes a time budget (least saved bytes)";
+	else if (o->offload == ILP_OFFLOAD_FREE)
+		why = "--offload free does not model a time budget yet (docs/solver.md "
+		    "\"Offload\")";
 	if (why == NULL)
 		return 0;
 	ilpi_err(err, ILP_ERR_INPUT, "%s: option 'time-budget': %s", g->path, why);

@@ -25,6 +25,15 @@ typedef struct ilpi_model {
 	int *col_o;               /* per item: offloaded (ilpi_model_add_offload), else 0 */
 	double *off_us;           /* per item: the transfer time an offload exposes */
 	uint8_t *off_forced;      /* per item: offloaded whenever saved */
+	uint8_t *off_kind;        /* per item: 0 no o column, 1 o <= s, 2 o = s (the blocks'
+	                           * fronts' ilpi_blocks_extra.off_kind) */
+	double *off_xfer;         /* per item with col_o: one copy's time, bytes / host
+	                           * link (us); the peak rows' transfer windows */
+	double *node_us;          /* per graph node (n_nodes): its time on the device (us),
+	                           * 0 for what never runs; the peak rows' windows */
+	size_t n_nodes;
+	int *col_d;               /* per item with col_o: d_I = s_I - o_I, the value kept
+	                           * on the device (the peak rows add it), else 0 */
 	int n_cols;
 	double byte_unit;         /* bytes per model byte (gcd of the storage sizes) */
 	int row_limit[2];         /* ILPI_LIMIT_* rows, 0 until first used */
@@ -100,10 +109,12 @@ int ilpi_model_build(const ilp_graph *g, const ilpi_reduced *red, ilpi_model *m,
  * <= s_I (kind 2: o_I = s_I, the value is offloaded whenever saved). An offloaded item's
  * storage leaves the byte terms of every expression (the device's saved bytes) and
  * exposed_us[it] joins its cost terms. In item answers, s[it] == 2 means saved and
- * offloaded. kind and exposed_us are per item; copied. -1 when out of memory.
+ * offloaded. kind, exposed_us and xfer_us (one copy's time) are per item, node_us (each
+ * node's time on the device) per graph node; all copied for the peak rows' transfer
+ * windows. -1 when out of memory.
  */
 int ilpi_model_add_offload(ilpi_model *m, const uint8_t *kind, const double *exposed_us,
-    ilp_error *err);
+    const double *xfer_us, const double *node_us, size_t n_nodes, ilp_error *err);
 /* Is item `it` offloaded in the item answer s (s[it] == 2, or saved and forced)? */
 static inline int
 ilpi_model_offloaded(const ilpi_model *m, const uint8_t *s, size_t it)

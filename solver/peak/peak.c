@@ -28,6 +28,7 @@
 #include "graph/memsim.h"
 #include "solver/model/model.h"
 #include "solver/peak/peak.h"
+#include "solver/peak/peak_offload.h"
 #include "solver/model/reduce.h"
 
 typedef struct term {
@@ -50,6 +51,8 @@ typedef struct peak_build {
 	term *t;
 	size_t n_t, cap_t;
 	int32_t nf, nb;       /* forward and backward steps */
+	double *bw_us;        /* with offload: each backward step's time (us) */
+	double r_all;         /* with offload: every recomputable op's time (us) */
 } peak_build;
 
 static int64_t
@@ -69,6 +72,51 @@ add_term(peak_build *b, int col, double bytes, int32_t lo, int32_t hi)
 		return -1;
 	b->t[b->n_t++] = (term){ col, bytes / b->m->byte_unit, lo, hi };
 	return 0;
+}
+
+/* -o_I * bytes on steps lo..hi: where an offloaded item may be off the device. */
+static int
+add_off_term(peak_build *b, int32_t it, double bytes, int32_t lo, int32_t hi)
+{
+	if (bytes <= 0 || lo > hi)
+		return 0;
+	if (ILPI_GROW(b->t, b->cap_t, b->n_t, 1) != 0)
+		return -1;
+	b->t[b->n_t++] = (term){ b->m->col_o[it], -bytes / b->m->byte_unit, lo, hi };
+	return 0;
+}
+
+/* An offloadable item saved (peak_offload.h): its saved terms count it on the steps
+ * lo..hi of the forward after its last forward use and from the backward's start to
+ * its last backward user; take it off again (-o) where some partition that offloads
+ * it has it on the host: the forward's steps past its sure window, the backward's
+ * before its first backward-class reader less those from which even every op that
+ * could be recomputed, with the backward's own up to that reader, takes less than
+ * the copy back. fb: that reader's step (< 0: none; then its extension's steps are
+ * all taken off). */
+static int
+offload_terms(peak_build *b, int32_t it, double bytes, int32_t lo, int32_t fb,
+    int32_t ext_lo, int32_t ext_hi)
+{
+	const ilp_graph *g = b->g;
+	int32_t sure = ilpi_pc_off_fw_sure(g, b->m, (size_t)it), from = b->nf, t;
+	double acc = 0, x = b->m->off_xfer[it];
+
+	for (size_t i = (size_t)sure + 1; i < g->n; i++)
+		if (g->node[i].cls == ILPI_FORWARD && b->step[i] >= 0 &&
+		    b->step[i] < b->nf) {
+			from = b->step[i];
+			break;
+		}
+	if (add_off_term(b, it, bytes, from > lo ? from : lo, b->nf - 1) != 0)
+		return -1;
+	if (fb < 0)
+		return add_off_term(b, it, bytes, ext_lo, ext_hi);
+	/* on the device for sure at step t < fb when the compute strictly between t and
+	 * fb, with everything recomputed there, is below the copy's time */
+	for (t = fb - 1; t >= b->nf && acc + b->r_all < x; t--)
+		acc += b->bw_us[t];
+	return add_off_term(b, it, bytes, b->nf, t);
 }
 
 /* The fixed profile of one side: values `cls` ops that run (step >= 0), each live from
@@ -184,7 +232,7 @@ number_steps(peak_build *b, uint8_t *need, ilpi_side *bw, int32_t *order)
  * (hi, that step - 1] (the user's batch runs before that step, which may find the value
  * freed); the -1 goes into the constant profile. */
 static int
-extension(peak_build *b, int32_t it, double bytes, int32_t hi)
+extension(peak_build *b, int32_t it, double bytes, int32_t hi, int32_t *elo, int32_t *ehi)
 {
 	const ilp_graph *g = b->g;
 	const ilpi_reduced *red = b->m->red;
@@ -204,8 +252,12 @@ extension(peak_build *b, int32_t it, double bytes, int32_t hi)
 	/* The user's batch runs before step best_t: by that step's own allocations the
 	 * saved value may already be freed, so the extension ends at the step before. */
 	best_t--;
+	*elo = 1;
+	*ehi = 0;
 	if (best_u < 0 || best_t <= hi)
 		return 0;
+	*elo = hi + 1;
+	*ehi = best_t;
 	if (add_term(b, b->m->col_s[it], bytes, hi + 1, best_t) != 0 ||
 	    add_term(b, b->m->col_r[best_u], bytes, hi + 1, best_t) != 0)
 		return -1;
@@ -247,7 +299,7 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 			best[item->stor] = (int32_t)it;
 	}
 	for (size_t k = 0; k < red->n_stor; k++) {
-		int32_t root = red->stor_root[k], lo, hi;
+		int32_t root = red->stor_root[k], lo, hi, elo = 1, ehi = 0;
 		double bytes = (double)root_bytes(g, root);
 
 		if (bytes <= 0 || col[k] <= 0 || best[k] < 0)
@@ -262,6 +314,7 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 			goto fail;
 		if (out_root[root])
 			continue; /* the caller holds it through the backward anyway */
+
 		/* A saved value is a backward input: live from the backward's first step
 		 * to its last backward user. One that no backward op reads (only
 		 * recomputed users do) may be freed before the first backward op
@@ -276,8 +329,18 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 			hi = b->nf;
 		/* ... and, when a user is recomputed, until that user can run at the
 		 * earliest: (s + r_u - 1) is a lower bound of "saved and user recomputed". */
-		if (extension(b, best[k], bytes, hi) != 0)
+		if (extension(b, best[k], bytes, hi, &elo, &ehi) != 0)
 			goto fail;
+		if (b->m->col_o != NULL && b->m->col_o[best[k]] != 0) {
+			int32_t fb = -1;
+
+			for (size_t w = 0; w < g->n; w++)
+				if (g->node[w].storage == root && b->first[w] >= 0 &&
+				    (fb < 0 || b->first[w] < fb))
+					fb = b->first[w];
+			if (offload_terms(b, best[k], bytes, lo, fb, elo, ehi) != 0)
+				goto fail;
+		}
 	}
 	free(best);
 	free(col);
@@ -597,6 +660,7 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, size_t
 	b.delta = calloc(g->n + 3, sizeof *b.delta);
 	b.base = calloc(g->n + 3, sizeof *b.base);
 	b.ext = calloc(g->n + 3, sizeof *b.ext);
+	b.bw_us = calloc(g->n + 3, sizeof *b.bw_us);
 	need = malloc(g->n + 1);
 	held = calloc(g->n + 1, 1);
 	out_root = calloc(g->n + 1, 1);
@@ -606,11 +670,18 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, size_t
 	order = malloc((g->n + 1) * sizeof *order);
 	if (b.step == NULL || b.first == NULL || b.last == NULL || b.tmin == NULL ||
 	    b.st == NULL ||
-	    b.en == NULL || b.delta == NULL || b.base == NULL || b.ext == NULL || need == NULL ||
+	    b.en == NULL || b.delta == NULL || b.base == NULL || b.ext == NULL ||
+	    b.bw_us == NULL || need == NULL ||
 	    held == NULL ||
 	    out_root == NULL || pos_of == NULL || bw.op == NULL || order == NULL)
 		goto out;
 	number_steps(&b, need, &bw, order);
+	if (m->col_o != NULL) {
+		for (size_t i = 0; i < g->n && i < m->n_nodes; i++)
+			if (g->node[i].cls == ILPI_BACKWARD && b.step[i] >= b.nf)
+				b.bw_us[b.step[i]] = m->node_us[i];
+		b.r_all = ilpi_pc_off_recompute_all(g, m);
+	}
 	for (size_t i = 0; i < g->n; i++)
 		b.st[i] = b.en[i] = -1;
 	/* Forward: its outputs live to its end. */
@@ -674,6 +745,7 @@ out:
 	free(b.delta);
 	free(b.base);
 	free(b.ext);
+	free(b.bw_us);
 	free(b.t);
 	free(need);
 	free(held);

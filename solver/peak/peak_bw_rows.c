@@ -50,6 +50,32 @@ lit_runs(ilpi_peak_cuts *pc, rowb *rb, int32_t x, double sign)
 	return 0;
 }
 
+/* An offloadable saved x whose on-device column at the point is d (a partition may
+ * have it on the host there): an op the answer recomputes at or before the point that
+ * reads x's storage, else -1. */
+static int32_t
+early_reader(const ilpi_peak_cuts *pc, const point *pt, int32_t x)
+{
+	const ilp_graph *g = pc->g;
+	int32_t at = pc->pos[pt->o];
+
+	if (pc->col_o == NULL || pc->col_o[x] == 0 ||
+	    ilpi_pc_saved_col_bw(pc, x, pt->kappa, pt->o) != pc->col_d[x])
+		return -1;
+	for (size_t u = 0; u < g->n; u++) {
+		const ilpi_node *n = &g->node[u];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (ilpi_pc_is_bw(pc, (int32_t)u) || pc->col_r[u] == 0 || pc->pos[u] < 0 ||
+		    pc->pos[u] > at || pt->tr->prod[u] < 0)
+			continue;
+		for (uint32_t k = 0; k < n->in_count; k++)
+			if (g->node[in[k]].storage == x)
+				return (int32_t)u;
+	}
+	return -1;
+}
+
 /* The literals that say storage `key` exists through value v and is read at or after
  * the point by user u (u < 0: v is held to the end). */
 static int
@@ -57,7 +83,7 @@ key_literals(ilpi_peak_cuts *pc, point *pt, rowb *rb, int32_t v, int32_t u)
 {
 	const ilp_graph *g = pc->g;
 	const ilpi_memtrace *tr = pt->tr;
-	int32_t x = v;
+	int32_t x = v, e;
 
 	if (u >= 0 && !ilpi_pc_is_bw(pc, u)) {
 		/* u runs at or after the point: runs, and not strictly before it. */
@@ -74,7 +100,17 @@ key_literals(ilpi_peak_cuts *pc, point *pt, rowb *rb, int32_t v, int32_t u)
 				pt->bad = 1;
 				return 0;
 			}
-			ilpi_pc_rb_add(pc, rb, pc->col_s[x], 1);
+			if ((e = early_reader(pc, pt, x)) >= 0) {
+				/* offloaded or not, x is on the device from its first use on:
+				 * saved and read by u at or before the point */
+				ilpi_pc_rb_add(pc, rb, pc->col_s[x], 1);
+				if (lit_before(pc, pt, rb, e, 0, 1) != 0)
+					return -1;
+				pt->k += 2;
+				return 0;
+			}
+			if (ilpi_pc_saved_lit_bw(pc, rb, x, pt->kappa, pt->o, u, tr) != 0)
+				return -1;
 			pt->k++;
 			return 0;
 		}
@@ -268,7 +304,9 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 			continue; /* held by the caller either way */
 		if (key < g->n && pc->out_stor[key])
 			continue;
-		t.cst -= (double)b;
+		/* an offloaded value on the host there: not in the answer's bytes */
+		if (ilpi_pc_resident(g, ms, 0, at, key))
+			t.cst -= (double)b;
 		for (int32_t w = sp.head[key]; w >= 0; w = sp.next[w])
 			vals[nv++] = w;
 		v = witness(pc, &pt, vals, nv, at, &u);

@@ -42,6 +42,7 @@
 #include "graph/region.h"
 #include "solver/model/reduce.h"
 #include "solver/peak/peak_cuts.h"
+#include "solver/peak/peak_offload.h"
 #include "solver/peak/peak_rows.h"
 
 void
@@ -55,6 +56,10 @@ ilpi_peak_cuts_free(ilpi_peak_cuts *pc)
 	free(pc->ffam);
 	free(pc->col_s);
 	free(pc->col_r);
+	free(pc->col_o);
+	free(pc->col_d);
+	free(pc->off_fw_sure);
+	free(pc->off_first);
 	free(pc->kfix);
 	free(pc->need_lo);
 	free(pc->need_hi);
@@ -164,6 +169,70 @@ need_range(ilpi_peak_cuts *pc)
 	return 0;
 }
 
+/* --offload free: per offloadable rep its o column, a new d = s - o column (continuous,
+ * integral with s and o), its forward sure window and its first backward-class reader
+ * (peak_offload.h). Nothing without offload columns. */
+static int
+offload_cols(ilpi_peak_cuts *pc)
+{
+	const ilp_graph *g = pc->g;
+	ilpi_model *m = pc->m;
+	const ilpi_reduced *red = m->red;
+	rowb rb = { 0, 0 };
+
+	if (m->col_o == NULL)
+		return 0;
+	pc->col_o = calloc(g->n + 1, sizeof *pc->col_o);
+	pc->col_d = calloc(g->n + 1, sizeof *pc->col_d);
+	pc->off_fw_sure = malloc((g->n + 1) * sizeof *pc->off_fw_sure);
+	pc->off_first = malloc((g->n + 1) * sizeof *pc->off_first);
+	if (pc->col_o == NULL || pc->col_d == NULL || pc->off_fw_sure == NULL ||
+	    pc->off_first == NULL || ilpi_pc_row_room_n(pc, 4) != 0)
+		return -1;
+	for (size_t i = 0; i < g->n; i++)
+		pc->off_first[i] = -1;
+	for (size_t it = 0; it < red->n_items; it++) {
+		int32_t v = red->item[it].rep;
+		int d;
+
+		if (m->col_o[it] == 0)
+			continue;
+		pc->col_o[v] = m->col_o[it];
+		if (m->col_d[it] == 0) {
+			d = m->col_d[it] = glp_add_cols(m->lp, 1);
+			glp_set_col_kind(m->lp, d, GLP_CV);
+			glp_set_col_bnds(m->lp, d, GLP_DB, 0, 1);
+			if (ilpi_pc_row_room_n(pc, 4) != 0)
+				return -1;
+			ilpi_pc_rb_add(pc, &rb, d, 1);
+			ilpi_pc_rb_add(pc, &rb, m->col_s[it], -1);
+			ilpi_pc_rb_add(pc, &rb, m->col_o[it], 1);
+			ilpi_pc_rb_emit(pc, &rb, GLP_FX, 0);
+		}
+		pc->col_d[v] = m->col_d[it];
+		pc->off_fw_sure[v] = ilpi_pc_off_fw_sure(g, m, it);
+	}
+	for (size_t q = 0; q < g->n; q++) {
+		const ilpi_node *n = &g->node[q];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (pc->kfix[q] < 0)
+			continue;
+		for (uint32_t k = 0; k < n->in_count; k++) {
+			int32_t r = g->node[in[k]].storage, f;
+
+			if (r < 0 || pc->col_o[r] == 0)
+				continue;
+			f = pc->off_first[r];
+			if (f < 0 || pc->kfix[q] < pc->kfix[f] ||
+			    (pc->kfix[q] == pc->kfix[f] && (int32_t)q < f))
+				pc->off_first[r] = (int32_t)q;
+		}
+	}
+	pc->off_r_all = ilpi_pc_off_recompute_all(g, m);
+	return 0;
+}
+
 int
 ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cuts **out)
 {
@@ -197,7 +266,7 @@ ilpi_peak_cuts_new(const ilp_graph *g, ilpi_model *m, int col_peak, ilpi_peak_cu
 			pc->col_s[i] = m->col_s[it];
 		pc->col_r[i] = m->col_r[it];
 	}
-	if (fixed_order(pc) != 0 || need_range(pc) != 0)
+	if (fixed_order(pc) != 0 || need_range(pc) != 0 || offload_cols(pc) != 0)
 		goto fail;
 	*out = pc;
 	return 0;
@@ -278,7 +347,13 @@ ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r)
 	memset(pc->colval, 0, nc * sizeof *pc->colval);
 	for (size_t it = 0; it < red->n_items; it++) {
 		if (m->col_s[it])
-			pc->colval[m->col_s[it]] = s[it];
+			pc->colval[m->col_s[it]] = s[it] != 0;
+		if (m->col_o != NULL && m->col_o[it]) {
+			pc->colval[m->col_o[it]] = ilpi_model_offloaded(m, s, it);
+			if (m->col_d[it])
+				pc->colval[m->col_d[it]] = s[it] != 0 &&
+				    !ilpi_model_offloaded(m, s, it);
+		}
 		if (m->col_r[it])
 			pc->colval[m->col_r[it]] = r[it];
 		if (s[it] && red->item[it].stor >= 0 && m->col_y[red->item[it].stor])

@@ -196,7 +196,7 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 			goto out;
 		}
 		if (u >= 0 ? fw_runs(pc, &t, u) != 0 : !(g->node[v].flags & ILPI_F_FW_OUTPUT) &&
-		    fw_lit(&t, pc->col_s[v]) != 0)
+		    fw_lit(&t, ilpi_pc_saved_col_fw(pc, v, o)) != 0)
 			goto out;
 		/* the chain of views from v down to the op that allocated the storage */
 		for (int32_t x = v; !t.bad;) {
@@ -227,7 +227,9 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 			if (!has && fw_lit(&t, cond) != 0)
 				goto out;
 		}
-		cst -= (double)b;
+		/* an offloaded value on the host there: not in the answer's bytes */
+		if (ilpi_pc_resident(g, ms, 1, at, key))
+			cst -= (double)b;
 		tbeg[nz] = n0;
 		tlen[nz] = t.n - n0;
 		tb[nz++] = b;

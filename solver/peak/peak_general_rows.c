@@ -184,8 +184,8 @@ general_constant(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace 
 			continue;
 		if (key >= g->n && ilpi_pc_is_bw(pc, (int32_t)(key - g->n)))
 			continue;
-		if (held_storage(pc, key))
-			continue;
+		if (held_storage(pc, key) || !ilpi_pc_resident(g, ms, 0, at, key))
+			continue; /* held either way; or offloaded, not in the answer's bytes */
 		cst -= (double)b;
 	}
 	return cst;
@@ -211,7 +211,8 @@ general_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at
 		b = ilpi_pc_key_bytes(g, key);
 		if (b == 0 || held_storage(pc, (size_t)key))
 			continue;
-		if (reader_conjs(pc, cs, kappa, o, at, rep, pc->col_s[rep], 0, (size_t)key,
+		if (reader_conjs(pc, cs, kappa, o, at, rep,
+		    ilpi_pc_saved_col_bw(pc, rep, kappa, o), 0, (size_t)key,
 		    b) != 0)
 			return -1;
 	}

@@ -414,3 +414,129 @@ ilpi_pc_spans_free(ilpi_pc_spans *sp)
 	free(sp->next);
 	memset(sp, 0, sizeof *sp);
 }
+
+/* ---- offloaded values (peak_offload.h) ------------------------------------------ */
+
+int
+ilpi_pc_saved_col_fw(const ilpi_peak_cuts *pc, int32_t x, int32_t o)
+{
+	if (pc->col_o == NULL || pc->col_o[x] == 0 || o <= pc->off_fw_sure[x])
+		return pc->col_s[x];
+	return pc->col_d[x];
+}
+
+/* (kappa, o) before (kb, ob) in the backward's order: batch roots, then graph order. */
+static int
+bw_before(int32_t kappa, int32_t o, int32_t kb, int32_t ob)
+{
+	return kappa != kb ? kappa < kb : o < ob;
+}
+
+int
+ilpi_pc_saved_col_bw(const ilpi_peak_cuts *pc, int32_t x, int32_t kappa, int32_t o)
+{
+	const ilp_graph *g = pc->g;
+	const ilpi_model *m = pc->m;
+	int32_t f, it;
+	double acc;
+
+	if (pc->col_o == NULL || pc->col_o[x] == 0)
+		return pc->col_s[x];
+	f = pc->off_first[x];
+	if (f < 0)
+		return pc->col_d[x];
+	if (!bw_before(kappa, o, pc->kfix[f], f))
+		return pc->col_s[x]; /* at or after its first backward-class reader */
+	/* before it: sure when even every op that may be recomputed, with the backward's
+	 * own strictly between the step and that reader, takes less than the copy */
+	it = m->red->item_of[x];
+	acc = pc->off_r_all;
+	for (size_t q = 0; q < g->n && acc < m->off_xfer[it]; q++)
+		if (pc->kfix[q] >= 0 && bw_before(kappa, o, pc->kfix[q], (int32_t)q) &&
+		    bw_before(pc->kfix[q], (int32_t)q, pc->kfix[f], f))
+			acc += q < m->n_nodes ? m->node_us[q] : 0;
+	return acc < m->off_xfer[it] ? pc->col_s[x] : pc->col_d[x];
+}
+
+int
+ilpi_pc_resident(const ilp_graph *g, const ilpi_memsim *ms, int fw, size_t at, size_t key)
+{
+	for (size_t j = 0; j < ms->n_xfer; j++) {
+		const ilpi_xfer *x = &ms->xfer[j];
+
+		if (fw && key == g->n + (size_t)x->node)
+			return (int32_t)at < x->fw_gone;
+		if (!fw && key == (size_t)x->node)
+			return (int32_t)at >= x->bw_back;
+	}
+	return 1;
+}
+
+/* Can recomputed op q run strictly between the steps (kappa, o) and (fk, fo) in some
+ * partition? It runs in a batch between need_lo and need_hi, in graph order there. */
+static int
+between(const ilpi_peak_cuts *pc, int32_t q, int32_t kappa, int32_t o, int32_t fk,
+    int32_t fo)
+{
+	return pc->need_lo[q] != INT32_MAX && bw_before(kappa, o, pc->need_hi[q], q) &&
+	    bw_before(pc->need_lo[q], q, fk, fo);
+}
+
+int
+ilpi_pc_saved_lit_bw(ilpi_peak_cuts *pc, rowb *rb, int32_t x, int32_t kappa, int32_t o,
+    int32_t u, const ilpi_memtrace *tr)
+{
+	const ilp_graph *g = pc->g;
+	const ilpi_model *m = pc->m;
+	int col = ilpi_pc_saved_col_bw(pc, x, kappa, o);
+	int32_t f = pc->col_o != NULL ? pc->off_first[x] : -1, fk = INT32_MAX, fo = INT32_MAX;
+	int32_t it;
+	double acc = 0;
+
+	if (pc->col_o == NULL || col != pc->col_d[x]) {
+		ilpi_pc_rb_add(pc, rb, col, 1);
+		return 0;
+	}
+	/* (fk, fo): x's first use in the backward is at or before it in every partition
+	 * where the literal's reader u runs: x's first backward-class reader, or the end
+	 * of the last batch u can run in */
+	if (f >= 0) {
+		fk = pc->kfix[f];
+		fo = f;
+	}
+	if (u >= 0 && !ilpi_pc_is_bw(pc, u) && pc->need_hi[u] != INT32_MIN &&
+	    bw_before(pc->need_hi[u], INT32_MAX, fk, fo)) {
+		fk = pc->need_hi[u];
+		fo = INT32_MAX;
+	}
+	if (fk == INT32_MAX) {
+		ilpi_pc_rb_add(pc, rb, col, 1);
+		return 0;
+	}
+	/* Before that, where a partition may still have x on the host: with the ops the
+	 * answer recomputes that could run between the step and (fk, fo) (A), the compute
+	 * there and the backward's own is below the copy's time, so x is on the device in
+	 * every partition that saves it, runs u and recomputes no other op that could run
+	 * there: s_x - the sum of those others' r (<= 0 when one is). */
+	it = m->red->item_of[x];
+	for (size_t q = 0; q < g->n && acc < m->off_xfer[it]; q++) {
+		int bw = pc->kfix[q] >= 0;
+
+		if (bw ? bw_before(kappa, o, pc->kfix[q], (int32_t)q) &&
+		    bw_before(pc->kfix[q], (int32_t)q, fk, fo) :
+		    pc->col_r[q] != 0 && tr->prod[q] >= 0 &&
+		    between(pc, (int32_t)q, kappa, o, fk, fo))
+			acc += q < m->n_nodes ? m->node_us[q] : 0;
+	}
+	if (!(acc < m->off_xfer[it])) {
+		ilpi_pc_rb_add(pc, rb, col, 1);
+		return 0;
+	}
+	ilpi_pc_rb_add(pc, rb, pc->col_s[x], 1);
+	for (size_t q = 0; q < g->n; q++)
+		if (pc->kfix[q] < 0 && pc->col_r[q] != 0 && tr->prod[q] < 0 &&
+		    q < m->n_nodes && m->node_us[q] > 0 &&
+		    between(pc, (int32_t)q, kappa, o, fk, fo))
+			ilpi_pc_rb_add(pc, rb, pc->col_r[q], -1);
+	return 0;
+}

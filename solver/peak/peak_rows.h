@@ -26,6 +26,13 @@ struct ilpi_peak_cuts {
 	ilpi_model *m;
 	int col_peak;
 	int *col_s, *col_r;       /* node -> its save / recompute column, 0: none */
+	/* --offload free (peak_offload.h): node (an offloadable item's rep) -> its o and
+	 * d = s - o columns (0: not offloadable), the last graph index of its forward
+	 * sure window, its first backward-class reader (-1: none); every recomputable
+	 * op's time; NULL / 0 without offload */
+	int *col_o, *col_d;
+	int32_t *off_fw_sure, *off_first;
+	double off_r_all;
 	int32_t *kfix;            /* node -> batch root of a backward op, -1 */
 	int32_t first;            /* graph index of the first tangent user; own turns after */
 	int32_t *need_lo, *need_hi; /* node -> the least / largest batch root it can run in
@@ -139,6 +146,27 @@ void ilpi_pc_spans_fill(ilpi_pc_spans *sp, const ilp_graph *g, const int32_t *ke
 /* Storage key is live at step at: produced by then and needed at or after it. */
 int ilpi_pc_spans_live(const ilpi_pc_spans *sp, size_t key, size_t at);
 void ilpi_pc_spans_free(ilpi_pc_spans *sp);
+
+/* The column that says saved value x (a rep) is on the device at a step, for a row
+ * that must bound every partition: s_x, or d_x = s_x - o_x where a partition that
+ * offloads x may have it on the host there (peak_offload.h). At a backward step: batch
+ * root kappa, graph index o; at a forward step: graph index o. */
+int ilpi_pc_saved_col_bw(const ilpi_peak_cuts *pc, int32_t x, int32_t kappa, int32_t o);
+int ilpi_pc_saved_col_fw(const ilpi_peak_cuts *pc, int32_t x, int32_t o);
+
+/* The literal "saved value x, read at or after the backward step (kappa, o) by u (-1:
+ * held; a recomputed u: the row's other literals say u runs there), is on the device
+ * there" into rb: ilpi_pc_saved_col_bw's column, or, where that is d_x but the answer
+ * tr recomputes too little between the step and x's first use (at the latest its first
+ * backward-class reader, or u's last possible batch) to delay its copy back past it,
+ * s_x less the r of every other op that could run there (exact at tr). */
+int ilpi_pc_saved_lit_bw(ilpi_peak_cuts *pc, rowb *rb, int32_t x, int32_t kappa,
+    int32_t o, int32_t u, const ilpi_memtrace *tr);
+
+/* Is storage key `key` on the device at step `at` of the answer ms (forward: fw)? Only
+ * offloading takes a live key off it (graph/memsim.c). */
+int ilpi_pc_resident(const ilp_graph *g, const ilpi_memsim *ms, int fw, size_t at,
+    size_t key);
 
 /* Bytes of storage key (a node, or n + node for its fresh storage). */
 int64_t ilpi_pc_key_bytes(const ilp_graph *g, int32_t key);
