@@ -16,7 +16,9 @@
 # proven; dev_min = least device bytes with offload over the least without; dom = every
 # ilp row weakly dominated by an ilp-offload row in (device bytes, recompute + simulated
 # exposed transfer time, relative 1e-9); same = the front's ilp-offload rows have the
-# device bytes and time (relative 1e-9) of --solve-each's. Not a timed test: it prints,
+# device bytes, offloaded bytes and recompute time (relative 1e-9) of --solve-each's (of
+# partitions equal in the model's time either may be picked, and the simulator, whose
+# exposed time the model bounds from above, can tell them apart). Not a timed test: it prints,
 # and fails when a row is unproven, a curve is not dominated or the two paths disagree.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,10 +55,11 @@ run() {
 	[ "$2" = 0 ] || { cat "$tmp/err" >&2; return 1; }
 	echo "$4" >"$tmp/$run_name.s"
 }
-# rows KIND FILE: device bytes, recompute + exposed us, status of the rows of kind KIND
+# rows KIND FILE: device bytes, recompute + exposed us, status, recompute us, offloaded
+# bytes of the rows of kind KIND
 rows() {
 	awk -F, -v k="$1" '$1 == k { off = NF >= 14 ? $13 : 0; ex = NF >= 14 ? $14 : 0
-	    printf "%.0f,%.17g,%s\n", $4 - off, $7 + ex, $10 }' "$2"
+	    printf "%.0f,%.17g,%s,%.17g,%.0f\n", $4 - off, $7 + ex, $10, $7, off }' "$2"
 }
 bad=0
 printf '%-20s %7s %7s %8s %7s %9s' graph off_s free_s free/off each_s each/free
@@ -77,10 +80,11 @@ for graph in $graphs; do
 	res=$(awk -F, '
 	    FILENAME == ARGV[1] { n++; ob[n] = $1; ot[n] = $2; if ($3 == "optimal") opt++
 	        if (omin == "" || $1 < omin) omin = $1; next }
-	    FILENAME == ARGV[2] { m++; fb[m] = $1; ft[m] = $2; if ($3 == "optimal") opt++
+	    FILENAME == ARGV[2] { m++; fb[m] = $1; ft[m] = $2; fr[m] = $4; fo[m] = $5
+	        if ($3 == "optimal") opt++
 	        if (fmin == "" || $1 < fmin) fmin = $1; next }
-	    { e++; d = $2 - ft[e]; if (d < 0) d = -d
-	      if ($1 != fb[e] || d > 1e-9 * (1 + $2)) diff++ }
+	    { e++; d = $4 - fr[e]; if (d < 0) d = -d
+	      if ($1 != fb[e] || $5 != fo[e] || d > 1e-9 * (1 + $4)) diff++ }
 	    END { dom = "yes"
 	        for (i = 1; i <= n; i++) { ok = 0
 	            for (j = 1; j <= m; j++)

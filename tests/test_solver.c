@@ -1377,10 +1377,14 @@ offload_curves(const ilp_graph *g, double bw, int bans_none)
 START_TEST(pareto_offload_dominates)
 {
 	static const char *const files[] = { "tests/data/corpus/checkpoint-2l.json",
-	    "tests/data/corpus/gpt-4l.json", "tests/data/corpus/gpt-6l-sac-mm.json",
+	    "tests/data/corpus/convnet.json", "tests/data/corpus/dropout-sac.json",
+	    "tests/data/corpus/float8-sac.json", "tests/data/corpus/gpt-4l.json",
+	    "tests/data/corpus/gpt-6l-sac-mm.json", "tests/data/corpus/llama-2l-sac-mm.json",
 	    "tests/data/corpus/llama-2l.json", "tests/data/corpus/mixed-regions.json",
-	    "tests/data/corpus/resnet-small.json", "tests/data/corpus/transformer-2l.json",
-	    "bench/corpus/transformer-12l.json", "bench/corpus/transformer-48l.json" };
+	    "tests/data/corpus/mlp-dropout.json", "tests/data/corpus/mlp.json",
+	    "tests/data/corpus/resnet-small.json", "tests/data/corpus/sac-policies-2l.json",
+	    "tests/data/corpus/transformer-2l.json", "bench/corpus/transformer-12l.json",
+	    "bench/corpus/transformer-48l.json" };
 	int strict = 0, runs = 0;
 
 	/* small stacks, host links from one that hides nothing to one that hides much */
@@ -1391,7 +1395,8 @@ START_TEST(pareto_offload_dominates)
 		runs++;
 		ilp_graph_free(g);
 	}
-	/* the corpus and the 12/48-layer stacks: h100, 25 GB/s (issue 26's acceptance) */
+	/* every corpus graph and the 12/48-layer stacks: h100, 25 GB/s (issue 26's
+	 * acceptance) */
 	for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
 		ilp_graph *g = t_graph_file(t_srcpath(files[k]));
 
