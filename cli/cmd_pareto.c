@@ -64,45 +64,71 @@ point_peak(const ilp_graph *g, point *pt)
 /* Points of the offload curve below the least bytes without offload. */
 #define OFFLOAD_BELOW 3
 
-/* --offload free: the ILP curve again at the budgets of its n points pts[0..n), each
- * an ilp_solve with offload allowed (ilp_pareto's front is built without it), appended; on
- * the saved axis (the device's saved bytes) OFFLOAD_BELOW more from the least device
- * bytes with offload up to the curve's first budget. */
+/* One point of the offload curve at budget b: off pa's front (pa not NULL: the saved
+ * axis, one front with the offload state for every budget), else one ilp_solve. */
 static int
-sweep_offload(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, point *pts,
-    size_t *n, ilp_error *err)
+offload_point(const ilp_graph *g, const ilp_solve_options *fo, ilp_pareto *pa, int64_t b,
+    int peak_axis, point *pt, ilp_error *err)
+{
+	int rc;
+
+	if (pa == NULL)
+		rc = solve_point(g, fo, ILP_OBJ_RUNTIME, b, peak_axis, pt, err);
+	else if ((rc = ilp_pareto_solve(pa, b, &pt->p, err)) == 0)
+		rc = ilp_partition_evaluate(g, pt->p, &fo->device, err);
+	pt->budget = b;
+	pt->kind = "ilp-offload";
+	snprintf(pt->name, sizeof pt->name, "ilp + offload");
+	return rc;
+}
+
+/* --offload free: the ILP curve again at the budgets of its n points pts[0..n), with
+ * offload allowed, appended; on the saved axis (the device's saved bytes) OFFLOAD_BELOW
+ * more from the least device bytes with offload up to the curve's first budget. On the
+ * saved axis every point comes off one ilp_pareto with offload (one front when the
+ * model decomposes), unless each: one ilp_solve per point, as on the peak axis. */
+static int
+sweep_offload(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, int each,
+    point *pts, size_t *n, ilp_error *err)
 {
 	ilp_solve_options fo = *so;
+	ilp_pareto *pa = NULL;
 	size_t n0 = *n;
+	int rc = -1;
 
 	fo.offload = ILP_OFFLOAD_FREE;
+	if (!peak_axis && !each && ilp_pareto_new(g, &fo, &pa, err) != 0)
+		return -1;
 	/* saved axis: first down from the least device bytes with offload (below the
 	 * least without offload: where only offload fits) to the curve's first budget */
 	if (!peak_axis) {
-		ilp_solve_options ends = fo;
-		int64_t lo, first = -1;
-		point least;
+		int64_t lo, hi, first = -1;
 
-		memset(&least, 0, sizeof least);
-		ends.bans = ILP_BANS_NONE;
-		if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
-			ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
-		if (solve_point(g, &ends, ILP_OBJ_MEMORY, -1, 0, &least, err) != 0)
-			return -1;
-		lo = least.p->saved_bytes - ilpi_partition_offloaded_bytes(g, least.p);
-		ilp_partition_free(least.p);
+		if (pa != NULL) {
+			if (ilp_pareto_range(pa, &lo, &hi, err) != 0)
+				goto out;
+		} else {
+			ilp_solve_options ends = fo;
+			point least;
+
+			memset(&least, 0, sizeof least);
+			ends.bans = ILP_BANS_NONE;
+			if (ends.rng_replay == ILP_RNG_REPLAY_AUTO)
+				ends.rng_replay = ILP_RNG_REPLAY_ALWAYS;
+			if (solve_point(g, &ends, ILP_OBJ_MEMORY, -1, 0, &least, err) != 0)
+				goto out;
+			lo = least.p->saved_bytes - ilpi_partition_offloaded_bytes(g, least.p);
+			ilp_partition_free(least.p);
+		}
 		for (size_t k = 0; k < n0; k++)
 			if (strcmp(pts[k].kind, "ilp") == 0 && pts[k].budget >= 0 &&
 			    (first < 0 || pts[k].budget < first))
 				first = pts[k].budget;
 		for (int k = 0; first > lo && k < OFFLOAD_BELOW; k++) {
-			point *pt = &pts[*n];
 			int64_t b = lo + (first - lo) * k / OFFLOAD_BELOW;
 
-			if (solve_point(g, &fo, ILP_OBJ_RUNTIME, b, 0, pt, err) != 0)
-				return -1;
-			pt->kind = "ilp-offload";
-			snprintf(pt->name, sizeof pt->name, "ilp + offload");
+			if (offload_point(g, &fo, pa, b, 0, &pts[*n], err) != 0)
+				goto out;
 			(*n)++;
 		}
 	}
@@ -111,9 +137,9 @@ sweep_offload(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, po
 
 		if (strcmp(pts[k].kind, "ilp") != 0 || pts[k].budget < 0)
 			continue;
-		if (solve_point(g, &fo, ILP_OBJ_RUNTIME, pts[k].budget, peak_axis, pt, err) != 0) {
+		if (offload_point(g, &fo, pa, pts[k].budget, peak_axis, pt, err) != 0) {
 			if (err->kind != ILP_ERR_SOLVER)
-				return -1;
+				goto out;
 			fprintf(stderr, "ilpart: warning: pareto: no offload point at budget %lld "
 			    "bytes: %s\n", (long long)pts[k].budget, err->msg);
 			ilp_partition_free(pt->p);
@@ -121,11 +147,12 @@ sweep_offload(const ilp_graph *g, const ilp_solve_options *so, int peak_axis, po
 			ilpi_err_clear(err);
 			continue;
 		}
-		pt->kind = "ilp-offload";
-		snprintf(pt->name, sizeof pt->name, "ilp + offload");
 		(*n)++;
 	}
-	return 0;
+	rc = 0;
+out:
+	ilp_pareto_free(pa);
+	return rc;
 }
 
 /* The sweep's ends, one solve each: the least bytes (peak: least peak) and the bytes
@@ -557,7 +584,7 @@ cmd_pareto(int argc, char **argv)
 	if ((peak_axis ? sweep_peak(g, &so, points, pts, &n, &err) :
 	    sweep_saved(g, &so, points, budgets, each, pts, &n, &err)) != 0)
 		goto fail;
-	if (offload && sweep_offload(g, &so, peak_axis, pts, &n, &err) != 0)
+	if (offload && sweep_offload(g, &so, peak_axis, each, pts, &n, &err) != 0)
 		goto fail;
 	if (extra_points(g, &so, &pol, pts, &n, &err) != 0)
 		goto fail;

@@ -283,7 +283,9 @@ int ilp_solve(const ilp_graph *g, const ilp_solve_options *o, ilp_partition **ou
  * of one graph (o's objective and budgets are ignored; NULL: defaults). When the model
  * decomposes along repeated blocks (docs/solver.md), ilp_pareto_new combines the whole
  * front of (saved bytes, recompute cost) once and every budget's optimum is read off
- * it; otherwise each budget is one ilp_solve. g must outlive the result.
+ * it; otherwise each budget is one ilp_solve. With o->offload ILP_OFFLOAD_FREE the
+ * bytes (budgets, range) are the device's saved bytes and the time recompute plus
+ * transfer (docs/solver.md "Offload"). g must outlive the result.
  */
 typedef struct ilp_pareto ilp_pareto;
 

@@ -1235,6 +1235,181 @@ START_TEST(pareto_equals_solve_on_stacks)
 }
 END_TEST
 
+/* ---- the Pareto curve with offload dominates the one without (issue 26) -------------- */
+
+/* Device bytes of p: its saved bytes less the offloaded storages'. */
+static int64_t
+dev_bytes(const ilp_graph *g, const ilp_partition *p)
+{
+	return ilpi_partition_saved_bytes(g, p) - ilpi_partition_offloaded_bytes(g, p);
+}
+
+/* 1 when some saved value of p could be offloaded (the checker accepts it offloaded)
+ * and its storage has bytes: then offloading it takes bytes off the device. */
+static int
+any_offloadable(const ilp_graph *g, const ilp_partition *p0)
+{
+	ilp_partition *p = ilpi_partition_clone(g, p0);
+	ilp_error err = { 0 };
+	int any = 0;
+
+	ck_assert_ptr_nonnull(p);
+	for (size_t v = 0; v < g->n && !any; v++) {
+		if (!ilpi_saved(p, v) || ilpi_charged_bytes(g, &g->node[v]) <= 0)
+			continue;
+		p->state[v] |= ILPI_P_OFFLOADED;
+		any = ilp_check(g, p, NULL, &err) == 0;
+		p->state[v] &= (uint8_t)~ILPI_P_OFFLOADED;
+	}
+	ilp_partition_free(p);
+	return any;
+}
+
+/* Time tolerance of the dominance: relative 1e-9 (the fronts' and GLPK's sums). */
+static int
+time_le(double a, double b)
+{
+	return a <= b + 1e-9 * (1 + fabs(b));
+}
+
+enum { CURVE_POINTS = 8, CURVE_BELOW = 3 };
+
+/*
+ * The two curves of `ilpart pareto --offload free` on g at host link bw (h100): without
+ * offload, CURVE_POINTS budgets from its least bytes to its runtime optimum's (saved
+ * bytes, recompute time); with offload, the same budgets and CURVE_BELOW from its least
+ * device bytes up (device bytes, recompute + the model's transfer time). Asserts: every
+ * point proven and within its budget, passes the checker, its bytes and time the
+ * evaluator's and the simulator's (the simulated exposed transfer time never above the
+ * model's, docs/solver.md "Offload"); each offload point the ilp_solve answer at its
+ * budget; every point without offload weakly dominated by one with (device bytes <=,
+ * time <= within time_le); where the least-bytes partition without offload saves a value
+ * that could be offloaded, the offload curve reaches strictly fewer device bytes.
+ * Returns 1 then, else 0.
+ */
+static int
+offload_curves(const ilp_graph *g, double bw, int bans_none)
+{
+	ilp_solve_options o, fo;
+	ilp_pareto *p0 = NULL, *p1 = NULL;
+	ilp_error err = { 0 };
+	int64_t lo0, hi0, lo1, hi1, by0[CURVE_POINTS], by1[CURVE_POINTS + CURVE_BELOW];
+	double t0[CURVE_POINTS], t1[CURVE_POINTS + CURVE_BELOW];
+	int n1 = 0, strict = 0;
+
+	ilp_solve_options_init(&o);
+	o.bans = bans_none ? ILP_BANS_NONE : ILP_BANS_PYTORCH;
+	o.offload_bw = bw;
+	fo = o;
+	fo.offload = ILP_OFFLOAD_FREE;
+	ck_assert_msg(ilp_pareto_new(g, &o, &p0, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_pareto_new(g, &fo, &p1, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_pareto_range(p0, &lo0, &hi0, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_pareto_range(p1, &lo1, &hi1, &err) == 0, "%s", err.msg);
+	ck_assert_int_le(lo1, lo0);
+	for (int k = 0; k < CURVE_POINTS; k++) {
+		int64_t b = lo0 + (hi0 - lo0) * k / (CURVE_POINTS - 1);
+		ilp_partition *p = NULL;
+
+		ck_assert_msg(ilp_pareto_solve(p0, b, &p, &err) == 0, "%s at %lld: %s", g->path,
+		    (long long)b, err.msg);
+		ck_assert_str_eq(p->status, "optimal");
+		ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+		ck_assert_int_eq(ilpi_partition_count(p, ILPI_P_OFFLOADED), 0);
+		ck_assert_int_le(p->saved_bytes, b);
+		by0[k] = p->saved_bytes;
+		t0[k] = p->recompute_time_us;
+		if (k == 0)
+			strict = any_offloadable(g, p);
+		ilp_partition_free(p);
+	}
+	for (int k = 0; k < CURVE_POINTS + CURVE_BELOW; k++) {
+		int64_t b = k < CURVE_BELOW ? lo1 + (lo0 - lo1) * k / CURVE_BELOW :
+		    lo0 + (hi0 - lo0) * (k - CURVE_BELOW) / (CURVE_POINTS - 1);
+		ilp_partition *p = NULL, *q = NULL, *e;
+		ilp_peak pk;
+
+		ck_assert_msg(ilp_pareto_solve(p1, b, &p, &err) == 0, "%s at %lld: %s", g->path,
+		    (long long)b, err.msg);
+		ck_assert_str_eq(p->status, "optimal");
+		ck_assert_int_eq(ilp_check(g, p, NULL, &err), 0);
+		ck_assert_int_le(dev_bytes(g, p), b);
+		/* the evaluator's bytes and time, the simulator's transfers */
+		e = ilpi_partition_clone(g, p);
+		ck_assert_int_eq(ilp_partition_evaluate(g, e, &fo.device, &err), 0);
+		ck_assert_int_eq(e->saved_bytes, p->saved_bytes);
+		ck_assert(e->recompute_time_us == p->recompute_time_us);
+		ilp_partition_free(e);
+		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+		ck_assert_msg(time_le(p->recompute_time_us + pk.exposed_us, p->objective_value),
+		    "%s at %lld: simulated %.12g us, model %.12g", g->path, (long long)b,
+		    p->recompute_time_us + pk.exposed_us, p->objective_value);
+		if (ilpi_partition_count(p, ILPI_P_OFFLOADED) == 0)
+			ck_assert(p->objective_value == p->recompute_time_us);
+		/* the front's point is ilp_solve's at the same budget */
+		ck_assert_msg(solve_at(g, &fo, b, -1, &q, &err) == 0, "%s", err.msg);
+		ck_assert_int_eq(dev_bytes(g, q), dev_bytes(g, p));
+		ck_assert_msg(fabs(q->objective_value - p->objective_value) <= 1e-9 *
+		    (1 + fabs(q->objective_value)), "%s at %lld: pareto %.12g, solve %.12g",
+		    g->path, (long long)b, p->objective_value, q->objective_value);
+		by1[n1] = dev_bytes(g, p);
+		t1[n1++] = p->objective_value;
+		ilp_partition_free(p);
+		ilp_partition_free(q);
+	}
+	for (int k = 0; k < CURVE_POINTS; k++) {
+		int dom = 0;
+
+		for (int j = 0; j < n1 && !dom; j++)
+			dom = by1[j] <= by0[k] && time_le(t1[j], t0[k]);
+		ck_assert_msg(dom, "%s at %g B/s: no offload point dominates (%lld bytes, %.12g "
+		    "us)", g->path, bw, (long long)by0[k], t0[k]);
+	}
+	if (strict)
+		ck_assert_msg(by1[0] < by0[0], "%s at %g B/s: a saved value could be offloaded, "
+		    "but the least device bytes with offload are %lld, without %lld", g->path,
+		    bw, (long long)by1[0], (long long)by0[0]);
+	ilp_pareto_free(p0);
+	ilp_pareto_free(p1);
+	return strict;
+}
+
+START_TEST(pareto_offload_dominates)
+{
+	static const char *const files[] = { "tests/data/corpus/checkpoint-2l.json",
+	    "tests/data/corpus/convnet.json", "tests/data/corpus/dropout-sac.json",
+	    "tests/data/corpus/float8-sac.json", "tests/data/corpus/gpt-4l.json",
+	    "tests/data/corpus/gpt-6l-sac-mm.json", "tests/data/corpus/llama-2l-sac-mm.json",
+	    "tests/data/corpus/llama-2l.json", "tests/data/corpus/mixed-regions.json",
+	    "tests/data/corpus/mlp-dropout.json", "tests/data/corpus/mlp.json",
+	    "tests/data/corpus/resnet-small.json", "tests/data/corpus/sac-policies-2l.json",
+	    "tests/data/corpus/transformer-2l.json", "bench/corpus/transformer-12l.json",
+	    "bench/corpus/transformer-48l.json" };
+	int strict = 0, runs = 0;
+
+	/* small stacks, host links from one that hides nothing to one that hides much */
+	for (uint64_t s = 0; s < 12; s++) {
+		ilp_graph *g = block_graph(930000 + s, 3 + (int)(s % 6));
+
+		strict += offload_curves(g, s % 2 ? 1e8 : 25e9, 1);
+		runs++;
+		ilp_graph_free(g);
+	}
+	/* every corpus graph and the 12/48-layer stacks: h100, 25 GB/s (issue 26's
+	 * acceptance) */
+	for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+		ilp_graph *g = t_graph_file(t_srcpath(files[k]));
+
+		strict += offload_curves(g, 25e9, 1);
+		strict += offload_curves(g, 25e9, 0);
+		runs += 2;
+		ilp_graph_free(g);
+	}
+	/* offloading changed the least bytes on most of them */
+	ck_assert_msg(strict * 2 > runs, "offloadable on %d of %d", strict, runs);
+}
+END_TEST
+
 /* Every budget from the least bytes to the runtime optimum's, 64 bytes apart (the
  * stacks' sizes), the knee included: each budgeted solve, decomposed and bounded,
  * equals the point the complete front gives. */
@@ -3211,6 +3386,7 @@ suite_solver(void)
 	tc = tcase_create("offload-blocks");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, offload_blocks_vs_monolithic);
+	tcase_add_test(tc, pareto_offload_dominates);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("soft-blocks");
 	tcase_set_timeout(tc, 300);

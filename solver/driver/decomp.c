@@ -12,11 +12,13 @@
 #include "graph/clock.h"
 #include "graph/strbuf.h"
 #include "solver/options.h"
+#include "solver/model/glpk_env.h"
 #include "solver/driver/answer.h"
 #include "solver/driver/obj_runtime.h"
 #include "solver/driver/solve.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/objectives.h"
+#include "solver/driver/offload.h"
 #include "solver/driver/decomp.h"
 
 /* rc 1 (over a limit of the decomposition): the monolithic model takes over. */
@@ -287,6 +289,7 @@ struct ilpi_front {
 	ilp_solve_options o;      /* the runtime objective with a budget: its rules */
 	solve_ctx c;              /* c.o points to o */
 	size_t n;                 /* points on the front */
+	int glpk_freed;           /* a GLPK error freed c.m's objects */
 };
 
 void
@@ -294,8 +297,20 @@ ilpi_front_free(ilpi_front *f)
 {
 	if (f == NULL)
 		return;
-	drv_release(&f->c, 0);
+	drv_release(&f->c, f->glpk_freed);
 	free(f);
+}
+
+/* --offload free: the model with its offload columns, for their items, kinds and
+ * transfer costs (the fronts' third state) and the answers' offloaded values. */
+static int
+front_offload_model(void *ctx, ilp_error *err)
+{
+	solve_ctx *c = ctx;
+
+	if (ilpi_model_build(c->g, &c->red, &c->m, err) != 0)
+		return -1;
+	return drv_offload_setup(c, err);
 }
 
 int
@@ -304,6 +319,7 @@ ilpi_front_new(const ilp_graph *g, const ilp_solve_options *o, ilpi_front **out,
 {
 	ilpi_front *f;
 	solve_ctx *c;
+	ilpi_blocks_extra x;
 	int rc;
 
 	*out = NULL;
@@ -330,11 +346,20 @@ ilpi_front_new(const ilp_graph *g, const ilp_solve_options *o, ilpi_front **out,
 	c->peak_best = -1;
 	if (drv_options_check(g, &f->o, err) != 0 || drv_prepare(c, err) != 0)
 		goto fail;
+	if (f->o.offload == ILP_OFFLOAD_FREE) {
+		ilpi_glpk_log lg = { f->o.log, f->o.log_ctx, f->o.verbose };
+
+		if (ilpi_glpk_run(front_offload_model, c, &lg, &f->glpk_freed, err) != 0)
+			goto fail;
+	}
 	/* Longer segments than ilp_solve's: the unbounded combination keeps every cut's
 	 * front, so fewer cuts keep fewer points (the 96-layer transformer: 0.4 GB at every
 	 * narrow cut, 0.12 GB at 16 items or more). Inside a segment as many variables are
 	 * live as at the narrow cuts it spans, so class fronts fit as they do for ilp_solve. */
-	if (ilpi_blocks_plan_coarse(&c->red, FRONT_MIN_SEG, &c->blocks, err) != 0)
+	/* --offload free: the fronts' third state (offloaded), so the front's bytes are the
+	 * device's and its cost recompute plus the model's transfer time */
+	if (ilpi_blocks_plan_extra(&c->red, blocks_extra(c, &x), FRONT_MIN_SEG, &c->blocks,
+	    err) != 0)
 		goto fail;
 	if (c->blocks != NULL) {
 		if (o->time_limit > 0)
@@ -415,7 +440,7 @@ ilpi_front_solve(ilpi_front *f, int64_t budget, ilp_partition **out, ilp_error *
 {
 	solve_ctx *c = &f->c;
 	size_t i = front_pick(f, budget);
-	int64_t by;
+	int64_t by, dev;
 	double cost;
 
 	*out = NULL;
@@ -429,10 +454,12 @@ ilpi_front_solve(ilpi_front *f, int64_t budget, ilp_partition **out, ilp_error *
 	c->gap = 0;
 	if (drv_make_partition(c, out, err) != 0)
 		return -1;
-	if ((*out)->saved_bytes != by) {
+	/* the device's saved bytes: offloaded storages are off the device */
+	dev = (*out)->saved_bytes - ilpi_partition_offloaded_bytes(c->g, *out);
+	if (dev != by) {
 		ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the front's point at %lld "
-		    "bytes lowers to a partition that saves %lld", c->g->path, (long long)by,
-		    (long long)(*out)->saved_bytes);
+		    "bytes lowers to a partition that saves %lld on the device", c->g->path,
+		    (long long)by, (long long)dev);
 		ilp_partition_free(*out);
 		*out = NULL;
 		return -1;

@@ -75,7 +75,8 @@ end_bytes(const ilp_pareto *p, ilp_objective obj, int64_t *bytes, ilp_error *err
 		so.rng_replay = ILP_RNG_REPLAY_ALWAYS;
 	if (ilp_solve(p->g, &so, &part, err) != 0)
 		return -1;
-	*bytes = ilp_partition_saved_bytes(part);
+	/* the device's saved bytes (--offload free: offloaded storages are off it) */
+	*bytes = ilp_partition_saved_bytes(part) - ilpi_partition_offloaded_bytes(p->g, part);
 	ilp_partition_free(part);
 	return 0;
 }
