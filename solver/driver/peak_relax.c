@@ -34,11 +34,13 @@
 #include "solver/blocks/blocks_windows.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/peak_relax.h"
+#include "solver/driver/peak_answers.h"
 
 typedef struct pp_row {
 	int loc;                  /* segment */
 	double cst;               /* model bytes */
 	size_t beg, len;          /* into tcol/tval */
+	int mrow;                 /* the model's row */
 } pp_row;
 
 typedef struct pp {
@@ -244,6 +246,7 @@ read_rows(pp *p, int *ind, double *val)
 		r = &p->row[p->n_row];
 		r->beg = p->n_t;
 		r->loc = -1;
+		r->mrow = i;
 		for (int k = 1; k <= len; k++) {
 			int j = ind[k];
 			double v = -val[k] / pc;
@@ -430,6 +433,184 @@ report_loss(pp *p, const uint8_t *entry, const char *which)
 		drv_note(p->c, "peak relaxation: P rows per segment (tail, windows, head):%s", buf);
 	}
 	free(at);
+}
+
+
+/* Diagnostics (-v, ILPART_PEAK_RELAX_DIAG set): the incumbent's columns (s and r fixed,
+ * the rest least P), every P row's value there and its relaxed value. */
+static void
+diag_incumbent(pp *p, const uint8_t *entry)
+{
+	solve_ctx *c = p->c;
+	glp_prob *M;
+	glp_iocp io;
+	double *x, unit = c->m.byte_unit, best = -1, bestr = -1;
+	double *pre;
+	size_t bi = 0, bri = 0;
+
+	if (getenv("ILPART_PEAK_RELAX_DIAG") == NULL)
+		return;
+	M = glp_create_prob();
+	glp_copy_prob(M, c->m.lp, GLP_OFF);
+	for (int j = 1; j <= p->ncol; j++)
+		glp_set_obj_coef(M, j, 0);
+	glp_set_obj_coef(M, c->peak.col, 1);
+	glp_set_obj_dir(M, GLP_MIN);
+	for (size_t it = 0; it < c->red.n_items; it++) {
+		if (c->m.col_s[it])
+			glp_set_col_bnds(M, c->m.col_s[it], GLP_FX, c->ws[it], c->ws[it]);
+		if (c->m.col_r[it])
+			glp_set_col_bnds(M, c->m.col_r[it], GLP_FX, c->wr[it], c->wr[it]);
+	}
+	glp_set_col_bnds(M, c->peak.col, GLP_LO, 0, 0);
+	glp_init_iocp(&io);
+	io.msg_lev = GLP_MSG_OFF;
+	io.presolve = GLP_ON;
+	io.tm_lim = 20000;
+	if (glp_intopt(M, &io) != 0 || glp_mip_status(M) != GLP_OPT) {
+		drv_note(c, "peak relaxation diag: the incumbent's model did not solve");
+		glp_delete_prob(M);
+		return;
+	}
+	x = calloc((size_t)p->ncol + 1, sizeof *x);
+	pre = calloc(p->n_seg + 1, sizeof *pre);
+	for (int j = 1; j <= p->ncol; j++)
+		x[j] = glp_mip_col_val(M, j);
+	for (int j = 1; j <= p->ncol; j++)
+		if (p->seg[j] >= 0)
+			pre[p->seg[j] + 1] += p->sigma[j] * x[j];
+	for (size_t w = 1; w <= p->n_seg; w++)
+		pre[w] += pre[w - 1];
+	drv_note(c, "peak relaxation diag: incumbent P %.0f bytes (model), peak %lld",
+	    glp_mip_obj_val(M) * unit, (long long)c->peak_best);
+	for (size_t i = 0; i < p->n_row; i++) {
+		const pp_row *r = &p->row[i];
+		double v = r->cst, rv = r->cst;
+		int w = r->loc;
+
+		if (w < 0)
+			continue;
+		for (size_t k = r->beg; k < r->beg + r->len; k++) {
+			int j = p->tcol[k];
+
+			v += p->tval[k] * x[j];
+			if (p->seg[j] == w)
+				rv += p->tval[k] * x[j];
+			else if (p->seg[j] == w - 1 && entry[j])
+				rv += (p->tval[k] - p->sigma[j]) * x[j];
+		}
+		rv += pre[w];
+		if (v > best) {
+			best = v;
+			bi = i;
+		}
+		if (rv > bestr) {
+			bestr = rv;
+			bri = i;
+		}
+	}
+	drv_note(c, "peak relaxation diag: largest row %zu (segment %d) %.0f bytes; largest "
+	    "relaxed row %zu (segment %d) %.0f bytes", bi, p->row[bi].loc, best * unit, bri,
+	    p->row[bri].loc, bestr * unit);
+	{
+		int nrow = glp_get_num_rows(c->m.lp);
+		int *ind = malloc(((size_t)p->ncol + 1) * sizeof *ind);
+		double *val = malloc(((size_t)p->ncol + 1) * sizeof *val);
+
+		for (int i = 1; i <= nrow; i++) {
+			int len = glp_get_mat_row(c->m.lp, i, ind, val), hasp = 0;
+			double pc = 0, v = 0, drop = 0;
+			int ndrop = 0;
+
+			for (int k = 1; k <= len; k++)
+				if (ind[k] == c->peak.col) {
+					hasp = 1;
+					pc = val[k];
+				}
+			if (!hasp || pc <= 0)
+				continue;
+			v = glp_get_row_lb(c->m.lp, i) / pc;
+			for (int k = 1; k <= len; k++)
+				if (ind[k] != c->peak.col) {
+					v -= val[k] / pc * x[ind[k]];
+					if (p->seg[ind[k]] < 0 && x[ind[k]] != 0) {
+						drop -= val[k] / pc * x[ind[k]];
+						ndrop++;
+					}
+				}
+			if (v * unit > c->peak_best - 110e6)
+				drv_note(c, "peak relaxation diag: model row %d %s: %.0f bytes, %.0f "
+				    "on %d unassigned columns", i, glp_get_row_name(c->m.lp, i) ?
+				    glp_get_row_name(c->m.lp, i) : "?", v * unit, drop * unit, ndrop);
+		}
+		free(ind);
+		free(val);
+	}
+	for (size_t i = 0; i < p->n_row; i++) {
+		const pp_row *r = &p->row[i];
+		double byseg[64][2], cst = r->cst;
+		char buf[4096];
+		size_t o = 0;
+
+		if (i != bri && i != bi)
+			continue;
+		memset(byseg, 0, sizeof byseg);
+		for (size_t k = r->beg; k < r->beg + r->len; k++) {
+			int j = p->tcol[k];
+
+			if (p->seg[j] >= 0 && p->seg[j] < 64)
+				byseg[p->seg[j]][p->item[j] < 0] += p->tval[k] * x[j];
+		}
+		for (size_t w = 0; w < p->n_seg && w < 64; w++)
+			o += (size_t)snprintf(buf + o, sizeof buf - o, " %zu:%.0f/%.0f", w,
+			    byseg[w][0] * unit / 1e6, byseg[w][1] * unit / 1e6);
+		drv_note(c, "peak relaxation diag: row %zu model %d loc %d cst %.0f MB, by segment "
+		    "(items/aux MB):%s", i, r->mrow, r->loc, cst * unit / 1e6, buf);
+	}
+	/* the largest row's terms: where they lose */
+	{
+		const pp_row *r = &p->row[bi];
+		int w = r->loc;
+		double *lost = calloc(p->n_seg + 1, sizeof *lost);
+		double above = 0;
+
+		for (size_t k = r->beg; k < r->beg + r->len; k++) {
+			int j = p->tcol[k];
+			double full = p->tval[k] * x[j], kept;
+
+			if (x[j] == 0)
+				continue;
+			if (p->seg[j] == w)
+				kept = full;
+			else if (p->seg[j] == w - 1 && entry[j])
+				kept = full;
+			else if (p->seg[j] < w)
+				kept = p->sigma[j] * x[j];
+			else
+				kept = 0;
+			if (p->seg[j] > w)
+				above += full;
+			else if (full - kept > 0.5) {
+				lost[p->seg[j]] += full - kept;
+				if (getenv("ILPART_PEAK_RELAX_DIAG")[0] == '2')
+					drv_note(c, "  lost: col %d %s seg %d item %d x %.3f coef %.0f "
+					    "sigma %.0f", j, glp_get_col_name(c->m.lp, j) ?
+					    glp_get_col_name(c->m.lp, j) : "?", p->seg[j], p->item[j],
+					    x[j], p->tval[k] * unit, p->sigma[j] * unit);
+			}
+		}
+		/* sigma of columns not in the row (prefix gains) */
+		for (size_t sgi = 0; sgi <= p->n_seg; sgi++)
+			if (lost[sgi] > 0.5)
+				drv_note(c, "peak relaxation diag: row %zu loses %.0f bytes on segment "
+				    "%zu", bi, lost[sgi] * unit, sgi);
+		drv_note(c, "peak relaxation diag: row %zu, %.0f bytes on segments above it",
+		    bi, above * unit);
+		free(lost);
+	}
+	free(x);
+	free(pre);
+	glp_delete_prob(M);
 }
 
 /* Each side row's segment: the highest among its columns, when every other column is
@@ -729,6 +910,52 @@ out:
 	return rc;
 }
 
+
+/* Diagnostics: segment w's least local peak, its columns put into the incumbent,
+ * simulated and the model's least P there. */
+static void
+diag_local(pp *p, const uint8_t *entry, int w, int *ind, double *val)
+{
+	solve_ctx *c = p->c;
+	int *loc = malloc(((size_t)p->ncol + 1) * sizeof *loc), ca, rs;
+	size_t np, n = c->red.n_items;
+	glp_prob *M = local_model(p, entry, w, loc, ind, val, &ca, &rs, &np);
+	uint8_t *s = malloc(n), *r = malloc(n);
+	double a, unit = c->m.byte_unit;
+	int64_t sim;
+
+	glp_set_obj_dir(M, GLP_MIN);
+	glp_set_obj_coef(M, ca, 1);
+	glp_set_row_bnds(M, rs, GLP_UP, 0, 0.5);
+	if (solve_local(M, ilpi_now() + 20, &a) != 0) {
+		drv_note(c, "diag local: no solve");
+		goto out;
+	}
+	memcpy(s, c->ws, n);
+	memcpy(r, c->wr, n);
+	for (size_t it = 0; it < n; it++) {
+		int js = c->m.col_s[it], jr = c->m.col_r[it];
+		int ns = js && loc[js] ? (int)(glp_mip_col_val(M, loc[js]) + 0.5) : s[it];
+		int nr = jr && loc[jr] ? (int)(glp_mip_col_val(M, loc[jr]) + 0.5) : r[it];
+
+		if (ns != s[it] || nr != r[it])
+			drv_note(c, "  diag local seg %d: item %zu (seg %d%s) s %d->%d r %d->%d",
+			    w, it, p->iseg[it], js && entry[js] ? ", entry" : "", s[it], ns, r[it], nr);
+		if (p->iseg[it] == w) {
+			s[it] = (uint8_t)ns;
+			r[it] = (uint8_t)nr;
+		}
+	}
+	sim = drv_simulate(c, s, r);
+	drv_note(c, "diag local seg %d: least a %.0f bytes; that segment in the incumbent: "
+	    "simulated %lld", w, a * unit, (long long)sim);
+out:
+	glp_delete_prob(M);
+	free(loc);
+	free(s);
+	free(r);
+}
+
 /* Whether every segment finds a point with prefix + a <= P (least sigma among
  * those; a smaller prefix is never worse above). */
 static int
@@ -808,6 +1035,26 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 			lo = mid;
 	}
 	*lb = lo; /* no chain fits at lo: every partition's peak is above it */
+	if (getenv("ILPART_PEAK_RELAX_DIAG") != NULL) {
+		double prefix = 0, unit = p->c->m.byte_unit;
+
+		for (size_t w = 0; w < ns; w++) {
+			double bs = DBL_MAX, ba = 0;
+
+			for (size_t k = 0; k < f[w].n; k++)
+				drv_note(p->c, "  front %zu: sig %.0f a %.0f", w, f[w].sig[k] * unit,
+				    f[w].a[k] == -DBL_MAX ? -1.0 : f[w].a[k] * unit);
+			for (size_t k = 0; k < f[w].n; k++)
+				if (prefix + f[w].a[k] <= hi && f[w].sig[k] < bs) {
+					bs = f[w].sig[k];
+					ba = f[w].a[k];
+				}
+			drv_note(p->c, "peak relaxation diag: at %.0f segment %zu prefix %.0f picks "
+			    "sig %.0f a %.0f (%.0f)", hi * unit, w, prefix * unit, bs * unit,
+			    ba == -DBL_MAX ? -1.0 : ba * unit, (prefix + ba) * unit);
+			prefix += bs;
+		}
+	}
 	rc = 0;
 out:
 	if (f != NULL)
@@ -871,6 +1118,9 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	if (sigmas(&p, entry, 1) != 0)
 		goto out;
 	report_loss(&p, entry, "strict, rows moved down");
+	diag_incumbent(&p, entry);
+	if (getenv("ILPART_PEAK_RELAX_DIAG") != NULL)
+		diag_local(&p, entry, atoi(getenv("ILPART_PEAK_RELAX_DIAG") + 1), ind, val);
 	k = chain_bound(&p, entry, ind, val, until, &v, &pts);
 	if (k < 0)
 		goto out;
