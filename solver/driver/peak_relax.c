@@ -34,13 +34,11 @@
 #include "solver/blocks/blocks_windows.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/peak_relax.h"
-#include "solver/driver/peak_answers.h"
 
 typedef struct pp_row {
 	int loc;                  /* segment */
 	double cst;               /* model bytes */
 	size_t beg, len;          /* into tcol/tval */
-	int mrow;                 /* the model's row */
 } pp_row;
 
 typedef struct pp {
@@ -62,6 +60,7 @@ typedef struct pp {
 	int *side_seg;            /* per side row: the one segment it is local to, -1 none */
 	size_t n_side;
 	double floor;             /* model bytes: rows without any term */
+	double sgscale;           /* model bytes per unit of a local model's sigma row */
 } pp;
 
 static void
@@ -246,7 +245,6 @@ read_rows(pp *p, int *ind, double *val)
 		r = &p->row[p->n_row];
 		r->beg = p->n_t;
 		r->loc = -1;
-		r->mrow = i;
 		for (int k = 1; k <= len; k++) {
 			int j = ind[k];
 			double v = -val[k] / pc;
@@ -433,184 +431,6 @@ report_loss(pp *p, const uint8_t *entry, const char *which)
 		drv_note(p->c, "peak relaxation: P rows per segment (tail, windows, head):%s", buf);
 	}
 	free(at);
-}
-
-
-/* Diagnostics (-v, ILPART_PEAK_RELAX_DIAG set): the incumbent's columns (s and r fixed,
- * the rest least P), every P row's value there and its relaxed value. */
-static void
-diag_incumbent(pp *p, const uint8_t *entry)
-{
-	solve_ctx *c = p->c;
-	glp_prob *M;
-	glp_iocp io;
-	double *x, unit = c->m.byte_unit, best = -1, bestr = -1;
-	double *pre;
-	size_t bi = 0, bri = 0;
-
-	if (getenv("ILPART_PEAK_RELAX_DIAG") == NULL)
-		return;
-	M = glp_create_prob();
-	glp_copy_prob(M, c->m.lp, GLP_OFF);
-	for (int j = 1; j <= p->ncol; j++)
-		glp_set_obj_coef(M, j, 0);
-	glp_set_obj_coef(M, c->peak.col, 1);
-	glp_set_obj_dir(M, GLP_MIN);
-	for (size_t it = 0; it < c->red.n_items; it++) {
-		if (c->m.col_s[it])
-			glp_set_col_bnds(M, c->m.col_s[it], GLP_FX, c->ws[it], c->ws[it]);
-		if (c->m.col_r[it])
-			glp_set_col_bnds(M, c->m.col_r[it], GLP_FX, c->wr[it], c->wr[it]);
-	}
-	glp_set_col_bnds(M, c->peak.col, GLP_LO, 0, 0);
-	glp_init_iocp(&io);
-	io.msg_lev = GLP_MSG_OFF;
-	io.presolve = GLP_ON;
-	io.tm_lim = 20000;
-	if (glp_intopt(M, &io) != 0 || glp_mip_status(M) != GLP_OPT) {
-		drv_note(c, "peak relaxation diag: the incumbent's model did not solve");
-		glp_delete_prob(M);
-		return;
-	}
-	x = calloc((size_t)p->ncol + 1, sizeof *x);
-	pre = calloc(p->n_seg + 1, sizeof *pre);
-	for (int j = 1; j <= p->ncol; j++)
-		x[j] = glp_mip_col_val(M, j);
-	for (int j = 1; j <= p->ncol; j++)
-		if (p->seg[j] >= 0)
-			pre[p->seg[j] + 1] += p->sigma[j] * x[j];
-	for (size_t w = 1; w <= p->n_seg; w++)
-		pre[w] += pre[w - 1];
-	drv_note(c, "peak relaxation diag: incumbent P %.0f bytes (model), peak %lld",
-	    glp_mip_obj_val(M) * unit, (long long)c->peak_best);
-	for (size_t i = 0; i < p->n_row; i++) {
-		const pp_row *r = &p->row[i];
-		double v = r->cst, rv = r->cst;
-		int w = r->loc;
-
-		if (w < 0)
-			continue;
-		for (size_t k = r->beg; k < r->beg + r->len; k++) {
-			int j = p->tcol[k];
-
-			v += p->tval[k] * x[j];
-			if (p->seg[j] == w)
-				rv += p->tval[k] * x[j];
-			else if (p->seg[j] == w - 1 && entry[j])
-				rv += (p->tval[k] - p->sigma[j]) * x[j];
-		}
-		rv += pre[w];
-		if (v > best) {
-			best = v;
-			bi = i;
-		}
-		if (rv > bestr) {
-			bestr = rv;
-			bri = i;
-		}
-	}
-	drv_note(c, "peak relaxation diag: largest row %zu (segment %d) %.0f bytes; largest "
-	    "relaxed row %zu (segment %d) %.0f bytes", bi, p->row[bi].loc, best * unit, bri,
-	    p->row[bri].loc, bestr * unit);
-	{
-		int nrow = glp_get_num_rows(c->m.lp);
-		int *ind = malloc(((size_t)p->ncol + 1) * sizeof *ind);
-		double *val = malloc(((size_t)p->ncol + 1) * sizeof *val);
-
-		for (int i = 1; i <= nrow; i++) {
-			int len = glp_get_mat_row(c->m.lp, i, ind, val), hasp = 0;
-			double pc = 0, v = 0, drop = 0;
-			int ndrop = 0;
-
-			for (int k = 1; k <= len; k++)
-				if (ind[k] == c->peak.col) {
-					hasp = 1;
-					pc = val[k];
-				}
-			if (!hasp || pc <= 0)
-				continue;
-			v = glp_get_row_lb(c->m.lp, i) / pc;
-			for (int k = 1; k <= len; k++)
-				if (ind[k] != c->peak.col) {
-					v -= val[k] / pc * x[ind[k]];
-					if (p->seg[ind[k]] < 0 && x[ind[k]] != 0) {
-						drop -= val[k] / pc * x[ind[k]];
-						ndrop++;
-					}
-				}
-			if (v * unit > c->peak_best - 110e6)
-				drv_note(c, "peak relaxation diag: model row %d %s: %.0f bytes, %.0f "
-				    "on %d unassigned columns", i, glp_get_row_name(c->m.lp, i) ?
-				    glp_get_row_name(c->m.lp, i) : "?", v * unit, drop * unit, ndrop);
-		}
-		free(ind);
-		free(val);
-	}
-	for (size_t i = 0; i < p->n_row; i++) {
-		const pp_row *r = &p->row[i];
-		double byseg[64][2], cst = r->cst;
-		char buf[4096];
-		size_t o = 0;
-
-		if (i != bri && i != bi)
-			continue;
-		memset(byseg, 0, sizeof byseg);
-		for (size_t k = r->beg; k < r->beg + r->len; k++) {
-			int j = p->tcol[k];
-
-			if (p->seg[j] >= 0 && p->seg[j] < 64)
-				byseg[p->seg[j]][p->item[j] < 0] += p->tval[k] * x[j];
-		}
-		for (size_t w = 0; w < p->n_seg && w < 64; w++)
-			o += (size_t)snprintf(buf + o, sizeof buf - o, " %zu:%.0f/%.0f", w,
-			    byseg[w][0] * unit / 1e6, byseg[w][1] * unit / 1e6);
-		drv_note(c, "peak relaxation diag: row %zu model %d loc %d cst %.0f MB, by segment "
-		    "(items/aux MB):%s", i, r->mrow, r->loc, cst * unit / 1e6, buf);
-	}
-	/* the largest row's terms: where they lose */
-	{
-		const pp_row *r = &p->row[bi];
-		int w = r->loc;
-		double *lost = calloc(p->n_seg + 1, sizeof *lost);
-		double above = 0;
-
-		for (size_t k = r->beg; k < r->beg + r->len; k++) {
-			int j = p->tcol[k];
-			double full = p->tval[k] * x[j], kept;
-
-			if (x[j] == 0)
-				continue;
-			if (p->seg[j] == w)
-				kept = full;
-			else if (p->seg[j] == w - 1 && entry[j])
-				kept = full;
-			else if (p->seg[j] < w)
-				kept = p->sigma[j] * x[j];
-			else
-				kept = 0;
-			if (p->seg[j] > w)
-				above += full;
-			else if (full - kept > 0.5) {
-				lost[p->seg[j]] += full - kept;
-				if (getenv("ILPART_PEAK_RELAX_DIAG")[0] == '2')
-					drv_note(c, "  lost: col %d %s seg %d item %d x %.3f coef %.0f "
-					    "sigma %.0f", j, glp_get_col_name(c->m.lp, j) ?
-					    glp_get_col_name(c->m.lp, j) : "?", p->seg[j], p->item[j],
-					    x[j], p->tval[k] * unit, p->sigma[j] * unit);
-			}
-		}
-		/* sigma of columns not in the row (prefix gains) */
-		for (size_t sgi = 0; sgi <= p->n_seg; sgi++)
-			if (lost[sgi] > 0.5)
-				drv_note(c, "peak relaxation diag: row %zu loses %.0f bytes on segment "
-				    "%zu", bi, lost[sgi] * unit, sgi);
-		drv_note(c, "peak relaxation diag: row %zu, %.0f bytes on segments above it",
-		    bi, above * unit);
-		free(lost);
-	}
-	free(x);
-	free(pre);
-	glp_delete_prob(M);
 }
 
 /* Each side row's segment: the highest among its columns, when every other column is
@@ -801,7 +621,7 @@ local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 		for (int j = 1; j <= p->ncol; j++)
 			if (loc[j] && p->seg[j] == w && p->sigma[j] > 0) {
 				li[++len] = loc[j];
-				lv[len] = p->sigma[j];
+				lv[len] = p->sigma[j] / p->sgscale;
 			}
 		*row_sig = glp_add_rows(M, 1);
 		glp_set_mat_row(M, *row_sig, len, li, lv);
@@ -860,7 +680,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 		glp_set_col_bnds(M, ca, GLP_FX, 0, 0);
 		if ((rc = solve_local(M, until, &smin)) != 0)
 			goto out;
-		rc = push_pt(f, smin, -DBL_MAX) != 0 ? -1 : 0;
+		rc = push_pt(f, smin * p->sgscale, -DBL_MAX) != 0 ? -1 : 0;
 		goto out;
 	}
 	if ((rc = solve_local(M, until, &smin)) != 0)
@@ -882,7 +702,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 			goto out;
 		}
 		if (f->n >= PP_MAX_PTS) {
-			rc = push_pt(f, smin, av) != 0 ? -1 : 0;
+			rc = push_pt(f, smin * p->sgscale, av) != 0 ? -1 : 0;
 			goto out;
 		}
 		/* least sigma with a <= av (a hair above: a lower sigma is optimistic) */
@@ -898,7 +718,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 			rc = 1;
 			goto out;
 		}
-		if (push_pt(f, sv, av) != 0)
+		if (push_pt(f, sv * p->sgscale, av) != 0)
 			goto out;
 		if (sv <= smin + 1e-9)
 			break;
@@ -908,52 +728,6 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 out:
 	glp_delete_prob(M);
 	return rc;
-}
-
-
-/* Diagnostics: segment w's least local peak, its columns put into the incumbent,
- * simulated and the model's least P there. */
-static void
-diag_local(pp *p, const uint8_t *entry, int w, int *ind, double *val)
-{
-	solve_ctx *c = p->c;
-	int *loc = malloc(((size_t)p->ncol + 1) * sizeof *loc), ca, rs;
-	size_t np, n = c->red.n_items;
-	glp_prob *M = local_model(p, entry, w, loc, ind, val, &ca, &rs, &np);
-	uint8_t *s = malloc(n), *r = malloc(n);
-	double a, unit = c->m.byte_unit;
-	int64_t sim;
-
-	glp_set_obj_dir(M, GLP_MIN);
-	glp_set_obj_coef(M, ca, 1);
-	glp_set_row_bnds(M, rs, GLP_UP, 0, 0.5);
-	if (solve_local(M, ilpi_now() + 20, &a) != 0) {
-		drv_note(c, "diag local: no solve");
-		goto out;
-	}
-	memcpy(s, c->ws, n);
-	memcpy(r, c->wr, n);
-	for (size_t it = 0; it < n; it++) {
-		int js = c->m.col_s[it], jr = c->m.col_r[it];
-		int ns = js && loc[js] ? (int)(glp_mip_col_val(M, loc[js]) + 0.5) : s[it];
-		int nr = jr && loc[jr] ? (int)(glp_mip_col_val(M, loc[jr]) + 0.5) : r[it];
-
-		if (ns != s[it] || nr != r[it])
-			drv_note(c, "  diag local seg %d: item %zu (seg %d%s) s %d->%d r %d->%d",
-			    w, it, p->iseg[it], js && entry[js] ? ", entry" : "", s[it], ns, r[it], nr);
-		if (p->iseg[it] == w) {
-			s[it] = (uint8_t)ns;
-			r[it] = (uint8_t)nr;
-		}
-	}
-	sim = drv_simulate(c, s, r);
-	drv_note(c, "diag local seg %d: least a %.0f bytes; that segment in the incumbent: "
-	    "simulated %lld", w, a * unit, (long long)sim);
-out:
-	glp_delete_prob(M);
-	free(loc);
-	free(s);
-	free(r);
 }
 
 /* Whether every segment finds a point with prefix + a <= P (least sigma among
@@ -976,6 +750,132 @@ chain_fits(const pp_front *f, size_t ns, double P)
 	return 1;
 }
 
+/* The self-check (ilpi_solve_hooks.peak_relax_check): at the incumbent and at random
+ * s/r assignments, the model's least P with the s and r columns fixed (every other
+ * column within [0, 1] integral, as the local models have them), then (1) every
+ * relaxed row at most that P, (2) per segment a front point at or below the
+ * assignment's (sigma, local peak), (3) the chain fitting at its relaxed peak and the
+ * bound at most that. Returns the failures; *pts the points checked. */
+static long
+self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts, long *pts)
+{
+	solve_ctx *c = p->c;
+	size_t n = c->red.n_items, ns = p->n_seg;
+	glp_prob *M = glp_create_prob();
+	double *x = malloc(((size_t)p->ncol + 1) * sizeof *x);
+	double *sg = calloc(ns, sizeof *sg), *aw = malloc(ns * sizeof *aw);
+	uint64_t st = 0x9e3779b97f4a7c15ULL;
+	long fails = 0;
+
+	*pts = 0;
+	if (x == NULL || sg == NULL || aw == NULL)
+		goto out;
+	glp_copy_prob(M, c->m.lp, GLP_OFF);
+	for (int j = 1; j <= p->ncol; j++) {
+		glp_set_obj_coef(M, j, 0);
+		if (j != c->peak.col && glp_get_col_type(M, j) == GLP_DB &&
+		    glp_get_col_lb(M, j) >= 0 && glp_get_col_ub(M, j) <= 1)
+			glp_set_col_kind(M, j, GLP_BV);
+	}
+	glp_set_obj_coef(M, c->peak.col, 1);
+	glp_set_obj_dir(M, GLP_MIN);
+	glp_set_col_bnds(M, c->peak.col, GLP_LO, 0, 0);
+	for (int t = 0; t <= n_pts; t++) {
+		glp_iocp io;
+		double P, prefix = 0, relax = -DBL_MAX, tol;
+
+		/* the incumbent, then the simulated answers so far (seeds) and the
+		 * incumbent with 1-4 random items set to a random state, alternately */
+		const uint8_t *bs = c->ws, *br = c->wr;
+		size_t flip[4], nf = 0;
+
+		if (t % 2 == 1 && c->hist != NULL && (size_t)(t / 2) < c->n_hist) {
+			bs = c->hist + (size_t)(t / 2) * 2 * n;
+			br = bs + n;
+		} else if (t > 0) {
+			st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+			nf = 1 + (size_t)((st >> 33) % 4);
+			for (size_t q = 0; q < nf; q++) {
+				st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+				flip[q] = (size_t)((st >> 33) % n);
+			}
+		}
+		for (size_t it = 0; it < n; it++) {
+			int js = c->m.col_s[it], jr = c->m.col_r[it], vs = bs[it], vr = br[it];
+
+			for (size_t q = 0; q < nf; q++)
+				if (flip[q] == it) {
+					st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+					vs = (st >> 33) % 3 == 1;
+					vr = (st >> 33) % 3 == 2;
+				}
+			if (js)
+				glp_set_col_bnds(M, js, GLP_FX, vs, vs);
+			if (jr)
+				glp_set_col_bnds(M, jr, GLP_FX, vr, vr);
+		}
+		glp_init_iocp(&io);
+		io.msg_lev = GLP_MSG_OFF;
+		io.presolve = GLP_ON;
+		io.tm_lim = 20000;
+		if (glp_intopt(M, &io) != 0 || glp_mip_status(M) != GLP_OPT)
+			continue; /* no model point there */
+		(*pts)++;
+		P = glp_mip_obj_val(M);
+		tol = 1e-6 * fabs(P) + 1e-3;
+		for (int j = 1; j <= p->ncol; j++)
+			x[j] = glp_mip_col_val(M, j);
+		for (size_t w = 0; w < ns; w++) {
+			sg[w] = 0;
+			aw[w] = -DBL_MAX;
+		}
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->seg[j] >= 0 && p->sigma[j] > 0)
+				sg[p->seg[j]] += p->sigma[j] * x[j];
+		for (size_t i = 0; i < p->n_row; i++) {
+			const pp_row *r = &p->row[i];
+			double v = r->cst;
+			int w = r->loc;
+
+			if (w < 0)
+				continue;
+			for (size_t k = r->beg; k < r->beg + r->len; k++) {
+				int j = p->tcol[k];
+
+				if (p->seg[j] == w)
+					v += p->tval[k] * x[j];
+				else if (w > 0 && p->seg[j] == w - 1 && entry[j])
+					v += (p->tval[k] - p->sigma[j]) * x[j];
+			}
+			aw[w] = fmax(aw[w], v);
+		}
+		for (size_t w = 0; w < ns; w++) {
+			int dom = 0;
+
+			/* (1) */
+			if (aw[w] > -DBL_MAX && prefix + aw[w] > P + tol)
+				fails++;
+			if (aw[w] > -DBL_MAX)
+				relax = fmax(relax, prefix + aw[w]);
+			/* (2) */
+			for (size_t k = 0; k < f[w].n && !dom; k++)
+				dom = f[w].sig[k] <= sg[w] + tol && (f[w].a[k] == -DBL_MAX ||
+				    f[w].a[k] <= aw[w] + tol);
+			fails += !dom;
+			prefix += sg[w];
+		}
+		/* (3) */
+		if (relax > -DBL_MAX && (!chain_fits(f, ns, relax + tol) || lb > relax + tol))
+			fails++;
+	}
+out:
+	glp_delete_prob(M);
+	free(x);
+	free(sg);
+	free(aw);
+	return fails;
+}
+
 /* The bound: fronts of every segment, then the least P (model units) the chain fits.
  * 0 with *lb, 1 out of time, -1 out of memory. */
 static int
@@ -996,6 +896,28 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 		    glp_get_col_type(p->c->m.lp, j) != GLP_DB ||
 		    glp_get_col_lb(p->c->m.lp, j) < 0 || glp_get_col_ub(p->c->m.lp, j) > 1))
 			step = 1e-6;
+	/* the sigma row in units of the sigmas' greatest common divisor: GLPK's bound
+	 * tolerance is relative (1e-7 of about 1e8 model bytes is more than the front's
+	 * step of half a byte, and the front stalled at one point until its cap) */
+	p->sgscale = 1;
+	if (step == 0.5) {
+		long long g = 0;
+
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->sigma[j] > 0) {
+				long long a = llround(p->sigma[j]), b = g;
+
+				while (b != 0) {
+					long long t = a % b;
+
+					a = b;
+					b = t;
+				}
+				g = a;
+			}
+		if (g > 1)
+			p->sgscale = (double)g;
+	}
 	*n_pts = 0;
 	for (size_t w = 0; w < ns; w++) {
 		int r = front_of(p, entry, (int)w, loc, ind, val, &f[w], until, step);
@@ -1035,23 +957,32 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 			lo = mid;
 	}
 	*lb = lo; /* no chain fits at lo: every partition's peak is above it */
-	if (getenv("ILPART_PEAK_RELAX_DIAG") != NULL) {
+	if (p->c->hooks != NULL && p->c->hooks->peak_relax_check > 0) {
+		long pts;
+
+		p->c->hooks->peak_relax_fails += self_check(p, entry, f, *lb,
+		    p->c->hooks->peak_relax_check, &pts);
+		p->c->hooks->peak_relax_points += pts;
+	}
+	/* -v: where the chain binds just below the bound (the segment whose every point
+	 * is above it after the prefix so far) */
+	{
 		double prefix = 0, unit = p->c->m.byte_unit;
 
 		for (size_t w = 0; w < ns; w++) {
-			double bs = DBL_MAX, ba = 0;
+			double bs = DBL_MAX, ma = DBL_MAX;
 
-			for (size_t k = 0; k < f[w].n; k++)
-				drv_note(p->c, "  front %zu: sig %.0f a %.0f", w, f[w].sig[k] * unit,
-				    f[w].a[k] == -DBL_MAX ? -1.0 : f[w].a[k] * unit);
-			for (size_t k = 0; k < f[w].n; k++)
-				if (prefix + f[w].a[k] <= hi && f[w].sig[k] < bs) {
+			for (size_t k = 0; k < f[w].n; k++) {
+				ma = fmin(ma, f[w].a[k]);
+				if (prefix + f[w].a[k] <= lo && f[w].sig[k] < bs)
 					bs = f[w].sig[k];
-					ba = f[w].a[k];
-				}
-			drv_note(p->c, "peak relaxation diag: at %.0f segment %zu prefix %.0f picks "
-			    "sig %.0f a %.0f (%.0f)", hi * unit, w, prefix * unit, bs * unit,
-			    ba == -DBL_MAX ? -1.0 : ba * unit, (prefix + ba) * unit);
+			}
+			if (bs == DBL_MAX) {
+				drv_note(p->c, "peak relaxation: binds at segment %zu of %zu (prefix %.0f "
+				    "bytes, least local peak %.0f)", w, ns, prefix * unit,
+				    ma == -DBL_MAX ? 0.0 : ma * unit);
+				break;
+			}
 			prefix += bs;
 		}
 	}
@@ -1118,9 +1049,6 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	if (sigmas(&p, entry, 1) != 0)
 		goto out;
 	report_loss(&p, entry, "strict, rows moved down");
-	diag_incumbent(&p, entry);
-	if (getenv("ILPART_PEAK_RELAX_DIAG") != NULL)
-		diag_local(&p, entry, atoi(getenv("ILPART_PEAK_RELAX_DIAG") + 1), ind, val);
 	k = chain_bound(&p, entry, ind, val, until, &v, &pts);
 	if (k < 0)
 		goto out;
