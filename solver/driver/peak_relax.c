@@ -1,24 +1,21 @@
 /*
- * peak_relax.c - the peak rows relaxed along the repeated layers: groundwork for a
- * lower bound of the least peak on stacks (docs/solver.md "Peak along the blocks",
- * "Toward a bound"). Nothing here is a bound yet; it reports (-v) what the rows give.
+ * peak_relax.c - a lower bound of the least peak from the peak rows relaxed along the
+ * repeated layers (docs/solver.md "The bound along the layers").
  *
  * The model's peak rows (P >= constant + terms, every term's coefficient made
  * nonnegative: a negative one at its column's upper bound) hold for every partition.
  * Each column belongs to a segment: the tail, one window (layer) of the stack, or the
  * head; s and r by their item, other columns by the items they share side rows with.
- * A row belongs to the highest segment among its columns. Lowering a row's terms
- * keeps it a lower bound, and dropping side rows only widens the set minimised over,
- * so with sigma(v) at most v's coefficient in every row kept above v's segment,
+ * A row belongs to the highest segment among its columns, then moves down to where
+ * its lower terms are at least their column's sigma. Lowering a row's terms keeps it
+ * a lower bound, and dropping side rows only widens the set minimised over, so with
+ * sigma(v) at most v's coefficient in every row kept above v's segment,
  *
  *   LB = min over x of max over kept rows of
  *        sum_{u < w} sigma_u(x_u) + local_w(x_w, entry state)
  *
- * would be a valid lower bound, and on a stack a chain (per window, the front of
- * (sigma, local) per entry and exit state, combined as solver/blocks/blocks_chain.c
- * does). The survey measures how much of the rows sigma keeps: with sigma the least
- * coefficient over every row above (strict), or over the 90 % of them that have the
- * term (the others then dropped from the relaxation).
+ * is a valid lower bound: per segment the front of (sigma, local peak) of a small
+ * MIP, combined along the segments by a greedy per P and a bisection on P.
  */
 #include "config.h"
 
