@@ -62,6 +62,14 @@ typedef struct ilpi_solve_hooks {
 	ilp_partition *const *seeds;
 	size_t n_seeds;
 	int seeds_only;
+	/* when > 0, the bound along the layers (solver/driver/peak_relax.c) checks itself
+	 * at the incumbent and at that many random s/r assignments, each with the model's
+	 * least P there (its other 0/1 columns integral): every relaxed row, a front point
+	 * at or below the assignment's own (sigma, local peak) per segment, and the chain
+	 * fitting at its relaxed peak; the points checked and the failures come back in
+	 * peak_relax_points and peak_relax_fails */
+	int peak_relax_check;
+	long peak_relax_points, peak_relax_fails;
 } ilpi_solve_hooks;
 
 /* A memory-budget conflict as the solve found it: the budget in bytes, the least saved

@@ -1,24 +1,21 @@
 /*
- * peak_relax.c - the peak rows relaxed along the repeated layers: groundwork for a
- * lower bound of the least peak on stacks (docs/solver.md "Peak along the blocks",
- * "Toward a bound"). Nothing here is a bound yet; it reports (-v) what the rows give.
+ * peak_relax.c - a lower bound of the least peak from the peak rows relaxed along the
+ * repeated layers (docs/solver.md "The bound along the layers").
  *
  * The model's peak rows (P >= constant + terms, every term's coefficient made
  * nonnegative: a negative one at its column's upper bound) hold for every partition.
  * Each column belongs to a segment: the tail, one window (layer) of the stack, or the
  * head; s and r by their item, other columns by the items they share side rows with.
- * A row belongs to the highest segment among its columns. Lowering a row's terms
- * keeps it a lower bound, and dropping side rows only widens the set minimised over,
- * so with sigma(v) at most v's coefficient in every row kept above v's segment,
+ * A row belongs to the highest segment among its columns, then moves down to where
+ * its lower terms are at least their column's sigma. Lowering a row's terms keeps it
+ * a lower bound, and dropping side rows only widens the set minimised over, so with
+ * sigma(v) at most v's coefficient in every row kept above v's segment,
  *
  *   LB = min over x of max over kept rows of
  *        sum_{u < w} sigma_u(x_u) + local_w(x_w, entry state)
  *
- * would be a valid lower bound, and on a stack a chain (per window, the front of
- * (sigma, local) per entry and exit state, combined as solver/blocks/blocks_chain.c
- * does). The survey measures how much of the rows sigma keeps: with sigma the least
- * coefficient over every row above (strict), or over the 90 % of them that have the
- * term (the others then dropped from the relaxation).
+ * is a valid lower bound: per segment the front of (sigma, local peak) of a small
+ * MIP, combined along the segments by a greedy per P and a bisection on P.
  */
 #include "config.h"
 
@@ -60,6 +57,7 @@ typedef struct pp {
 	int *side_seg;            /* per side row: the one segment it is local to, -1 none */
 	size_t n_side;
 	double floor;             /* model bytes: rows without any term */
+	double sgscale;           /* model bytes per unit of a local model's sigma row */
 } pp;
 
 static void
@@ -620,7 +618,7 @@ local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 		for (int j = 1; j <= p->ncol; j++)
 			if (loc[j] && p->seg[j] == w && p->sigma[j] > 0) {
 				li[++len] = loc[j];
-				lv[len] = p->sigma[j];
+				lv[len] = p->sigma[j] / p->sgscale;
 			}
 		*row_sig = glp_add_rows(M, 1);
 		glp_set_mat_row(M, *row_sig, len, li, lv);
@@ -679,7 +677,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 		glp_set_col_bnds(M, ca, GLP_FX, 0, 0);
 		if ((rc = solve_local(M, until, &smin)) != 0)
 			goto out;
-		rc = push_pt(f, smin, -DBL_MAX) != 0 ? -1 : 0;
+		rc = push_pt(f, smin * p->sgscale, -DBL_MAX) != 0 ? -1 : 0;
 		goto out;
 	}
 	if ((rc = solve_local(M, until, &smin)) != 0)
@@ -701,7 +699,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 			goto out;
 		}
 		if (f->n >= PP_MAX_PTS) {
-			rc = push_pt(f, smin, av) != 0 ? -1 : 0;
+			rc = push_pt(f, smin * p->sgscale, av) != 0 ? -1 : 0;
 			goto out;
 		}
 		/* least sigma with a <= av (a hair above: a lower sigma is optimistic) */
@@ -717,7 +715,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 			rc = 1;
 			goto out;
 		}
-		if (push_pt(f, sv, av) != 0)
+		if (push_pt(f, sv * p->sgscale, av) != 0)
 			goto out;
 		if (sv <= smin + 1e-9)
 			break;
@@ -749,6 +747,132 @@ chain_fits(const pp_front *f, size_t ns, double P)
 	return 1;
 }
 
+/* The self-check (ilpi_solve_hooks.peak_relax_check): at the incumbent and at random
+ * s/r assignments, the model's least P with the s and r columns fixed (every other
+ * column within [0, 1] integral, as the local models have them), then (1) every
+ * relaxed row at most that P, (2) per segment a front point at or below the
+ * assignment's (sigma, local peak), (3) the chain fitting at its relaxed peak and the
+ * bound at most that. Returns the failures; *pts the points checked. */
+static long
+self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts, long *pts)
+{
+	solve_ctx *c = p->c;
+	size_t n = c->red.n_items, ns = p->n_seg;
+	glp_prob *M = glp_create_prob();
+	double *x = malloc(((size_t)p->ncol + 1) * sizeof *x);
+	double *sg = calloc(ns, sizeof *sg), *aw = malloc(ns * sizeof *aw);
+	uint64_t st = 0x9e3779b97f4a7c15ULL;
+	long fails = 0;
+
+	*pts = 0;
+	if (x == NULL || sg == NULL || aw == NULL)
+		goto out;
+	glp_copy_prob(M, c->m.lp, GLP_OFF);
+	for (int j = 1; j <= p->ncol; j++) {
+		glp_set_obj_coef(M, j, 0);
+		if (j != c->peak.col && glp_get_col_type(M, j) == GLP_DB &&
+		    glp_get_col_lb(M, j) >= 0 && glp_get_col_ub(M, j) <= 1)
+			glp_set_col_kind(M, j, GLP_BV);
+	}
+	glp_set_obj_coef(M, c->peak.col, 1);
+	glp_set_obj_dir(M, GLP_MIN);
+	glp_set_col_bnds(M, c->peak.col, GLP_LO, 0, 0);
+	for (int t = 0; t <= n_pts; t++) {
+		glp_iocp io;
+		double P, prefix = 0, relax = -DBL_MAX, tol;
+
+		/* the incumbent, then the simulated answers so far (seeds) and the
+		 * incumbent with 1-4 random items set to a random state, alternately */
+		const uint8_t *bs = c->ws, *br = c->wr;
+		size_t flip[4], nf = 0;
+
+		if (t % 2 == 1 && c->hist != NULL && (size_t)(t / 2) < c->n_hist) {
+			bs = c->hist + (size_t)(t / 2) * 2 * n;
+			br = bs + n;
+		} else if (t > 0) {
+			st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+			nf = 1 + (size_t)((st >> 33) % 4);
+			for (size_t q = 0; q < nf; q++) {
+				st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+				flip[q] = (size_t)((st >> 33) % n);
+			}
+		}
+		for (size_t it = 0; it < n; it++) {
+			int js = c->m.col_s[it], jr = c->m.col_r[it], vs = bs[it], vr = br[it];
+
+			for (size_t q = 0; q < nf; q++)
+				if (flip[q] == it) {
+					st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+					vs = (st >> 33) % 3 == 1;
+					vr = (st >> 33) % 3 == 2;
+				}
+			if (js)
+				glp_set_col_bnds(M, js, GLP_FX, vs, vs);
+			if (jr)
+				glp_set_col_bnds(M, jr, GLP_FX, vr, vr);
+		}
+		glp_init_iocp(&io);
+		io.msg_lev = GLP_MSG_OFF;
+		io.presolve = GLP_ON;
+		io.tm_lim = 20000;
+		if (glp_intopt(M, &io) != 0 || glp_mip_status(M) != GLP_OPT)
+			continue; /* no model point there */
+		(*pts)++;
+		P = glp_mip_obj_val(M);
+		tol = 1e-6 * fabs(P) + 1e-3;
+		for (int j = 1; j <= p->ncol; j++)
+			x[j] = glp_mip_col_val(M, j);
+		for (size_t w = 0; w < ns; w++) {
+			sg[w] = 0;
+			aw[w] = -DBL_MAX;
+		}
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->seg[j] >= 0 && p->sigma[j] > 0)
+				sg[p->seg[j]] += p->sigma[j] * x[j];
+		for (size_t i = 0; i < p->n_row; i++) {
+			const pp_row *r = &p->row[i];
+			double v = r->cst;
+			int w = r->loc;
+
+			if (w < 0)
+				continue;
+			for (size_t k = r->beg; k < r->beg + r->len; k++) {
+				int j = p->tcol[k];
+
+				if (p->seg[j] == w)
+					v += p->tval[k] * x[j];
+				else if (w > 0 && p->seg[j] == w - 1 && entry[j])
+					v += (p->tval[k] - p->sigma[j]) * x[j];
+			}
+			aw[w] = fmax(aw[w], v);
+		}
+		for (size_t w = 0; w < ns; w++) {
+			int dom = 0;
+
+			/* (1) */
+			if (aw[w] > -DBL_MAX && prefix + aw[w] > P + tol)
+				fails++;
+			if (aw[w] > -DBL_MAX)
+				relax = fmax(relax, prefix + aw[w]);
+			/* (2) */
+			for (size_t k = 0; k < f[w].n && !dom; k++)
+				dom = f[w].sig[k] <= sg[w] + tol && (f[w].a[k] == -DBL_MAX ||
+				    f[w].a[k] <= aw[w] + tol);
+			fails += !dom;
+			prefix += sg[w];
+		}
+		/* (3) */
+		if (relax > -DBL_MAX && (!chain_fits(f, ns, relax + tol) || lb > relax + tol))
+			fails++;
+	}
+out:
+	glp_delete_prob(M);
+	free(x);
+	free(sg);
+	free(aw);
+	return fails;
+}
+
 /* The bound: fronts of every segment, then the least P (model units) the chain fits.
  * 0 with *lb, 1 out of time, -1 out of memory. */
 static int
@@ -769,6 +893,28 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 		    glp_get_col_type(p->c->m.lp, j) != GLP_DB ||
 		    glp_get_col_lb(p->c->m.lp, j) < 0 || glp_get_col_ub(p->c->m.lp, j) > 1))
 			step = 1e-6;
+	/* the sigma row in units of the sigmas' greatest common divisor: GLPK's bound
+	 * tolerance is relative (1e-7 of about 1e8 model bytes is more than the front's
+	 * step of half a byte, and the front stalled at one point until its cap) */
+	p->sgscale = 1;
+	if (step == 0.5) {
+		long long g = 0;
+
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->sigma[j] > 0) {
+				long long a = llround(p->sigma[j]), b = g;
+
+				while (b != 0) {
+					long long t = a % b;
+
+					a = b;
+					b = t;
+				}
+				g = a;
+			}
+		if (g > 1)
+			p->sgscale = (double)g;
+	}
 	*n_pts = 0;
 	for (size_t w = 0; w < ns; w++) {
 		int r = front_of(p, entry, (int)w, loc, ind, val, &f[w], until, step);
@@ -808,6 +954,35 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 			lo = mid;
 	}
 	*lb = lo; /* no chain fits at lo: every partition's peak is above it */
+	if (p->c->hooks != NULL && p->c->hooks->peak_relax_check > 0) {
+		long pts;
+
+		p->c->hooks->peak_relax_fails += self_check(p, entry, f, *lb,
+		    p->c->hooks->peak_relax_check, &pts);
+		p->c->hooks->peak_relax_points += pts;
+	}
+	/* -v: where the chain binds just below the bound (the segment whose every point
+	 * is above it after the prefix so far) */
+	{
+		double prefix = 0, unit = p->c->m.byte_unit;
+
+		for (size_t w = 0; w < ns; w++) {
+			double bs = DBL_MAX, ma = DBL_MAX;
+
+			for (size_t k = 0; k < f[w].n; k++) {
+				ma = fmin(ma, f[w].a[k]);
+				if (prefix + f[w].a[k] <= lo && f[w].sig[k] < bs)
+					bs = f[w].sig[k];
+			}
+			if (bs == DBL_MAX) {
+				drv_note(p->c, "peak relaxation: binds at segment %zu of %zu (prefix %.0f "
+				    "bytes, least local peak %.0f)", w, ns, prefix * unit,
+				    ma == -DBL_MAX ? 0.0 : ma * unit);
+				break;
+			}
+			prefix += bs;
+		}
+	}
 	rc = 0;
 out:
 	if (f != NULL)
