@@ -26,6 +26,10 @@ activation_memory_budget 0.5, 0.3 and 0.1 recorded. Then, per model and variant:
   F`) saves exactly the set this torch's own partitioner saved, at budget 1 and at 0.5, 0.3
   and 0.1; a partition that breaks a tag is reported as such (`ilpart mincut` exits 3
   exactly when `ilpart check` rejects torch's set).
+* budget_F: `ilpart compare --memory-budget F` (F = 0.5, 0.3, 0.1): the ILP at F is proven
+  optimal and obeys the tags; wherever this torch's partition at F obeys them, ilpart
+  saves no more bytes and recomputes no longer (ilpart's cost model); where the tags put
+  F out of reach, the answer is the least bytes they allow, said so.
 * peak: the peak `ilpart check` simulates for PyTorch's partitions (budget 1, 0.5, 0.3,
   0.1) and ilpart's against the CPU allocator's measured peak (tests/python/peakmem.py):
   within 5 % where PEAK_EXACT says so (all Llama, Qwen2, GPT-2 and BERT variants, plain
@@ -349,6 +353,36 @@ class RealModels(unittest.TestCase):
                                 % (i, rc2, err2.strip()[-200:], broken))
         self.assertFalse(problems, "%s: %s" % (label, "; ".join(problems)))
 
+    def budget(self, name, variant, budget):
+        """`ilpart compare --memory-budget F` (the ILP at F, PyTorch's fraction cap) against
+        this torch's own partition at F: proven, within its budget, and wherever PyTorch's
+        partition obeys the tags no more saved bytes and no longer recompute time (ilpart's
+        cost model); where the tags put F out of reach, the least bytes they allow, said so."""
+        c = case(name, variant)
+        label = "%s/%s@%s" % (name, variant, budget)
+        want = ilpart.reference_name(budget)
+        for i, path in enumerate(c.paths):
+            rc, out, err = cli("compare", path, "--memory-budget", budget, "--prefer",
+                               "pytorch", "--json", "--no-times")
+            self.assertEqual(rc, 0, "%s graph %d: %s" % (label, i, err))
+            rows = json.loads(out)["rows"]
+            ilp = [r for r in rows if r["kind"] == "ilp"][0]
+            (ref,) = [r for r in rows if r["name"] == "ref:" + want]
+            self.assertEqual(ilp["status"], "optimal", "%s graph %d: %s" % (label, i, ilp))
+            self.assertIsNone(ilp.get("violation"), "%s graph %d" % (label, i))
+            obeys = ref["violation"] is None
+            print("\n  %-18s graph %d: ilpart %9d B %9.3f us, PyTorch %9d B %9.3f us%s%s"
+                  % (label, i, ilp["saved_bytes"], ilp["recompute_time_us"],
+                     ref["saved_bytes"], ref["recompute_time_us"],
+                     "" if obeys else " (PyTorch breaks a tag)",
+                     "; " + ilp["note"][:90] if ilp.get("note") else ""), end="")
+            if ilp.get("note"):
+                self.assertIn("out of reach", ilp["note"])
+            elif obeys:
+                self.assertLessEqual(ilp["saved_bytes"], ref["saved_bytes"], label)
+                self.assertLessEqual(ilp["recompute_time_us"],
+                                     ref["recompute_time_us"] * (1 + 1e-9), label)
+
     def peak(self, name, variant):
         """Simulated against measured peak of PyTorch's partitions (budget 1, 0.5, 0.3,
         0.1) and ilpart's memory optimum of each joint graph."""
@@ -400,6 +434,9 @@ def _add_tests():
                     lambda self, n=name, v=variant: self.train(n, v))
             setattr(RealModels, "test_%s_%s_inductor" % (name, variant),
                     lambda self, n=name, v=variant: self.inductor(n, v))
+            for f in BUDGETS:
+                setattr(RealModels, "test_%s_%s_budget_%s" % (name, variant, f),
+                        lambda self, n=name, v=variant, f=f: self.budget(n, v, f))
             setattr(RealModels, "test_%s_%s_peak" % (name, variant),
                     lambda self, n=name, v=variant: self.peak(n, v))
             for b in (None,) + BUDGETS:
