@@ -56,8 +56,6 @@ typedef struct pp {
 	int *side;                /* side rows (row numbers of the model) */
 	int *side_seg;            /* per side row: the one segment it is local to, -1 none */
 	size_t n_side;
-	int *rep;                 /* per column: its representative (merge_columns) */
-	uint8_t *lowr;            /* per column: a representative of merged columns */
 	double floor;             /* model bytes: rows without any term */
 	double sgscale;           /* model bytes per unit of a local model's sigma row */
 } pp;
@@ -76,8 +74,6 @@ pp_free(pp *p)
 	free(p->tval);
 	free(p->side);
 	free(p->side_seg);
-	free(p->rep);
-	free(p->lowr);
 }
 
 /* Items' segments: windows 1..n_win, the tail 0 (before window 0 in item order), the
@@ -207,211 +203,6 @@ column_segments(pp *p, int *ind, double *val)
 	return 0;
 }
 
-/* ---- equivalent auxiliary columns ---------------------------------------------------
- *
- * A general row gives each storage it carries as a conjunction a z column of its own
- * (z in [0, 1], z >= each conjunction), so the rows at the steps above a window carry
- * that window's saved storage on as many different columns as there are rows, and no
- * sigma reaches them. A column is *mergeable* when it is in [0, 1] and every row it is
- * in is either a P row or a lower-bound row with coefficient 1 on it (its least value
- * given the others is then max(0, the largest of those rows' bounds less their other
- * terms)), and no other mergeable column is in those rows. Mergeable columns whose
- * rows are the same but for the column itself have the same least value at every
- * point; the relaxation replaces each by the first of them (its representative),
- * which at its least value is at most each of them: every P row only goes down. */
-
-typedef struct sig_ent {
-	int col;
-	size_t beg, len;          /* into the signature buffer (doubles) */
-	const double *v;          /* its doubles, once the buffer is complete */
-} sig_ent;
-
-typedef struct sig_buf {
-	double *v;
-	size_t n, cap;
-} sig_buf;
-
-static int
-sb_put(sig_buf *b, double x)
-{
-	if (b->n == b->cap) {
-		size_t cap = 2 * b->cap + 4096;
-		double *v = realloc(b->v, cap * sizeof *v);
-
-		if (v == NULL)
-			return -1;
-		b->v = v;
-		b->cap = cap;
-	}
-	b->v[b->n++] = x;
-	return 0;
-}
-
-static int
-cmp_sig(const void *pa, const void *pb)
-{
-	const sig_ent *a = pa, *b = pb;
-
-	if (a->len != b->len)
-		return a->len < b->len ? -1 : 1;
-	for (size_t k = 0; k < a->len; k++) {
-		double x = a->v[k], y = b->v[k];
-
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return a->col < b->col ? -1 : a->col > b->col;
-}
-
-/* a row's encoding: its lower bound, its length, then (column, value) by column */
-typedef struct enc_row {
-	size_t beg, len;
-	const double *v;
-} enc_row;
-
-static int
-cmp_enc(const void *pa, const void *pb)
-{
-	const enc_row *a = pa, *b = pb;
-
-	if (a->len != b->len)
-		return a->len < b->len ? -1 : 1;
-	for (size_t k = 0; k < a->len; k++) {
-		double x = a->v[k], y = b->v[k];
-
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return 0;
-}
-
-/* Whether column j is mergeable (first pass: its own rows only). */
-static int
-mergeable_own(pp *p, int j, int *ri, double *rv, int *ind, double *val)
-{
-	glp_prob *lp = p->c->m.lp;
-	int P = p->c->peak.col, len;
-
-	if (j == P || p->item[j] >= 0 || glp_get_col_type(lp, j) != GLP_DB ||
-	    glp_get_col_lb(lp, j) != 0 || glp_get_col_ub(lp, j) != 1)
-		return 0;
-	len = glp_get_mat_col(lp, j, ri, rv);
-	for (int k = 1; k <= len; k++) {
-		int rl = glp_get_mat_row(lp, ri[k], ind, val), isp = 0;
-
-		for (int q = 1; q <= rl; q++)
-			isp |= ind[q] == P;
-		if (isp)
-			continue;
-		if (rv[k] != 1 || glp_get_row_type(lp, ri[k]) != GLP_LO)
-			return 0;
-	}
-	return 1;
-}
-
-/* rep[j]: the representative of column j (j itself when not merged). */
-static int
-merge_columns(pp *p, int *rep, int *ind, double *val, size_t *n_merged)
-{
-	glp_prob *lp = p->c->m.lp;
-	int P = p->c->peak.col, nrow = glp_get_num_rows(lp);
-	int *ri = malloc(((size_t)nrow + 1) * sizeof *ri), *tmp = NULL;
-	double *rv = malloc(((size_t)nrow + 1) * sizeof *rv);
-	uint8_t *mg = calloc((size_t)p->ncol + 1, 1);
-	sig_buf sb = { NULL, 0, 0 }, rb = { NULL, 0, 0 };
-	sig_ent *se = NULL;
-	enc_row *er = NULL;
-	size_t n_se = 0;
-	int rc = -1;
-
-	*n_merged = 0;
-	for (int j = 0; j <= p->ncol; j++)
-		rep[j] = j;
-	if (ri == NULL || rv == NULL || mg == NULL ||
-	    (se = malloc(((size_t)p->ncol + 1) * sizeof *se)) == NULL ||
-	    (er = malloc(((size_t)nrow + 1) * sizeof *er)) == NULL ||
-	    (tmp = malloc(((size_t)p->ncol + 1) * sizeof *tmp)) == NULL)
-		goto out;
-	for (int j = 1; j <= p->ncol; j++)
-		mg[j] = (uint8_t)mergeable_own(p, j, ri, rv, ind, val);
-	for (int j = 1; j <= p->ncol; j++) {
-		int len, ok = 1;
-		size_t ne = 0;
-
-		if (!mg[j])
-			continue;
-		len = glp_get_mat_col(lp, j, ri, rv);
-		rb.n = 0;
-		for (int k = 1; k <= len && ok; k++) {
-			int rl = glp_get_mat_row(lp, ri[k], ind, val), isp = 0, m = 0;
-
-			for (int q = 1; q <= rl; q++)
-				isp |= ind[q] == P;
-			if (isp)
-				continue;
-			er[ne].beg = rb.n;
-			if (sb_put(&rb, glp_get_row_lb(lp, ri[k])) != 0)
-				goto out;
-			/* the other columns by index (sorted through tmp: positions) */
-			for (int q = 1; q <= rl; q++) {
-				if (ind[q] == j)
-					continue;
-				if (mg[ind[q]])
-					ok = 0;
-				tmp[m++] = q;
-			}
-			for (int a = 1; a < m; a++)
-				for (int b = a; b > 0 && ind[tmp[b - 1]] > ind[tmp[b]]; b--) {
-					int t = tmp[b];
-
-					tmp[b] = tmp[b - 1];
-					tmp[b - 1] = t;
-				}
-			for (int a = 0; a < m; a++)
-				if (sb_put(&rb, ind[tmp[a]]) != 0 || sb_put(&rb, val[tmp[a]]) != 0)
-					goto out;
-			er[ne].len = rb.n - er[ne].beg;
-			ne++;
-		}
-		if (!ok || ne == 0)
-			continue;
-		for (size_t e = 0; e < ne; e++)
-			er[e].v = rb.v + er[e].beg;
-		qsort(er, ne, sizeof *er, cmp_enc);
-		se[n_se].col = j;
-		se[n_se].beg = sb.n;
-		for (size_t e = 0; e < ne; e++)
-			for (size_t k = 0; k < er[e].len; k++)
-				if (sb_put(&sb, rb.v[er[e].beg + k]) != 0)
-					goto out;
-		se[n_se].len = sb.n - se[n_se].beg;
-		n_se++;
-	}
-	for (size_t k = 0; k < n_se; k++)
-		se[k].v = sb.v + se[k].beg;
-	qsort(se, n_se, sizeof *se, cmp_sig);
-	for (size_t k = 1; k < n_se; k++) {
-		sig_ent a = se[k - 1], b = se[k];
-
-		a.col = b.col = 0;
-		if (cmp_sig(&a, &b) == 0) {
-			rep[se[k].col] = rep[se[k - 1].col];
-			(*n_merged)++;
-		}
-	}
-	rc = 0;
-out:
-	free(ri);
-	free(rv);
-	free(mg);
-	free(sb.v);
-	free(rb.v);
-	free(se);
-	free(er);
-	free(tmp);
-	return rc;
-}
-
 /* The P rows as P >= cst + sum of nonnegative terms over assigned columns (a negative
  * term at its column's upper bound, a term on an unassigned column dropped), the
  * other rows as side rows. -1 out of memory, 1 when a row cannot be read so. */
@@ -442,13 +233,7 @@ read_rows(pp *p, int *ind, double *val)
 			if (ind[k] == P)
 				pc = val[k];
 		if (pc == 0) {
-			int dup = 0;
-
-			/* a merged column's rows are its representative's */
-			for (int k = 1; k <= len; k++)
-				dup |= p->rep[ind[k]] != ind[k];
-			if (!dup)
-				p->side[p->n_side++] = i;
+			p->side[p->n_side++] = i;
 			continue;
 		}
 		if (pc < 0 || (t != GLP_LO && t != GLP_DB && t != GLP_FX))
@@ -467,21 +252,12 @@ read_rows(pp *p, int *ind, double *val)
 				if (p->ub[j] == DBL_MAX)
 					goto drop;
 				cst += v * p->ub[j];
-			} else if (v > 0 && p->seg[p->rep[j]] >= 0) {
-				p->got[p->rep[j]] += v;
+			} else if (v > 0 && p->seg[j] >= 0) {
+				if (put_term(p, j, v) != 0)
+					return -1;
+				if (p->seg[j] > r->loc)
+					r->loc = p->seg[j];
 			}
-		}
-		/* the terms, merged columns summed on their representative */
-		for (int k = 1; k <= len; k++) {
-			int j = p->rep[ind[k]];
-
-			if (p->got[j] == 0)
-				continue;
-			if (put_term(p, j, p->got[j]) != 0)
-				return -1;
-			p->got[j] = 0;
-			if (p->seg[j] > r->loc)
-				r->loc = p->seg[j];
 		}
 		r->cst = cst;
 		r->len = p->n_t - r->beg;
@@ -492,8 +268,6 @@ read_rows(pp *p, int *ind, double *val)
 		p->n_row++;
 		continue;
 drop:
-		for (int k = 1; k <= len; k++)
-			p->got[p->rep[ind[k]]] = 0;
 		p->n_t = r->beg;
 	}
 	return 0;
@@ -987,17 +761,11 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 	glp_prob *M = glp_create_prob();
 	double *x = malloc(((size_t)p->ncol + 1) * sizeof *x);
 	double *sg = calloc(ns, sizeof *sg), *aw = malloc(ns * sizeof *aw);
-	int nrow = glp_get_num_rows(c->m.lp);
-	int *ri = malloc(((size_t)nrow + 1) * sizeof *ri);
-	int *ci = malloc(((size_t)p->ncol + 1) * sizeof *ci);
-	double *rv = malloc(((size_t)nrow + 1) * sizeof *rv);
-	double *cv = malloc(((size_t)p->ncol + 1) * sizeof *cv);
 	uint64_t st = 0x9e3779b97f4a7c15ULL;
 	long fails = 0;
 
 	*pts = 0;
-	if (x == NULL || sg == NULL || aw == NULL || ri == NULL || ci == NULL || rv == NULL ||
-	    cv == NULL)
+	if (x == NULL || sg == NULL || aw == NULL)
 		goto out;
 	glp_copy_prob(M, c->m.lp, GLP_OFF);
 	for (int j = 1; j <= p->ncol; j++) {
@@ -1054,27 +822,6 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 		tol = 1e-6 * fabs(P) + 1e-3;
 		for (int j = 1; j <= p->ncol; j++)
 			x[j] = glp_mip_col_val(M, j);
-		/* merged columns' representatives at their least value (the relaxation's
-		 * rows hold there, and every model row still does) */
-		for (int j = 1; j <= p->ncol; j++)
-			if (p->lowr[j]) {
-				int len = glp_get_mat_col(c->m.lp, j, ri, rv);
-				double least = 0;
-
-				for (int k = 1; k <= len; k++) {
-					int rl = glp_get_mat_row(c->m.lp, ri[k], ci, cv), isp = 0;
-					double v = glp_get_row_lb(c->m.lp, ri[k]);
-
-					for (int q = 1; q <= rl; q++) {
-						isp |= ci[q] == c->peak.col;
-						if (ci[q] != j)
-							v -= cv[q] * x[ci[q]];
-					}
-					if (!isp)
-						least = fmax(least, v);
-				}
-				x[j] = least;
-			}
 		for (size_t w = 0; w < ns; w++) {
 			sg[w] = 0;
 			aw[w] = -DBL_MAX;
@@ -1123,10 +870,6 @@ out:
 	free(x);
 	free(sg);
 	free(aw);
-	free(ri);
-	free(ci);
-	free(rv);
-	free(cv);
 	return fails;
 }
 
@@ -1260,7 +1003,7 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	double *val = NULL, v = 0;
 	uint8_t *entry = NULL;
 	double t1 = ilpi_now(), unit = c->m.byte_unit;
-	size_t nc, moved, pts = 0, merged = 0;
+	size_t nc, moved, pts = 0;
 
 	memset(&p, 0, sizeof p);
 	p.c = c;
@@ -1285,17 +1028,7 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 		rc = 1;
 		goto out;
 	}
-	p.rep = malloc(nc * sizeof *p.rep);
-	p.lowr = calloc(nc, 1);
-	if (p.rep == NULL || p.lowr == NULL || column_segments(&p, ind, val) != 0 ||
-	    merge_columns(&p, p.rep, ind, val, &merged) != 0)
-		goto out;
-	for (int j = 1; j <= p.ncol; j++)
-		if (p.rep[j] != j) {
-			p.lowr[p.rep[j]] = 1;
-			p.seg[j] = -1;
-		}
-	if ((k = read_rows(&p, ind, val)) < 0 ||
+	if (column_segments(&p, ind, val) != 0 || (k = read_rows(&p, ind, val)) < 0 ||
 	    entry_columns(&p, entry) != 0 || side_segments(&p, entry, ind, val) != 0)
 		goto out;
 	if (k > 0) {
@@ -1322,9 +1055,8 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 		goto out;
 	}
 	*lb = fmax(v, p.floor) * unit;
-	drv_note(c, "peak relaxation: %zu columns merged, %zu rows moved down, %zu front points, "
-	    "bound %.0f bytes (chain %.0f, floor %.0f), %.2fs", merged, moved, pts, *lb, v * unit,
-	    p.floor * unit,
+	drv_note(c, "peak relaxation: %zu rows moved down, %zu front points, bound %.0f bytes "
+	    "(chain %.0f, floor %.0f), %.2fs", moved, pts, *lb, v * unit, p.floor * unit,
 	    ilpi_now() - t1);
 	rc = 0;
 out:
