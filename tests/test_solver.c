@@ -3194,7 +3194,19 @@ budget_case(const char *path, const char *file, double f, int *dominated, int *v
 	bf = (int64_t)floor(hi > lo ? lo + f * (hi - lo) : hi);
 	if (ilp_solve(g, &o, &p, &err) == 0) {
 		ck_assert_int_le(p->saved_bytes, p->budget_bytes);
-		ck_assert_str_eq(p->status, "optimal");
+		/* proven, or read off the bytes/time front within PyTorch's simulated peak
+		 * (solver/driver/dominate.c): no worse on the three numbers, not proven the
+		 * least time within that peak */
+		if (strcmp(p->status, "optimal") != 0) {
+			ilp_peak pk;
+
+			ck_assert_str_eq(p->status, "feasible");
+			ck_assert_int_ge(p->peak_cap_bytes, 0);
+			ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+			ck_assert_int_le(pk.peak_bytes, p->peak_cap_bytes);
+			fprintf(stderr, "budget %-4g %-22s at f: off the front within PyTorch's peak "
+			    "%lld\n", f, file, (long long)p->peak_cap_bytes);
+		}
 		if (mc_ok) {
 			/* min(B(f), min-cut's bytes), or the min-cut's bytes above B(f) when the
 			 * optimum within B(f) was slower than the min-cut */
