@@ -27,7 +27,8 @@ activation_memory_budget 0.5, 0.3 and 0.1 recorded. Then, per model and variant:
   and 0.1; a partition that breaks a tag is reported as such (`ilpart mincut` exits 3
   exactly when `ilpart check` rejects torch's set).
 * budget_F: `ilpart compare --memory-budget F` (F = 0.5, 0.3, 0.1): the ILP at F is proven
-  optimal and obeys the tags; wherever this torch's partition at F obeys them, ilpart
+  optimal, or read off the bytes/time front within PyTorch's simulated peak, and obeys
+  the tags; wherever this torch's partition at F obeys them, ilpart
   saves no more bytes and recomputes no longer (ilpart's cost model); where the tags put
   F out of reach, the answer is the least bytes they allow, said so.
 * peak: the peak `ilpart check` simulates for PyTorch's partitions (budget 1, 0.5, 0.3,
@@ -355,7 +356,8 @@ class RealModels(unittest.TestCase):
 
     def budget(self, name, variant, budget):
         """`ilpart compare --memory-budget F` (the ILP at F, PyTorch's fraction cap) against
-        this torch's own partition at F: proven, within its budget, and wherever PyTorch's
+        this torch's own partition at F: proven, or read off the front within PyTorch's
+        simulated peak (util.assert_fraction_status), and wherever PyTorch's
         partition obeys the tags no more saved bytes and no longer recompute time (ilpart's
         cost model); where the tags put F out of reach, the least bytes they allow, said so."""
         c = case(name, variant)
@@ -368,7 +370,7 @@ class RealModels(unittest.TestCase):
             rows = json.loads(out)["rows"]
             ilp = [r for r in rows if r["kind"] == "ilp"][0]
             (ref,) = [r for r in rows if r["name"] == "ref:" + want]
-            self.assertEqual(ilp["status"], "optimal", "%s graph %d: %s" % (label, i, ilp))
+            util.assert_fraction_status(self, ilp, "%s graph %d" % (label, i))
             self.assertIsNone(ilp.get("violation"), "%s graph %d" % (label, i))
             obeys = ref["violation"] is None
             print("\n  %-18s graph %d: ilpart %9d B %9.3f us, PyTorch %9d B %9.3f us%s%s"

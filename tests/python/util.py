@@ -172,3 +172,14 @@ def compare_bytes(tc, label, entry, strict=True):
 
 __all__ = ["run", "compile_ilpart", "compile_pytorch", "assert_same", "check_entry", "compare_bytes",
            "forward_side", "required_forward", "saved_names", "recomputed_names"]
+
+
+def assert_fraction_status(tc, row, label=""):
+    """A compare row's ILP answer at a fraction: proven optimal, or (solver/driver/
+    dominate.c, no --time-limit) read off the bytes/time front within PyTorch's simulated
+    peak: status feasible, peak_cap_bytes recorded and the answer's peak within it."""
+    if row["status"] == "optimal":
+        return
+    tc.assertEqual(row["status"], "feasible", "%s: %s" % (label, row))
+    tc.assertIsNotNone(row.get("peak_cap_bytes"), "%s: %s" % (label, row))
+    tc.assertLessEqual(row["peak_bytes"], row["peak_cap_bytes"], "%s: %s" % (label, row))
