@@ -29,7 +29,8 @@ activation_memory_budget 0.5, 0.3 and 0.1 recorded. Then, per model and variant:
 * budget_F: `ilpart compare --memory-budget F` (F = 0.5, 0.3, 0.1): the ILP at F is proven
   optimal, or read off the bytes/time front within PyTorch's simulated peak, and obeys
   the tags; wherever this torch's partition at F obeys them, ilpart
-  saves no more bytes and recomputes no longer (ilpart's cost model); where the tags put
+  saves no more bytes, recomputes no longer (ilpart's cost model) and has no higher
+  simulated peak; where the tags put
   F out of reach, the answer is the least bytes they allow, said so.
 * peak: the peak `ilpart check` simulates for PyTorch's partitions (budget 1, 0.5, 0.3,
   0.1) and ilpart's against the CPU allocator's measured peak (tests/python/peakmem.py):
@@ -384,6 +385,7 @@ class RealModels(unittest.TestCase):
                 self.assertLessEqual(ilp["saved_bytes"], ref["saved_bytes"], label)
                 self.assertLessEqual(ilp["recompute_time_us"],
                                      ref["recompute_time_us"] * (1 + 1e-9), label)
+                self.assertLessEqual(ilp["peak_bytes"], ref["peak_bytes"], label)
 
     def peak(self, name, variant):
         """Simulated against measured peak of PyTorch's partitions (budget 1, 0.5, 0.3,
