@@ -110,9 +110,9 @@ def stage2(err):
             return "not run"
         if "least-recompute: no answer in the time left" in line:
             return "no answer"
-        m = re.search(r"stage least-recompute: (.*?), objective .*, gap (\S+), ", line)
+        m = re.search(r"stage least-recompute: (.*?), objective ", line)
         if m:
-            return m.group(1) if m.group(1) != "optimal" else "optimal"
+            return m.group(1)
     return "not run"
 
 
