@@ -95,6 +95,9 @@ typedef struct solve_ctx {
 	ilpi_model m;
 	ilpi_blocks *blocks;      /* the decomposition, when it applies */
 	int blocks_none;          /* blocks_ready found it does not apply */
+	int blocks_over;          /* the decomposition stopped over its work limit: the
+	                           * whole model's stages get the peak search's default
+	                           * time limit when the caller gave none (stage.c) */
 	uint8_t *s, *r;           /* per item: the answer */
 	uint8_t *ws, *wr;         /* per item: a feasible start */
 	uint8_t *ts, *tr;         /* per item: scratch */

@@ -27,7 +27,9 @@ blocks_fallback(solve_ctx *c, int rc)
 {
 	if (rc < 0)
 		return -1;
-	drv_note(c, "blocks: over the work or time limit; solving the model as a whole");
+	drv_note(c, "blocks: over the work or time limit; solving the model as a whole%s",
+	    c->o->time_limit > 0 ? "" : " (within the default time limit)");
+	c->blocks_over = 1;
 	ilpi_blocks_free(c->blocks);
 	c->blocks = NULL;
 	c->blocks_none = 1;

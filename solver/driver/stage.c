@@ -205,9 +205,12 @@ drv_stage(solve_ctx *c, const char *what, unsigned flags, const ilpi_terms *t,
 	memset(mip, 0, sizeof *mip);
 	if (c->peak.col != 0)
 		ws = wr = NULL; /* a start knows nothing of the peak column */
-	if (o->time_limit > 0 || c->peak.col != 0) {
-		mip->time_limit = (c->peak.col != 0 ? drv_peak_limit(c) : o->time_limit) -
-		    (t1 - c->t0);
+	/* Without a limit of the caller's, the peak search and a model the decomposition
+	 * gave up on (over its work limit: transformers' 100-layer Llama at 0.1, whose
+	 * whole model ran for more than 9 minutes) keep to the default of drv_peak_limit. */
+	if (o->time_limit > 0 || c->peak.col != 0 || c->blocks_over) {
+		mip->time_limit = (c->peak.col != 0 || c->blocks_over ? drv_peak_limit(c) :
+		    o->time_limit) - (t1 - c->t0);
 		if (mip->time_limit < 0.001)
 			mip->time_limit = 0.001;
 	}
