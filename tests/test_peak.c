@@ -483,6 +483,36 @@ START_TEST(peak_default_time_limit_bounds_every_stage)
 }
 END_TEST
 
+/* A least-peak loop solve that fails in GLPK (ilpi_solve_hooks.peak_fail_solve: the
+ * failure of a 100-layer GPT-2, "LP relaxation failed") leaves the best simulated answer
+ * as the answer, checked, status "feasible"; before, the solve ended in an error and no
+ * partition. */
+START_TEST(peak_loop_glpk_failure_keeps_the_best)
+{
+	ilp_graph *g = t_graph_file(t_srcpath("tests/data/corpus/llama-2l.json"));
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_check_options co = { ILP_PREFER_HARD };
+	ilpi_solve_hooks hooks = { .peak_default_limit = 60, .peak_fail_solve = 1 };
+	ilp_peak pk;
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_PEAK;
+	o.monolithic = 1; /* the loop, not the bound along the layers, decides */
+	ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(hooks.peak_fail_solve, -1); /* it fired */
+	ck_assert_str_eq(p->status, "feasible");
+	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+	ck_assert_int_gt(pk.peak_bytes, 0);
+	fprintf(stderr, "peak after a failed loop solve on llama-2l: %lld bytes\n",
+	    (long long)pk.peak_bytes);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* The partitions `ilpart compare` puts beside the peak row: the saved-bytes optimum,
  * min-cut (torch's reading of the tags) without and with budgets, the references,
  * save-all. Returns how many were made. */
@@ -1101,6 +1131,7 @@ suite_peak(void)
 	tcase_add_test(tc, peak_saved_value_freed_before_recomputed_users_step);
 	tcase_add_loop_test(tc, peak_rows_above_best_answer_keep_it, 0, 3);
 	tcase_add_test(tc, peak_default_time_limit_bounds_every_stage);
+	tcase_add_test(tc, peak_loop_glpk_failure_keeps_the_best);
 	tcase_add_test(tc, peak_clock_checks_end_with_a_checked_partition);
 	suite_add_tcase(s, tc);
 	return s;

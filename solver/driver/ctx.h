@@ -70,6 +70,11 @@ typedef struct ilpi_solve_hooks {
 	 * peak_relax_points and peak_relax_fails */
 	int peak_relax_check;
 	long peak_relax_points, peak_relax_fails;
+	/* when > 0, the least-peak loop's solve of that number (1: the first) fails as
+	 * GLPK's did on a 100-layer GPT-2 ("LP relaxation failed", a basis singular to
+	 * working precision): a test of the answer after such a failure; set to -1 when
+	 * it fired */
+	int peak_fail_solve;
 } ilpi_solve_hooks;
 
 /* A memory-budget conflict as the solve found it: the budget in bytes, the least saved
@@ -95,6 +100,8 @@ typedef struct solve_ctx {
 	ilpi_model m;
 	ilpi_blocks *blocks;      /* the decomposition, when it applies */
 	int blocks_none;          /* blocks_ready found it does not apply */
+	int peak_failed;          /* a least-peak loop solve failed in GLPK: the best
+	                           * simulated answer stands, unproven (obj_peak.c) */
 	int blocks_over;          /* the decomposition stopped over its work limit: the
 	                           * whole model's stages get the peak search's default
 	                           * time limit when the caller gave none (stage.c) */

@@ -149,9 +149,24 @@ peak_loop(solve_ctx *c, int64_t *best, peak_starts *st, ilpi_mip *mip, int *iter
 		 * left) where the weights did not in 42 s. */
 		c->peak_w_from = *best >= 0 && *iter == 0 ? ((double)(*best) - 0.5) / unit *
 		    (1 - PEAK_LOOP_GAP) : DBL_MAX;
-		if (drv_stage_keep(c, "least-peak", DRV_STAGE_LEAST_PEAK | DRV_STAGE_UNDEF_OK,
-		    c->ts, c->tr, mip, err) != 0)
-			return -1;
+		if ((c->hooks != NULL && c->hooks->peak_fail_solve == *iter + 1) ?
+		    (c->hooks->peak_fail_solve = -1, ilpi_err(err, ILP_ERR_SOLVER, "%s: stage "
+		    "'least-peak': GLPK: LP relaxation failed (the test hook peak_fail_solve)",
+		    c->g->path), -1) :
+		    drv_stage_keep(c, "least-peak", DRV_STAGE_LEAST_PEAK | DRV_STAGE_UNDEF_OK,
+		    c->ts, c->tr, mip, err) != 0) {
+			/* GLPK gave up on a solve (a basis singular to working precision, on a
+			 * 100-layer GPT-2 after 4 minutes): the best simulated answer, checked,
+			 * stands, with the bound so far; no answer yet is an error. */
+			if (err->kind != ILP_ERR_SOLVER || *best < 0)
+				return -1;
+			drv_note(c, "least-peak: %s; the best simulated answer stands (unproven)",
+			    err->msg);
+			ilpi_err_clear(err);
+			c->peak_failed = 1;
+			mip->status = GLP_UNDEF;
+			break;
+		}
 		if (mip->status == GLP_NOFEAS)
 			break; /* every answer cut off: the *best is proven */
 		if (mip->status == GLP_UNDEF) {
@@ -272,7 +287,10 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	    !drv_peak_room(c, "least-recompute")) {
 		/* unproven when the clock stopped it, also before or between the stages
 		 * (a search that never ran one reported "feasible") */
-		if (mip.status == GLP_UNDEF || mip.timed_out || (c->peak_bound < (double)best &&
+		if (c->peak_failed) {
+			if (strcmp(c->status, "optimal") != 0)
+				c->status = "feasible";
+		} else if (mip.status == GLP_UNDEF || mip.timed_out || (c->peak_bound < (double)best &&
 		    drv_peak_late(c)))
 			c->status = "time-limit";
 		else if (strcmp(c->status, "optimal") == 0)
