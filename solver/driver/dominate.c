@@ -21,7 +21,6 @@
 #include "graph/clock.h"
 #include "graph/partition.h"
 #include "solver/driver/dominate.h"
-#include "ilpart.h"
 #include "solver/driver/solve.h"
 
 static void
@@ -72,7 +71,8 @@ worse_names(int w)
 }
 
 /* Least recompute time within `bytes` and PyTorch's peak pp, PyTorch's partition the
- * seed (and fq, the front's answer, when not NULL). 0 with *q the answer (or NULL when none was found), -1 on a system error. */
+ * seed (and fq, the front's answer, when not NULL). 0 with *q the answer (or NULL when
+ * none was found), -1 on a system error. */
 static int
 solve_within(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
     const ilp_partition *pt, const ilp_partition *fq, int64_t bytes, int64_t pp, double t0,
@@ -202,6 +202,22 @@ out:
 	return rc;
 }
 
+/* An answer not proven by a solve of its own (PyTorch's partition, a front point):
+ * the fraction's runtime producer with `status` and `gap`, within `bytes` and the peak
+ * cap pp. */
+static void
+mark_answer(ilp_partition *q, const ilp_graph *g, const ilp_solve_options *o,
+    const char *status, double gap, int64_t bytes, int64_t pp)
+{
+	ilpi_partition_set_producer(q, "ilp", "runtime", ilp_prefer_name(o->prefer), status);
+	q->gap = gap;
+	q->objective_value = q->recompute_time_us;
+	q->budget_bytes = bytes;
+	q->note[0] = '\0';
+	ilpi_partition_record(q, g, o);
+	q->peak_cap_bytes = pp;
+}
+
 int
 drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
     const ilp_partition *pt, int64_t budget, double t0, ilp_partition **out, ilp_error *err)
@@ -234,14 +250,7 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 	 * was judged), the last resort. */
 	if (o->time_limit > 0 && ilpi_now() - t0 >= o->time_limit &&
 	    (q = ilpi_partition_clone(g, pt)) != NULL) {
-		ilpi_partition_set_producer(q, "ilp", "runtime", ilp_prefer_name(o->prefer),
-		    "time-limit");
-		q->gap = 1;
-		q->objective_value = q->recompute_time_us;
-		q->budget_bytes = pt->saved_bytes;
-		q->note[0] = '\0';
-		ilpi_partition_record(q, g, o);
-		q->peak_cap_bytes = pp.peak_bytes;
+		mark_answer(q, g, o, "time-limit", 1, pt->saved_bytes, pp.peak_bytes);
 		say(o, "dominance: the time limit is spent: PyTorch's partition is the answer");
 		ilp_partition_free(*out);
 		*out = q;
@@ -263,15 +272,9 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 			double lb = k == 0 && strcmp((*out)->status, "optimal") == 0 ?
 			    (*out)->recompute_time_us : -1;
 
-			ilpi_partition_set_producer(fq, "ilp", "runtime",
-			    ilp_prefer_name(o->prefer), "feasible");
-			fq->gap = lb < 0 ? -1 : fq->recompute_time_us > 0 ?
-			    (fq->recompute_time_us - lb) / fq->recompute_time_us : 0;
-			fq->objective_value = fq->recompute_time_us;
-			fq->budget_bytes = bytes;
-			fq->note[0] = '\0';
-			ilpi_partition_record(fq, g, o);
-			fq->peak_cap_bytes = pp.peak_bytes;
+			mark_answer(fq, g, o, "feasible", lb < 0 ? -1 : fq->recompute_time_us > 0 ?
+			    (fq->recompute_time_us - lb) / fq->recompute_time_us : 0, bytes,
+			    pp.peak_bytes);
 			say(o, "dominance: off the bytes/time front: %lld bytes, %.6g us, peak within "
 			    "%lld", (long long)fq->saved_bytes, fq->recompute_time_us,
 			    (long long)pp.peak_bytes);

@@ -106,6 +106,7 @@ peak_loop(solve_ctx *c, int64_t *best, peak_starts *st, ilpi_mip *mip, int *iter
 	double unit = c->m.byte_unit, eps = 0.5 / unit / (double)(2 * n + 1);
 	double limit = drv_peak_limit(c);
 	int64_t sim;
+	int failed;
 
 	for (*iter = 0;; (*iter)++) {
 		ilpi_model_set_objective(&c->m, &none);
@@ -149,12 +150,16 @@ peak_loop(solve_ctx *c, int64_t *best, peak_starts *st, ilpi_mip *mip, int *iter
 		 * left) where the weights did not in 42 s. */
 		c->peak_w_from = *best >= 0 && *iter == 0 ? ((double)(*best) - 0.5) / unit *
 		    (1 - PEAK_LOOP_GAP) : DBL_MAX;
-		if ((c->hooks != NULL && c->hooks->peak_fail_solve == *iter + 1) ?
-		    (c->hooks->peak_fail_solve = -1, ilpi_err(err, ILP_ERR_SOLVER, "%s: stage "
-		    "'least-peak': GLPK: LP relaxation failed (the test hook peak_fail_solve)",
-		    c->g->path), -1) :
-		    drv_stage_keep(c, "least-peak", DRV_STAGE_LEAST_PEAK | DRV_STAGE_UNDEF_OK,
-		    c->ts, c->tr, mip, err) != 0) {
+		if (c->hooks != NULL && c->hooks->peak_fail_solve == *iter + 1) {
+			c->hooks->peak_fail_solve = -1;
+			ilpi_err(err, ILP_ERR_SOLVER, "%s: stage 'least-peak': GLPK: LP relaxation "
+			    "failed (the test hook peak_fail_solve)", c->g->path);
+			failed = 1;
+		} else {
+			failed = drv_stage_keep(c, "least-peak", DRV_STAGE_LEAST_PEAK |
+			    DRV_STAGE_UNDEF_OK, c->ts, c->tr, mip, err) != 0;
+		}
+		if (failed) {
 			/* GLPK gave up on a solve (a basis singular to working precision, on a
 			 * 100-layer GPT-2 after 4 minutes): the best simulated answer, checked,
 			 * stands, with the bound so far; no answer yet is an error. */
