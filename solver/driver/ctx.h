@@ -32,6 +32,12 @@
  * maxima of at least this share of its peak, at most this many. */
 #define PEAK_GENERAL_FRAC 0.95
 #define PEAK_GENERAL_FIRST 16
+/* The least-peak loop's tie-break costs: kept; dropped when the root LP is within the
+ * loop's gap of the best; kept, the solve cut at c->peak_tie_slice seconds
+ * (docs/solver.md "Search"). */
+enum { PEAK_TIE_KEEP = 0, PEAK_TIE_DROP = 1, PEAK_TIE_SLICE = 2 };
+#define PEAK_TIE_SLICE_MIN 4.0
+#define PEAK_TIE_SLICE_FRAC 0.2
 
 /* What tests change in a solve, passed in (ilpi_solve_hooked, solver/driver/solve.h),
  * never global; ilp_solve uses the defaults. */
@@ -143,6 +149,8 @@ typedef struct solve_ctx {
 	double *peak_w;           /* least-peak solves: branching weights (peak_weights) */
 	int n_peak_w;
 	double peak_w_from;       /* ... used when the root LP is at least this */
+	int peak_tie;             /* least-peak solves' tie-break costs: PEAK_TIE_* */
+	double peak_tie_slice;    /* PEAK_TIE_SLICE: seconds */
 	ilp_partition *const *audit; /* ilpi_peak_audit: the partitions, else NULL */
 	size_t n_audit;
 	double audit_excess;      /* the largest row value minus simulated peak */

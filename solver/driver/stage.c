@@ -237,12 +237,18 @@ drv_stage(solve_ctx *c, const char *what, unsigned flags, const ilpi_terms *t,
 	if (least_peak && c->peak_best >= 0) {
 		mip->cutoff_on = 1;
 		mip->cutoff = (double)c->peak_best / c->m.byte_unit;
+		/* a solve of the loop within its gap of the best ends with the proof or one
+		 * answer: the tie-break costs decide nothing there (obj_peak.c) */
+		mip->tie_drop = c->peak_tie == PEAK_TIE_DROP;
+		mip->tie_from = (mip->cutoff - 0.5 / c->m.byte_unit) * (1 - PEAK_LOOP_GAP);
+		if (c->peak_tie == PEAK_TIE_SLICE && (mip->time_limit <= 0 ||
+		    mip->time_limit > c->peak_tie_slice))
+			mip->time_limit = c->peak_tie_slice;
 	}
 	if (least_peak && c->peak_w != NULL) {
 		mip->weight = c->peak_w;
 		mip->n_weight = c->n_peak_w;
 		mip->weight_from = c->peak_w_from;
-		mip->tie_drop = 1; /* from the same root LP as the weights */
 	}
 	mip->s = s;
 	mip->r = r;

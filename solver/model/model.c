@@ -899,7 +899,7 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 		if (pass == 0)
 			st.lp_ms = glp_time() - st.lp_ms;
 		lp_obj = glp_get_obj_val(m->lp);
-		if (pass > 0 || !mip->tie_drop || lp_obj < mip->weight_from)
+		if (pass > 0 || !mip->tie_drop || lp_obj < mip->tie_from)
 			break;
 		/* again without the tie-break costs (from this basis) */
 		for (size_t it = 0; it < m->red->n_items; it++) {
@@ -909,7 +909,8 @@ ilpi_model_solve(ilpi_model *m, ilpi_mip *mip, ilp_error *err)
 				glp_set_obj_coef(m->lp, m->col_r[it], 0);
 		}
 		ilpi_glpk_note("tie-break costs dropped: LP relaxation %.10g, from %.10g",
-		    lp_obj, mip->weight_from);
+		    lp_obj, mip->tie_from);
+		mip->tie_dropped = 1;
 	}
 	/* The presolver when asked for and when GLPK's own root LP (the presolved model's,
 	 * without a clock check) fits in the time left as this one did. */
