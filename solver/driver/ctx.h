@@ -62,6 +62,10 @@ typedef struct ilpi_solve_hooks {
 	ilp_partition *const *seeds;
 	size_t n_seeds;
 	int seeds_only;
+	/* 1: a peak budget answers with its search's partition (the chain, the time
+	 * descent) without the loop when it recomputes less than every seed that fits
+	 * (dominate.c without a time limit of the caller's); 0: the loop runs */
+	int peak_budget_quick;
 	/* when > 0, the bound along the layers (solver/driver/peak_relax.c) checks itself
 	 * at the incumbent and at that many random s/r assignments, each with the model's
 	 * least P there (its other 0/1 columns integral): every relaxed row, a front point

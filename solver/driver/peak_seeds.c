@@ -379,6 +379,68 @@ drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
 	}
 }
 
+typedef struct item_cost {
+	double cost;
+	int32_t it;
+} item_cost;
+
+static int
+cmp_item_cost(const void *a, const void *b)
+{
+	const item_cost *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? 1 : -1;
+	return (x->it > y->it) - (x->it < y->it);
+}
+
+size_t
+drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
+    double until, size_t *budget)
+{
+	size_t n = c->red.n_items, n_cand = 0, moves = 0;
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = drv_terms(c, 0, 1, 1);
+	item_cost *cand = malloc((n + 1) * sizeof *cand);
+	double cur = ilpi_model_value(&c->m, &tc, cs, cr);
+	int improved = 1;
+
+	if (cand == NULL)
+		return 0;
+	for (size_t it = 0; it < n; it++)
+		if (c->m.col_s[it] != 0 && c->red.item[it].cost > 0)
+			cand[n_cand++] = (item_cost){ c->red.item[it].cost, (int32_t)it };
+	qsort(cand, n_cand, sizeof *cand, cmp_item_cost);
+	while (improved && ilpi_now() < until && *budget > 0) {
+		improved = 0;
+		for (size_t k = 0; k < n_cand && ilpi_now() < until && *budget > 0; k++) {
+			size_t it = (size_t)cand[k].it;
+			double v;
+			int64_t sim;
+
+			if (cs[it])
+				continue;
+			memcpy(c->ts, cs, n);
+			c->ts[it] = 1;
+			if (!drv_valid_items(c, c->ts, c->tr) || memcmp(c->ts, cs, n) == 0)
+				continue;
+			v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
+			if (!(v < cur * (1 - 1e-12)) || (cap >= 0 &&
+			    ilpi_model_value(&c->m, &tb, c->ts, c->tr) > cap))
+				continue;
+			(*budget)--;
+			if ((sim = drv_simulate(c, c->ts, c->tr)) < 0 || sim > P)
+				continue;
+			memcpy(cs, c->ts, n);
+			memcpy(cr, c->tr, n);
+			cur = v;
+			moves++;
+			improved = 1;
+		}
+	}
+	free(cand);
+	return moves;
+}
+
 /* Descents from the incumbent and the front's best answers, then from random
  * perturbations of the best (a fixed-seed generator and a budget of simulations, so
  * the result does not depend on the machine's speed unless `until` cuts it short). */
