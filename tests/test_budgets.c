@@ -295,8 +295,8 @@ END_TEST
  * PyTorch's partition; before, the peak-budget search ran its whole 60 s and answered
  * with PyTorch's partition itself (status time-limit). Without a time limit the answer
  * is now strictly faster than PyTorch's and no worse on bytes and peak (a descent on
- * recompute time from PyTorch's partition within both), checked, status feasible, in
- * well under the 60 s, and the same partition on a second run. */
+ * recompute time from PyTorch's partition within both; the loop then gets 5 s more),
+ * checked, status feasible, and the same partition on a second run. */
 START_TEST(fraction_beats_pytorch_off_the_front)
 {
 	const char *file = "llama-8l-d16.json";
@@ -349,7 +349,9 @@ START_TEST(fraction_beats_pytorch_off_the_front)
 	ck_assert_msg(p->recompute_time_us < pt->recompute_time_us * (1 - 1e-6), "%s: %.9g us, "
 	    "PyTorch's %.9g us: not faster (status %s)", file, p->recompute_time_us,
 	    pt->recompute_time_us, p->status);
-	ck_assert_str_eq(p->status, "feasible");
+	/* no limit of the caller's was spent: feasible (the search's), or optimal */
+	ck_assert_msg(strcmp(p->status, "feasible") == 0 || strcmp(p->status, "optimal") == 0,
+	    "%s: status %s", file, p->status);
 	ck_assert_int_eq(p->peak_cap_bytes, pp);
 	ck_assert_msg(p->gap >= 0 && p->gap < 1, "%s: gap %g", file, p->gap);
 	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
