@@ -295,7 +295,7 @@ END_TEST
  * PyTorch's partition; before, the peak-budget search ran its whole 60 s and answered
  * with PyTorch's partition itself (status time-limit). Without a time limit the answer
  * is now strictly faster than PyTorch's and no worse on bytes and peak (a descent on
- * recompute time from PyTorch's partition within both; the loop then gets 5 s more),
+ * recompute time from PyTorch's partition within both; the loop then gets 10 s more),
  * checked, status feasible, and the same partition on a second run. */
 START_TEST(fraction_beats_pytorch_off_the_front)
 {

@@ -74,7 +74,7 @@ worse_names(int w)
  * its search found an answer faster than PyTorch's partition (ilpi_solve_hooks
  * peak_budget_quick): llama-2l proves its optimum in about 1 s, transformers'
  * 100-layer Llama finds none in minutes. */
-#define QUICK_LOOP 5.0
+#define QUICK_LOOP 10.0
 
 /* Least recompute time within `bytes` and PyTorch's peak pp, PyTorch's partition the
  * seed (and fq, the front's answer, when not NULL). 0 with *q the answer (or NULL when
