@@ -474,17 +474,19 @@ budget_descent(solve_ctx *c, uint8_t *fb, int64_t *sim, double *cost)
 	ilpi_terms tc = drv_terms(c, 0, 1, 1);
 	double t1 = ilpi_now(), cap = c->budget < 0 ? -1 :
 	    floor((double)c->budget / c->m.byte_unit) + 0.5;
+	double until = fmin(t1 + drv_peak_limit(c) * 0.15, c->t0 + drv_peak_limit(c));
 
 	if (drv_peak_late(c))
 		return;
-	moves = drv_descend_time(c, fb, fb + n, c->o->peak_budget, cap,
-	    fmin(ilpi_now() + drv_peak_limit(c) * 0.15, c->t0 + drv_peak_limit(c)), &budget);
+	moves = drv_descend_time(c, fb, fb + n, c->o->peak_budget, cap, until, &budget);
 	if (moves > 0) {
 		*sim = drv_simulate(c, fb, fb + n);
 		*cost = ilpi_model_value(&c->m, &tc, fb, fb + n);
 	}
 	drv_note(c, "peak budget: time descent: %zu moves, %zu simulated, recompute %.10g us, "
-	    "%.2fs", moves, 4 * n + 400 - budget, *cost, ilpi_now() - t1);
+	    "%.2fs%s", moves, 4 * n + 400 - budget, *cost, ilpi_now() - t1,
+	    budget == 0 ? " (its simulations spent)" : ilpi_now() >= until ? " (cut short by its "
+	    "share of the time limit: the answer may differ between runs)" : "");
 }
 
 /* --peak-budget with the runtime objective: the rows hold P <= budget; an answer whose
