@@ -518,8 +518,9 @@ pb_alloc_windows(pb *p)
 	p->sig = malloc(nd * sizeof *p->sig);
 	p->exit = calloc(p->per + 1, 1);
 	if (p->at == NULL || p->dec == NULL || p->M == NULL || p->S == NULL || p->t == NULL ||
-	    p->mb == NULL || p->tp == NULL || p->b == NULL || p->bc == NULL || p->head == NULL || p->tail == NULL || p->pick == NULL ||
-	    p->pick2 == NULL || p->sig == NULL || p->exit == NULL)
+	    p->mb == NULL || p->tp == NULL || p->b == NULL || p->bc == NULL || p->head == NULL ||
+	    p->tail == NULL || p->pick == NULL || p->pick2 == NULL || p->sig == NULL ||
+	    p->exit == NULL)
 		return 0;
 	for (size_t it = 0; it < p->c->red.n_items; it++)
 		if (p->win[it] >= 0)
