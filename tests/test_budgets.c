@@ -289,6 +289,88 @@ START_TEST(fraction_no_worse_than_pytorch)
 }
 END_TEST
 
+/* A stack where no point of the (saved bytes, recompute time) front within PyTorch's
+ * bytes and time peaks within PyTorch's peak (the front walk of dominate.c finds
+ * nothing): llama-8l-d16 at 0.1 without bans. The least-time answer peaks above
+ * PyTorch's partition; before, the peak-budget search ran its whole 60 s and answered
+ * with PyTorch's partition itself (status time-limit). Without a time limit the answer
+ * is now strictly faster than PyTorch's and no worse on bytes and peak (a descent on
+ * recompute time from PyTorch's partition within both; the loop then gets 10 s more),
+ * checked, status feasible, and the same partition on a second run. */
+START_TEST(fraction_beats_pytorch_off_the_front)
+{
+	const char *file = "llama-8l-d16.json";
+	ilp_graph *g = t_graph_file(t_srcpath("tests/data/blocks/llama-8l-d16.json"));
+	ilp_solve_options o, po;
+	ilpi_mincut_options mo;
+	ilp_check_options co = { ILP_PREFER_HARD };
+	ilp_partition *pt = NULL, *p = NULL, *p2 = NULL, *q;
+	ilp_pareto *par = NULL;
+	ilp_error err = { 0 };
+	int64_t pp, pk, lo, hi;
+	int points = 0;
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_RUNTIME;
+	o.budget_fraction = 0.1;
+	o.bans = ILP_BANS_NONE;
+	ilpi_mincut_options_init(&mo);
+	ilpi_mincut_options_from_solve(&mo, &o);
+	mo.prefer = ILP_PREFER_PYTORCH;
+	mo.check = 0;
+	ck_assert_int_eq(ilpi_mincut_run(g, &mo, &pt, NULL, &err), 0);
+	ck_assert_msg(ilp_check(g, pt, &co, &err) == 0, "%s", err.msg);
+	pp = peak_of(g, pt, file);
+	/* the case: every front point within PyTorch's bytes that is as fast peaks higher */
+	po = o;
+	po.budget_fraction = -1;
+	ck_assert_int_eq(ilp_pareto_new(g, &po, &par, &err), 0);
+	ck_assert(ilp_pareto_from_front(par));
+	ck_assert_int_eq(ilp_pareto_range(par, &lo, &hi, &err), 0);
+	for (int k = 0; k <= 32; k++) {
+		int64_t b = (hi < pt->saved_bytes ? hi : pt->saved_bytes) -
+		    (int64_t)((double)((hi < pt->saved_bytes ? hi : pt->saved_bytes) - lo) * k / 32);
+
+		if (b < lo || ilp_pareto_solve(par, b, &q, &err) != 0)
+			continue;
+		if (q->recompute_time_us <= pt->recompute_time_us) {
+			ck_assert_msg(peak_of(g, q, file) > pp, "%s: the front point at %lld bytes "
+			    "is no worse than PyTorch's", file, (long long)b);
+			points++;
+		}
+		ilp_partition_free(q);
+	}
+	ck_assert_int_gt(points, 0);
+	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s: %s", file, err.msg);
+	pk = peak_of(g, p, file);
+	ck_assert_msg(no_worse(p, pk, pt, pp), "%s: ilpart %lld B %.6g us peak %lld, PyTorch "
+	    "%lld B %.6g us peak %lld", file, (long long)p->saved_bytes, p->recompute_time_us,
+	    (long long)pk, (long long)pt->saved_bytes, pt->recompute_time_us, (long long)pp);
+	ck_assert_msg(p->recompute_time_us < pt->recompute_time_us * (1 - 1e-6), "%s: %.9g us, "
+	    "PyTorch's %.9g us: not faster (status %s)", file, p->recompute_time_us,
+	    pt->recompute_time_us, p->status);
+	/* no limit of the caller's was spent: feasible (the search's), or optimal */
+	ck_assert_msg(strcmp(p->status, "feasible") == 0 || strcmp(p->status, "optimal") == 0,
+	    "%s: status %s", file, p->status);
+	ck_assert_int_eq(p->peak_cap_bytes, pp);
+	ck_assert_msg(p->gap >= 0 && p->gap < 1, "%s: gap %g", file, p->gap);
+	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_solve(g, &o, &p2, &err) == 0, "%s: %s", file, err.msg);
+	ck_assert_int_eq(p2->n, p->n);
+	ck_assert_msg(memcmp(p->state, p2->state, p->n) == 0, "%s: another answer on a second "
+	    "run", file);
+	fprintf(stderr, "%s at 0.1 (bans none): %.6g us against PyTorch's %.6g us, peak %lld "
+	    "<= %lld, %lld <= %lld bytes, %d front points as fast all over the peak\n", file,
+	    p->recompute_time_us, pt->recompute_time_us, (long long)pk, (long long)pp,
+	    (long long)p->saved_bytes, (long long)pt->saved_bytes, points);
+	ilp_pareto_free(par);
+	ilp_partition_free(p);
+	ilp_partition_free(p2);
+	ilp_partition_free(pt);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* A proven least peak P is reachable as a peak budget (issue 24, "one model of peak
  * everywhere"): on corpus graphs the least-peak search proves, `--peak-budget P` has an
  * answer whose simulated peak is within P. Before, transformer-2l and llama-2l-sac-mm
@@ -356,6 +438,7 @@ suite_budgets(void)
 	tcase_add_test(tc, time_budget_out_of_reach);
 	tcase_add_test(tc, fraction_out_of_reach_least);
 	tcase_add_loop_test(tc, fraction_no_worse_than_pytorch, 0, 6);
+	tcase_add_test(tc, fraction_beats_pytorch_off_the_front);
 	tcase_add_loop_test(tc, peak_budget_at_least_peak, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;

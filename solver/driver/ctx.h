@@ -68,6 +68,12 @@ typedef struct ilpi_solve_hooks {
 	ilp_partition *const *seeds;
 	size_t n_seeds;
 	int seeds_only;
+	/* when > 0, a peak budget whose search (the time descent, the chain) finds an
+	 * answer recomputing less than every seed that fits gives its loop only that many
+	 * seconds more (dominate.c without a time limit of the caller's: the loop's rows cut
+	 * off one answer at a time, minutes at 100 layers); that answer stands when the
+	 * loop proves none faster (status feasible); 0: the whole limit */
+	double peak_budget_quick;
 	/* when > 0, the bound along the layers (solver/driver/peak_relax.c) checks itself
 	 * at the incumbent and at that many random s/r assignments, each with the model's
 	 * least P there (its other 0/1 columns integral): every relaxed row, a front point
@@ -162,6 +168,8 @@ typedef struct solve_ctx {
 	size_t n_hist, cap_hist;
 	uint8_t *starts_buf;      /* peak objective: the descents' starts and scratch */
 	int late;                 /* peak search: its time limit is spent (peak_late) */
+	double limit_cap;         /* > 0: the peak search's limit (s after t0) at most that
+	                           * (peak_budget_quick) */
 	ilpi_solve_hooks *hooks;  /* the caller's, or NULL: the defaults */
 	uint8_t *fb_buf;          /* peak budget: the best fitting seed (s, r) */
 } solve_ctx;

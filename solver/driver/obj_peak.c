@@ -376,10 +376,12 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 }
 
 /* The seeds (peak_seeds: min-cut, the references, save-all, ILP optima) whose simulated
- * peak is within the peak budget and whose saved bytes are within the memory budget:
- * the least recompute cost among them goes to (s, r). 1: found; 0: none. */
+ * peak is within the peak budget and whose saved bytes are within the memory budget
+ * (any bytes: any_bytes): the least recompute cost among them goes to (s, r). 1:
+ * found; 0: none. */
 static int
-peak_budget_seed(solve_ctx *c, uint8_t *s, uint8_t *r, int64_t *sim_out, double *cost)
+peak_budget_seed(solve_ctx *c, uint8_t *s, uint8_t *r, int64_t *sim_out, double *cost,
+    int any_bytes)
 {
 	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = drv_terms(c, 0, 1, 1);
 	size_t n = c->red.n_items;
@@ -391,7 +393,7 @@ peak_budget_seed(solve_ctx *c, uint8_t *s, uint8_t *r, int64_t *sim_out, double 
 
 		if (drv_seed_items(c, c->seed[k], c->ts, c->tr, c->node_s) != 0)
 			continue;
-		if (c->budget >= 0 && ilpi_model_value(&c->m, &tb, c->ts, c->tr) >
+		if (!any_bytes && c->budget >= 0 && ilpi_model_value(&c->m, &tb, c->ts, c->tr) >
 		    floor((double)c->budget / c->m.byte_unit) + 0.5)
 			continue;
 		v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
@@ -486,6 +488,30 @@ rows_admit(solve_ctx *c, const uint8_t *s, const uint8_t *r)
 	return ok;
 }
 
+/* A descent on recompute time (drv_descend_time) from the answer fb, within the peak
+ * budget and the bytes budget: 15 % of the time at most; *sim and *cost follow. */
+static void
+budget_descent(solve_ctx *c, uint8_t *fb, int64_t *sim, double *cost)
+{
+	size_t n = c->red.n_items, budget = 4 * n + 400, moves;
+	ilpi_terms tc = drv_terms(c, 0, 1, 1);
+	double t1 = ilpi_now(), cap = c->budget < 0 ? -1 :
+	    floor((double)c->budget / c->m.byte_unit) + 0.5;
+	double until = fmin(t1 + drv_peak_limit(c) * 0.15, c->t0 + drv_peak_limit(c));
+
+	if (drv_peak_late(c))
+		return;
+	moves = drv_descend_time(c, fb, fb + n, c->o->peak_budget, cap, until, &budget);
+	if (moves > 0) {
+		*sim = drv_simulate(c, fb, fb + n);
+		*cost = ilpi_model_value(&c->m, &tc, fb, fb + n);
+	}
+	drv_note(c, "peak budget: time descent: %zu moves, %zu simulated, recompute %.10g us, "
+	    "%.2fs%s", moves, 4 * n + 400 - budget, *cost, ilpi_now() - t1,
+	    budget == 0 ? " (its simulations spent)" : ilpi_now() >= until ? " (cut short by its "
+	    "share of the time limit: the answer may differ between runs)" : "");
+}
+
 /* --peak-budget with the runtime objective: the rows hold P <= budget; an answer whose
  * simulated peak still exceeds it is cut off (no-good cut with its true peak) and the
  * stages run again. The seeds within both budgets are the answer when the loop finds
@@ -495,13 +521,15 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 {
 	double unit = c->m.byte_unit, ub = (double)c->o->peak_budget / unit;
 	double lb = glp_get_col_lb(c->m.lp, c->peak.col);
-	double fb_cost = 0;
+	double fb_cost = 0, seed_cost = 0;
 	ilpi_terms tc = drv_terms(c, 0, 1, 1);
 	size_t n = c->red.n_items;
 	int64_t fb_sim = -1, pb_sim = -1;
 	double pb_time = 0;
 	uint8_t *fb;
-	int have_fb, rc;
+	int have_fb, have_seed, beats, rc;
+	int quick = c->hooks != NULL && c->hooks->peak_budget_quick > 0;
+	double cap = c->budget < 0 ? -1 : floor((double)c->budget / c->m.byte_unit) + 0.5;
 
 	if (ub < lb) {
 		ilpi_err(err, ILP_ERR_CONFLICT, "%s: option 'peak-budget': budget conflict: %lld bytes "
@@ -522,13 +550,34 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
 		return -1;
 	}
-	have_fb = peak_budget_seed(c, fb, fb + n, &fb_sim, &fb_cost);
+	have_fb = have_seed = peak_budget_seed(c, fb, fb + n, &fb_sim, &fb_cost, 0);
+	seed_cost = fb_cost;
 	if (have_fb)
 		drv_note(c, "peak budget: a seed fits (simulated %lld bytes, recompute %.10g us)",
 		    (long long)fb_sim, fb_cost);
+	/* None within the bytes too: the least-recompute seed within the peak, values it
+	 * saves dropped (least recompute per byte first) while the peak stays within the
+	 * budget, until its bytes fit. */
+	if (!have_fb && cap >= 0 && peak_budget_seed(c, fb, fb + n, &fb_sim, &fb_cost, 1)) {
+		size_t budget = 2 * n + 200;
+
+		have_fb = drv_repair_bytes(c, fb, fb + n, c->o->peak_budget, cap,
+		    fmin(ilpi_now() + drv_peak_limit(c) * 0.05, c->t0 + drv_peak_limit(c)), &budget);
+		if (have_fb) {
+			fb_sim = drv_simulate(c, fb, fb + n);
+			fb_cost = ilpi_model_value(&c->m, &tc, fb, fb + n);
+		}
+		drv_note(c, "peak budget: a seed within the peak, its bytes cut to the budget: %s "
+		    "(%zu simulated)", have_fb ? "fits" : "none", 2 * n + 200 - budget);
+	}
+	if (have_fb)
+		budget_descent(c, fb, &fb_sim, &fb_cost);
+	beats = have_fb && (!have_seed || fb_cost < seed_cost * (1 - 1e-9));
 	/* the chain of repeated layers (solver/driver/peak_blocks.c): a tenth of the time,
-	 * a quarter when no seed fits (without an answer the solve ends in exit 4) */
-	if (c->budget < 0 && drv_peak_blocks_budget(c, c->o->peak_budget, c->ts, c->tr,
+	 * a quarter when no seed fits (without an answer the solve ends in exit 4); not
+	 * when the caller takes the descent's answer (below) */
+	if (!(quick && beats) && !drv_peak_late(c) &&
+	    drv_peak_blocks_budget(c, c->o->peak_budget, c->ts, c->tr,
 	    &pb_sim, &pb_time, fmin(ilpi_now() + drv_peak_limit(c) * (have_fb ? 0.1 : 0.25),
 	    c->t0 + drv_peak_limit(c)))) {
 		double v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
@@ -541,10 +590,18 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 			fb_sim = pb_sim;
 			fb_cost = v;
 			have_fb = 1;
+			budget_descent(c, fb, &fb_sim, &fb_cost);
 		}
 	}
-	if (!have_fb)
-		have_fb = peak_budget_search(c, fb, fb + n, &fb_sim, &fb_cost);
+	if (!have_fb && (have_fb = peak_budget_search(c, fb, fb + n, &fb_sim, &fb_cost)))
+		budget_descent(c, fb, &fb_sim, &fb_cost);
+	/* An answer faster than every seed: the caller may give the loop only a few
+	 * seconds more (dominate.c without a time limit of the caller's). */
+	if (quick && have_fb && (!have_seed || fb_cost < seed_cost * (1 - 1e-9))) {
+		c->limit_cap = ilpi_now() - c->t0 + c->hooks->peak_budget_quick;
+		drv_note(c, "peak budget: the search's partition recomputes less than every seed: "
+		    "the loop gets %g s more", c->hooks->peak_budget_quick);
+	}
 	glp_set_col_bnds(c->m.lp, c->peak.col, ub > lb ? GLP_DB : GLP_FX, lb, ub);
 	/* the first round whatever the clock: its stages keep to the limit */
 	for (int round = 0; round < 200 && (round == 0 || !drv_peak_late(c)); round++) {
@@ -596,7 +653,8 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		if (rc != 0)
 			ilpi_err(err, ILP_ERR_SOLVER, "%s: internal error: the peak budget's seed "
 			    "simulates differently twice", c->g->path);
-		c->status = drv_peak_late(c) ? "time-limit" : "feasible";
+		/* the loop's share cut short by peak_budget_quick is no limit of the caller's */
+		c->status = drv_peak_late(c) && c->limit_cap <= 0 ? "time-limit" : "feasible";
 		c->gap = 1;   /* nothing proven about its recompute cost */
 		drv_note(c, "peak budget: answering with the seed (%s)", c->status);
 		return rc;

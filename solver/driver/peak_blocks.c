@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,12 @@ typedef struct pb {
 	int64_t *M;               /* n_win + 2 per simulation: the windows, head, tail */
 	int64_t *S, *b, *bc, *head, *tail;
 	double *t;
+	double *mb;               /* per decision: the model's saved bytes (units) of it
+	                           * copied into every window (a bytes cap: the chain's
+	                           * price of bytes; a decision's share is mb / n_win) */
+	int cap;                  /* the solve has a saved-bytes budget: mb counts */
+	double *tp;               /* per decision: t with bytes priced (chain_of, when priced) */
+	int priced;
 	int32_t *pick, *pick2, *sig;
 	uint8_t *exit;            /* per offset: read by the next window */
 	uint8_t *xs, *xr;         /* a mixed partition */
@@ -59,6 +66,8 @@ pb_free(pb *p)
 	free(p->head);
 	free(p->tail);
 	free(p->t);
+	free(p->mb);
+	free(p->tp);
 	free(p->pick);
 	free(p->pick2);
 	free(p->sig);
@@ -204,6 +213,15 @@ dec_time(pb *p, size_t d)
 	return t;
 }
 
+/* The model's saved bytes of the item answer (s, r), in its byte units. */
+static double
+model_bytes(solve_ctx *c, const uint8_t *s, const uint8_t *r)
+{
+	ilpi_terms tb = { 1, 0, NULL, NULL };
+
+	return ilpi_model_value(&c->m, &tb, s, r);
+}
+
 /* Decision d copied into every window on top of `base` and simulated: its S (the
  * median step of the windows' maxima), local peaks, head and tail; not allowed
  * anywhere when it is not valid there. When canon is not NULL, the canonical form of
@@ -216,6 +234,7 @@ calibrate_one(pb *p, const uint8_t *base, size_t d, uint8_t *canon)
 
 	p->S[d] = 0;
 	p->t[d] = dec_time(p, d);
+	p->mb[d] = 0;
 	p->head[d] = p->tail[d] = INT64_MAX;
 	for (size_t w = 0; w < nw; w++) {
 		p->b[w * PB_MAX_DEC + d] = INT64_MAX;
@@ -228,6 +247,8 @@ calibrate_one(pb *p, const uint8_t *base, size_t d, uint8_t *canon)
 	if (canon != NULL)
 		for (size_t o = 0; o < p->per; o++)
 			canon[o] = p->xs[p->at[(nw / 2) * p->per + o]];
+	if (p->cap)
+		p->mb[d] = model_bytes(p->c, p->xs, p->xr);
 	/* S: the median step of the backward's maxima from window to window; every
 	 * window's local peak, head and tail relative to that prefix, the larger of the
 	 * forward's and the backward's (the forward's steps are larger by what the
@@ -266,7 +287,7 @@ static int
 dominates(const pb *p, size_t e, size_t d)
 {
 	if (p->S[e] > p->S[d] || p->head[e] > p->head[d] || p->tail[e] > p->tail[d] ||
-	    p->t[e] > p->t[d])
+	    p->t[e] > p->t[d] || (p->cap && p->mb[e] > p->mb[d]))
 		return 0;
 	for (size_t w = 0; w < p->n_win; w++)
 		if (p->b[w * PB_MAX_DEC + e] > p->b[w * PB_MAX_DEC + d])
@@ -294,6 +315,7 @@ prune(pb *p)
 			memcpy(p->dec + kept * p->per, p->dec + d * p->per, p->per);
 			p->S[kept] = p->S[d];
 			p->t[kept] = p->t[d];
+			p->mb[kept] = p->mb[d];
 			p->head[kept] = p->head[d];
 			p->tail[kept] = p->tail[d];
 			for (size_t w = 0; w < p->n_win; w++)
@@ -400,8 +422,8 @@ chain_of(pb *p, size_t sig)
 		for (size_t d = 0; d < p->n_dec; d++)
 			p->bc[w * p->n_dec + d] = same_exit(p, sig, d) ?
 			    p->b[w * PB_MAX_DEC + d] : INT64_MAX;
-	return (ilpi_blocks_chain){ p->n_win, p->n_dec, p->S, p->t, p->bc, p->head,
-	    p->tail };
+	return (ilpi_blocks_chain){ p->n_win, p->n_dec, p->S, p->priced ? p->tp : p->t, p->bc,
+	    p->head, p->tail };
 }
 
 /* The first decision of each exit signature: sig[0..) , their count. */
@@ -485,6 +507,8 @@ pb_alloc_windows(pb *p)
 	p->M = malloc(3 * (nw + 2) * sizeof *p->M);
 	p->S = malloc(nd * sizeof *p->S);
 	p->t = malloc(nd * sizeof *p->t);
+	p->mb = calloc(nd, sizeof *p->mb);
+	p->tp = malloc(nd * sizeof *p->tp);
 	p->b = malloc(nw * nd * sizeof *p->b);   /* b[w * PB_MAX_DEC + d] */
 	p->bc = malloc(nw * nd * sizeof *p->bc);
 	p->head = malloc(nd * sizeof *p->head);
@@ -494,8 +518,9 @@ pb_alloc_windows(pb *p)
 	p->sig = malloc(nd * sizeof *p->sig);
 	p->exit = calloc(p->per + 1, 1);
 	if (p->at == NULL || p->dec == NULL || p->M == NULL || p->S == NULL || p->t == NULL ||
-	    p->b == NULL || p->bc == NULL || p->head == NULL || p->tail == NULL || p->pick == NULL ||
-	    p->pick2 == NULL || p->sig == NULL || p->exit == NULL)
+	    p->mb == NULL || p->tp == NULL || p->b == NULL || p->bc == NULL || p->head == NULL ||
+	    p->tail == NULL || p->pick == NULL || p->pick2 == NULL || p->sig == NULL ||
+	    p->exit == NULL)
 		return 0;
 	for (size_t it = 0; it < p->c->red.n_items; it++)
 		if (p->win[it] >= 0)
@@ -658,6 +683,98 @@ budget_rounds(pb *p, uint8_t *base, int64_t bsim, int64_t B, double until, size_
 	return bsim;
 }
 
+/* The solve's saved-bytes budget in model units (the rows' right-hand side), < 0 none. */
+static double
+cap_units(const solve_ctx *c)
+{
+	return c->budget < 0 ? -1 : floor((double)c->budget / c->m.byte_unit) + 0.5;
+}
+
+/* Whether the pick on top of base is valid and saves at most the cap; its model
+ * recompute cost in *cost. */
+static int
+pick_fits_cap(pb *p, const uint8_t *base, double cap, double *cost)
+{
+	solve_ctx *c = p->c;
+	ilpi_terms tc = drv_terms(c, 0, 1, 1);
+
+	mix(p, base, p->pick);
+	if (!drv_valid_items(c, p->xs, p->xr) || model_bytes(c, p->xs, p->xr) > cap)
+		return 0;
+	*cost = ilpi_model_value(&c->m, &tc, p->xs, p->xr);
+	return 1;
+}
+
+/* The chain's least time within P whose partition also saves at most the solve's
+ * bytes budget (none: chain_fastest): when the least-time pick saves more, the
+ * decisions' time is priced at lambda per saved byte (t + lambda mb / n_win, the
+ * Lagrangian of the cap), lambda doubled until a pick fits, then bisected towards
+ * the least price that fits; of the picks that fit, the least model recompute cost
+ * is kept. 0 with it in p->pick (its chain time in *tm), 1 none, -1 out of memory. */
+static int
+chain_fastest_capped(pb *p, const uint8_t *base, int64_t P, double *tm, double until)
+{
+	size_t nw = p->n_win, nd = p->n_dec;
+	double cap = cap_units(p->c), lo = 0, hi, tmax = 0, mlo = 0, mhi = 0, cost, best = 0;
+	int32_t *keep;
+	int rc, found = 0, have = 0;
+
+	if ((rc = chain_fastest(p, P, tm)) != 0 || !p->cap || cap < 0 ||
+	    pick_fits_cap(p, base, cap, &cost))
+		return rc;
+	for (size_t d = 0; d < nd; d++) {
+		if (p->head[d] == INT64_MAX)
+			continue;
+		tmax = p->t[d] > tmax ? p->t[d] : tmax;
+		if (!have || p->mb[d] < mlo)
+			mlo = p->mb[d];
+		if (!have || p->mb[d] > mhi)
+			mhi = p->mb[d];
+		have = 1;
+	}
+	if (mhi <= mlo || (keep = malloc(nw * sizeof *keep)) == NULL)
+		return 1;
+	/* at hi a byte of every window is priced as the largest time difference */
+	hi = (tmax > 0 ? tmax : 1) * (double)nw / (mhi - mlo);
+	p->priced = 1;
+	for (int k = 0; k < 60 && ilpi_now() < until; k++) {
+		double lam = found || k >= 30 ? (lo + hi) / 2 : hi, t;
+		int fits;
+
+		if (!found && k >= 30)
+			break;
+		for (size_t d = 0; d < nd; d++)
+			p->tp[d] = p->t[d] + lam * p->mb[d] / (double)nw;
+		if ((rc = chain_fastest(p, P, &t)) < 0)
+			break;
+		fits = rc == 0 && pick_fits_cap(p, base, cap, &cost);
+		if (fits && (!found || cost < best)) {
+			memcpy(keep, p->pick, nw * sizeof *keep);
+			best = cost;
+		}
+		if (fits) {
+			found = 1;
+			hi = lam;
+		} else if (found) {
+			lo = lam;
+		} else {
+			lo = hi;
+			hi *= 2;
+		}
+		if (found && hi - lo <= 1e-9 * hi)
+			break;
+	}
+	p->priced = 0;
+	if (rc >= 0 && found) {
+		memcpy(p->pick, keep, nw * sizeof *keep);
+		*tm = 0;
+		for (size_t w = 0; w < nw; w++)
+			*tm += p->t[p->pick[w]];
+	}
+	free(keep);
+	return rc < 0 ? -1 : found ? 0 : 1;
+}
+
 /* The chain's least-time assignment within P = B; when its simulation overshoots, P
  * comes down by the overshoot (at most 8 tries, the first whatever the clock). 1 with
  * the partition in (s, r). */
@@ -670,7 +787,7 @@ budget_fastest(pb *p, const uint8_t *base, int64_t B, uint8_t *s, uint8_t *r,
 	double tm;
 
 	for (*tries = 0; *tries < 8 && (*tries == 0 || ilpi_now() < until);) {
-		if (chain_fastest(p, P, &tm) != 0)
+		if (chain_fastest_capped(p, base, P, &tm, until) != 0)
 			return 0;
 		mix(p, base, p->pick);
 		if (!drv_valid_items(c, p->xs, p->xr) || (sim = drv_simulate(c, p->xs, p->xr)) < 0)
@@ -704,6 +821,7 @@ drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t 
 	int found = 0, tries = 0;
 
 	p.c = c;
+	p.cap = c->budget >= 0;
 	if (c->o->prefer == ILP_PREFER_SOFT || c->o->monolithic || n == 0 ||
 	    !pb_alloc(&p, n, c->g->n) || (b = budget_plan(&p)) == NULL ||
 	    (base = malloc(n + 1)) == NULL || (bsim = least_seed(c, base)) < 0)
@@ -717,7 +835,8 @@ drv_peak_blocks_budget(solve_ctx *c, int64_t B, uint8_t *s, uint8_t *r, int64_t 
 	/* the least-peak partition fits: the answer unless a faster one does */
 	if (bsim <= B) {
 		memcpy(s, base, n);
-		if (drv_valid_items(c, s, r) && drv_simulate(c, s, r) == bsim) {
+		if (drv_valid_items(c, s, r) && (cap_units(c) < 0 || model_bytes(c, s, r) <=
+		    cap_units(c)) && drv_simulate(c, s, r) == bsim) {
 			*sim_out = bsim;
 			*time_out = 0;
 			found = 1;

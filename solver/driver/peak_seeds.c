@@ -379,6 +379,161 @@ drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
 	}
 }
 
+typedef struct item_cost {
+	double cost;
+	int32_t it;
+} item_cost;
+
+static int
+cmp_item_cost(const void *a, const void *b)
+{
+	const item_cost *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? 1 : -1;
+	return (x->it > y->it) - (x->it < y->it);
+}
+
+/* Drops tried with one save that does not fit the bytes cap alone (a swap). */
+#define SWAP_DROPS 6
+
+size_t
+drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
+    double until, size_t *budget)
+{
+	size_t n = c->red.n_items, n_cand = 0, n_drop = 0, moves = 0;
+	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = drv_terms(c, 0, 1, 1);
+	item_cost *cand = malloc((n + 1) * sizeof *cand), *drop = malloc((n + 1) * sizeof *drop);
+	uint8_t *x = malloc(2 * n + 1);
+	double cur = ilpi_model_value(&c->m, &tc, cs, cr);
+	int improved = 1, swaps = 0;
+
+	if (cand == NULL || drop == NULL || x == NULL)
+		goto out;
+	/* saves by decreasing recompute cost; drops (swaps) by increasing cost per byte */
+	for (size_t it = 0; it < n; it++) {
+		const ilpi_item *v = &c->red.item[it];
+
+		if (c->m.col_s[it] != 0 && v->cost > 0)
+			cand[n_cand++] = (item_cost){ v->cost, (int32_t)it };
+		if (c->m.col_r[it] != 0 && v->stor >= 0 && c->red.stor_bytes[v->stor] > 0)
+			drop[n_drop++] = (item_cost){ -v->cost /
+			    (double)c->red.stor_bytes[v->stor], (int32_t)it };
+	}
+	qsort(cand, n_cand, sizeof *cand, cmp_item_cost);
+	qsort(drop, n_drop, sizeof *drop, cmp_item_cost);
+	/* passes of single saves, then (when those are spent and a cap binds) of saves
+	 * paired with a drop of the cheapest few values per byte */
+	while ((improved || !swaps) && ilpi_now() < until && *budget > 0) {
+		if (!improved)
+			swaps = 1;
+		improved = 0;
+		for (size_t k = 0; k < n_cand && ilpi_now() < until && *budget > 0; k++) {
+			size_t it = (size_t)cand[k].it;
+			double v;
+			int64_t sim;
+			int over;
+
+			if (cs[it])
+				continue;
+			memcpy(c->ts, cs, n);
+			c->ts[it] = 1;
+			if (!drv_valid_items(c, c->ts, c->tr) || memcmp(c->ts, cs, n) == 0)
+				continue;
+			v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
+			if (!(v < cur * (1 - 1e-12)))
+				continue;
+			over = cap >= 0 && ilpi_model_value(&c->m, &tb, c->ts, c->tr) > cap;
+			if (over && !swaps)
+				continue;
+			if (over) {
+				int tried = 0;
+
+				memcpy(x, c->ts, n);
+				for (size_t j = 0; j < n_drop && tried < SWAP_DROPS; j++) {
+					size_t jt = (size_t)drop[j].it;
+
+					if (!x[jt] || jt == it)
+						continue;
+					memcpy(c->ts, x, n);
+					c->ts[jt] = 0;
+					if (!drv_valid_items(c, c->ts, c->tr) || !c->ts[it])
+						continue;
+					tried++;
+					v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
+					if (v < cur * (1 - 1e-12) &&
+					    ilpi_model_value(&c->m, &tb, c->ts, c->tr) <= cap)
+						break;
+					v = -1;
+				}
+				if (tried == 0 || v < 0)
+					continue;
+			}
+			(*budget)--;
+			if ((sim = drv_simulate(c, c->ts, c->tr)) < 0 || sim > P)
+				continue;
+			memcpy(cs, c->ts, n);
+			memcpy(cr, c->tr, n);
+			cur = v;
+			moves++;
+			improved = 1;
+		}
+	}
+out:
+	free(cand);
+	free(drop);
+	free(x);
+	return moves;
+}
+
+int
+drv_repair_bytes(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
+    double until, size_t *budget)
+{
+	size_t n = c->red.n_items, n_drop = 0;
+	ilpi_terms tb = { 1, 0, NULL, NULL };
+	item_cost *drop = malloc((n + 1) * sizeof *drop);
+	double bytes = ilpi_model_value(&c->m, &tb, cs, cr);
+	int progress = 1;
+
+	if (drop == NULL)
+		return 0;
+	for (size_t it = 0; it < n; it++) {
+		const ilpi_item *v = &c->red.item[it];
+
+		if (c->m.col_r[it] != 0 && v->stor >= 0 && c->red.stor_bytes[v->stor] > 0)
+			drop[n_drop++] = (item_cost){ -v->cost /
+			    (double)c->red.stor_bytes[v->stor], (int32_t)it };
+	}
+	qsort(drop, n_drop, sizeof *drop, cmp_item_cost);
+	while (bytes > cap && progress && ilpi_now() < until && *budget > 0) {
+		progress = 0;
+		for (size_t j = 0; j < n_drop && bytes > cap && ilpi_now() < until &&
+		    *budget > 0; j++) {
+			size_t jt = (size_t)drop[j].it;
+			double b;
+			int64_t sim;
+
+			if (!cs[jt])
+				continue;
+			memcpy(c->ts, cs, n);
+			c->ts[jt] = 0;
+			if (!drv_valid_items(c, c->ts, c->tr) ||
+			    !((b = ilpi_model_value(&c->m, &tb, c->ts, c->tr)) < bytes))
+				continue;
+			(*budget)--;
+			if ((sim = drv_simulate(c, c->ts, c->tr)) < 0 || sim > P)
+				continue;
+			memcpy(cs, c->ts, n);
+			memcpy(cr, c->tr, n);
+			bytes = b;
+			progress = 1;
+		}
+	}
+	free(drop);
+	return bytes <= cap;
+}
+
 /* Descents from the incumbent and the front's best answers, then from random
  * perturbations of the best (a fixed-seed generator and a budget of simulations, so
  * the result does not depend on the machine's speed unless `until` cuts it short). */

@@ -35,6 +35,20 @@ void drv_peak_front_seeds(solve_ctx *c, int64_t *best, peak_starts *st, double u
     double pb_until);
 void drv_descend(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t *cur, int64_t *best,
     double until, size_t *budget, size_t *moves);
+/* A descent on recompute time within the peak P and the saved-bytes cap (model
+ * units, < 0 none): from (cs, cr) (canonical, valid, within both), one more item
+ * saved (the rest follows canonically) when the model's recompute cost drops, the
+ * bytes stay within cap and the simulated peak within P; candidates by decreasing
+ * recompute cost, first improvement, passes until none helps, `until` or *budget
+ * simulations. Returns the moves taken; the result in (cs, cr). */
+size_t drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
+    double until, size_t *budget);
+/* From (cs, cr) (canonical, valid, simulated within P), values it saves dropped one at
+ * a time (least recompute cost per byte first; the rest follows canonically) when the
+ * saved bytes fall and the simulated peak stays within P, until the bytes are within
+ * cap (model units), `until` or *budget simulations. 1 when they are. */
+int drv_repair_bytes(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
+    double until, size_t *budget);
 void drv_peak_descent(solve_ctx *c, int64_t *best, peak_starts *st, double until);
 int drv_peak_weights(solve_ctx *c);
 void drv_raise_peak_floor(solve_ctx *c, int64_t best);

@@ -23,9 +23,10 @@
 double
 drv_peak_limit(const solve_ctx *c)
 {
-	if (c->o->time_limit > 0)
-		return c->o->time_limit;
-	return c->hooks != NULL ? c->hooks->peak_default_limit : ILPI_PEAK_DEFAULT_LIMIT;
+	double l = c->o->time_limit > 0 ? c->o->time_limit : c->hooks != NULL ?
+	    c->hooks->peak_default_limit : ILPI_PEAK_DEFAULT_LIMIT;
+
+	return c->limit_cap > 0 && c->limit_cap < l ? c->limit_cap : l;
 }
 
 /* The peak search's time limit is spent (and stays so): every phase of the search
