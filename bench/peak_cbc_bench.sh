@@ -5,8 +5,8 @@
 #
 # usage: bench/peak_cbc_bench.sh [-t SECONDS] [--bans "none pytorch"] [GRAPH.json ...]
 #
-# Default graphs: the corpus graphs of tests/data/corpus/ (float8-sac, gpt-4l, llama-2l,
-# transformer-2l and the small ones). For each graph and ban set:
+# Arguments and default graphs as bench/peak_args.sh reads them (tests/data/corpus/*.json
+# and bench/corpus/transformer-12l.json; T default 60). For each graph and ban set:
 #   ilpart: `ilpart solve --objective peak --time-limit T --write-lp M.lp -v`, the whole
 #           process timed by bench/timeit.py (wall and CPU), its status and its answer's
 #           simulated peak (the objective value; `ilpart check` must accept it).
@@ -30,35 +30,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 ILPART=${ILPART:-$top/build/ilpart}
 CBC=${CBC:-cbc}
-limit=60
-bans="none pytorch"
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-t) limit=$2; shift 2 ;;
-	--bans) bans=$2; shift 2 ;;
-	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
-	-*) echo "usage: $0 [-t SECONDS] [--bans \"none pytorch\"] [GRAPH.json ...]" >&2; exit 2 ;;
-	*) break ;;
-	esac
-done
+usage_env=""
+. "$here/peak_args.sh"
 [ -x "$ILPART" ] || { echo "peak_cbc_bench: no ilpart at $ILPART (set ILPART=)" >&2; exit 2; }
-if [ $# -eq 0 ]; then
-	set -- $(for g in mlp convnet resnet-small checkpoint-2l sac-policies-2l dropout-sac \
-	    mixed-regions mlp-dropout gpt-6l-sac-mm llama-2l-sac-mm float8-sac transformer-2l \
-	    gpt-4l llama-2l; do echo "$top/tests/data/corpus/$g.json"; done)
-fi
-if ! command -v "$CBC" >/dev/null 2>&1; then
-	echo "peak_cbc_bench: installing coinor-cbc" >&2
-	SUDO=""
-	[ "$(id -u)" -ne 0 ] && SUDO=sudo
-	$SUDO apt-get install -y -qq coinor-cbc >/dev/null 2>&1 ||
-	    { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq coinor-cbc >/dev/null; } || true
-fi
-have_cbc=1
-command -v "$CBC" >/dev/null 2>&1 || {
-	echo "peak_cbc_bench: no cbc (set CBC=): CBC columns skipped" >&2
-	have_cbc=0
-}
+. "$here/cbc.sh"
+need_cbc peak_cbc_bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

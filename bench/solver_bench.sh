@@ -50,18 +50,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -x "$ILPART" ] || { echo "solver_bench: no ilpart at $ILPART (set ILPART=)" >&2; exit 2; }
-if ! command -v "$CBC" >/dev/null 2>&1; then
-	echo "solver_bench: installing coinor-cbc" >&2
-	SUDO=""
-	[ "$(id -u)" -ne 0 ] && SUDO=sudo
-	$SUDO apt-get install -y -qq coinor-cbc >/dev/null 2>&1 ||
-	    { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq coinor-cbc >/dev/null; }
-fi
-have_cbc=1
-command -v "$CBC" >/dev/null 2>&1 || {
-	echo "solver_bench: no cbc and apt-get could not install coinor-cbc (or set CBC=): CBC columns skipped" >&2
-	have_cbc=0
-}
+. "$here/cbc.sh"
+need_cbc solver_bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

@@ -397,11 +397,53 @@ cmp_item_cost(const void *a, const void *b)
 /* Drops tried with one save that does not fit the bytes cap alone (a swap). */
 #define SWAP_DROPS 6
 
+/* The recomputable items with bytes, by increasing recompute cost per byte: the
+ * cheapest to stop saving first. Their number. */
+static size_t
+drops_by_cost(const solve_ctx *c, item_cost *drop)
+{
+	size_t n_drop = 0;
+
+	for (size_t it = 0; it < c->red.n_items; it++) {
+		const ilpi_item *v = &c->red.item[it];
+
+		if (c->m.col_r[it] != 0 && v->stor >= 0 && c->red.stor_bytes[v->stor] > 0)
+			drop[n_drop++] = (item_cost){ -v->cost /
+			    (double)c->red.stor_bytes[v->stor], (int32_t)it };
+	}
+	qsort(drop, n_drop, sizeof *drop, cmp_item_cost);
+	return n_drop;
+}
+
+/* c->ts = x with item it's save bit set to v, canonical in (c->ts, c->tr): whether
+ * that is a valid answer. */
+static int
+with_save(solve_ctx *c, const uint8_t *x, size_t it, uint8_t v)
+{
+	memcpy(c->ts, x, c->red.n_items);
+	c->ts[it] = v;
+	return drv_valid_items(c, c->ts, c->tr);
+}
+
+/* (c->ts, c->tr) simulated (one of *budget) and, within P, copied to (cs, cr). */
+static int
+take_within(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, size_t *budget)
+{
+	int64_t sim;
+
+	(*budget)--;
+	if ((sim = drv_simulate(c, c->ts, c->tr)) < 0 || sim > P)
+		return 0;
+	memcpy(cs, c->ts, c->red.n_items);
+	memcpy(cr, c->tr, c->red.n_items);
+	return 1;
+}
+
 size_t
 drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
     double until, size_t *budget)
 {
-	size_t n = c->red.n_items, n_cand = 0, n_drop = 0, moves = 0;
+	size_t n = c->red.n_items, n_cand = 0, n_drop, moves = 0;
 	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = drv_terms(c, 0, 1, 1);
 	item_cost *cand = malloc((n + 1) * sizeof *cand), *drop = malloc((n + 1) * sizeof *drop);
 	uint8_t *x = malloc(2 * n + 1);
@@ -416,12 +458,9 @@ drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
 
 		if (c->m.col_s[it] != 0 && v->cost > 0)
 			cand[n_cand++] = (item_cost){ v->cost, (int32_t)it };
-		if (c->m.col_r[it] != 0 && v->stor >= 0 && c->red.stor_bytes[v->stor] > 0)
-			drop[n_drop++] = (item_cost){ -v->cost /
-			    (double)c->red.stor_bytes[v->stor], (int32_t)it };
 	}
 	qsort(cand, n_cand, sizeof *cand, cmp_item_cost);
-	qsort(drop, n_drop, sizeof *drop, cmp_item_cost);
+	n_drop = drops_by_cost(c, drop);
 	/* passes of single saves, then (when those are spent and a cap binds) of saves
 	 * paired with a drop of the cheapest few values per byte */
 	while ((improved || !swaps) && ilpi_now() < until && *budget > 0) {
@@ -431,14 +470,11 @@ drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
 		for (size_t k = 0; k < n_cand && ilpi_now() < until && *budget > 0; k++) {
 			size_t it = (size_t)cand[k].it;
 			double v;
-			int64_t sim;
 			int over;
 
 			if (cs[it])
 				continue;
-			memcpy(c->ts, cs, n);
-			c->ts[it] = 1;
-			if (!drv_valid_items(c, c->ts, c->tr) || memcmp(c->ts, cs, n) == 0)
+			if (!with_save(c, cs, it, 1) || memcmp(c->ts, cs, n) == 0)
 				continue;
 			v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
 			if (!(v < cur * (1 - 1e-12)))
@@ -455,9 +491,7 @@ drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
 
 					if (!x[jt] || jt == it)
 						continue;
-					memcpy(c->ts, x, n);
-					c->ts[jt] = 0;
-					if (!drv_valid_items(c, c->ts, c->tr) || !c->ts[it])
+					if (!with_save(c, x, jt, 0) || !c->ts[it])
 						continue;
 					tried++;
 					v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
@@ -469,11 +503,8 @@ drv_descend_time(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
 				if (tried == 0 || v < 0)
 					continue;
 			}
-			(*budget)--;
-			if ((sim = drv_simulate(c, c->ts, c->tr)) < 0 || sim > P)
+			if (!take_within(c, cs, cr, P, budget))
 				continue;
-			memcpy(cs, c->ts, n);
-			memcpy(cr, c->tr, n);
 			cur = v;
 			moves++;
 			improved = 1;
@@ -490,7 +521,7 @@ int
 drv_repair_bytes(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
     double until, size_t *budget)
 {
-	size_t n = c->red.n_items, n_drop = 0;
+	size_t n = c->red.n_items, n_drop;
 	ilpi_terms tb = { 1, 0, NULL, NULL };
 	item_cost *drop = malloc((n + 1) * sizeof *drop);
 	double bytes = ilpi_model_value(&c->m, &tb, cs, cr);
@@ -498,34 +529,19 @@ drv_repair_bytes(solve_ctx *c, uint8_t *cs, uint8_t *cr, int64_t P, double cap,
 
 	if (drop == NULL)
 		return 0;
-	for (size_t it = 0; it < n; it++) {
-		const ilpi_item *v = &c->red.item[it];
-
-		if (c->m.col_r[it] != 0 && v->stor >= 0 && c->red.stor_bytes[v->stor] > 0)
-			drop[n_drop++] = (item_cost){ -v->cost /
-			    (double)c->red.stor_bytes[v->stor], (int32_t)it };
-	}
-	qsort(drop, n_drop, sizeof *drop, cmp_item_cost);
+	n_drop = drops_by_cost(c, drop);
 	while (bytes > cap && progress && ilpi_now() < until && *budget > 0) {
 		progress = 0;
 		for (size_t j = 0; j < n_drop && bytes > cap && ilpi_now() < until &&
 		    *budget > 0; j++) {
 			size_t jt = (size_t)drop[j].it;
 			double b;
-			int64_t sim;
 
-			if (!cs[jt])
-				continue;
-			memcpy(c->ts, cs, n);
-			c->ts[jt] = 0;
-			if (!drv_valid_items(c, c->ts, c->tr) ||
+			if (!cs[jt] || !with_save(c, cs, jt, 0) ||
 			    !((b = ilpi_model_value(&c->m, &tb, c->ts, c->tr)) < bytes))
 				continue;
-			(*budget)--;
-			if ((sim = drv_simulate(c, c->ts, c->tr)) < 0 || sim > P)
+			if (!take_within(c, cs, cr, P, budget))
 				continue;
-			memcpy(cs, c->ts, n);
-			memcpy(cr, c->tr, n);
 			bytes = b;
 			progress = 1;
 		}
