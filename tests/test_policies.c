@@ -518,6 +518,33 @@ START_TEST(bans_skip_unclaimed_ops)
 }
 END_TEST
 
+/* A constant lifted into the graph (fx get_attr), copied by lift_fresh_copy and indexed
+ * in the forward and the backward (transformers' Falcon does this with its rotary
+ * indices): torch never bans a get_attr node (should_ban_recomputation passes over all
+ * but call_function nodes) and copies it into whichever graph uses it, so with PyTorch's
+ * bans the constant and its copy are recomputable at no cost. The ILP used to ban it as
+ * an op outside the allowlist, and so saved the copy (test_mincut.c's
+ * mc214_lifted_constant_recomputed is the min-cut's side). */
+START_TEST(bans_pass_over_lifted_constants)
+{
+	const char *nodes = PS("x", "[4, 4]") ", "
+	    "{'name': 'c', 'kind': 'op', 'target': 'get_attr', 'inputs': [], 'shape': [4], "
+	    "'dtype': 'i64'}, "
+	    "{'name': 'l', 'kind': 'op', 'target': 'aten.lift_fresh_copy.default', "
+	    "'inputs': ['c'], 'shape': [4], 'dtype': 'i64'}, "
+	    OPS("y", "aten.index.Tensor", "['x', 'l']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.index_put.default", "['t', 'l', 't']", "[4, 4]", "");
+	ilp_graph *g = t_graph_outputs("", nodes, "{'forward': ['y'], 'backward': ['g']}");
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "c"), 0);
+	ck_assert_uint_eq(bits(g, &r, "l"), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(op_classes)
 {
 	ck_assert_uint_eq(ilpi_op_class("aten.mm.default"), ILPI_OPC_COMPUTE);
@@ -1179,6 +1206,7 @@ suite_policies(void)
 	tcase_add_test(bans, ban_compute_intensive_outside_regions);
 	tcase_add_test(bans, ban_reduction_allowlist_materialized);
 	tcase_add_test(bans, bans_skip_unclaimed_ops);
+	tcase_add_test(bans, bans_pass_over_lifted_constants);
 	tcase_add_test(bans, op_classes);
 	tcase_add_test(conf, conflict_chain_is_named);
 	tcase_add_test(conf, conflict_single_node);
