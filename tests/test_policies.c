@@ -569,6 +569,32 @@ START_TEST(op_classes)
 }
 END_TEST
 
+/* torch's get_default_op_list() (2.6 and 2.14 alike, pointwise_ops() read off each):
+ * hardswish and the pointwise backward ops are not tagged pointwise, so not recomputable
+ * (torch bans them outside the allowlist: torchvision's MobileNetV3 saves hardswish's
+ * output); relu6, selu, celu, hardshrink, softshrink, logit_backward and
+ * native_dropout_backward are. */
+START_TEST(op_classes_follow_torch)
+{
+	const char *not_rec[] = { "aten.hardswish.default", "aten.hardswish_backward.default",
+		"aten.hardsigmoid_backward.default", "aten.hardtanh_backward.default",
+		"aten.elu_backward.default", "aten.leaky_relu_backward.default",
+		"aten.mish_backward.default", "aten.softplus_backward.default",
+		"aten.floor_divide.default", "aten.fill.Scalar", "aten.abs_.default",
+		"aten.leaky_relu.default", "aten.float_power.Tensor_Scalar" };
+	const char *rec[] = { "aten.relu6.default", "aten.selu.default", "aten.celu.default",
+		"aten.hardshrink.default", "aten.softshrink.default", "aten.clip.default",
+		"aten.logit_backward.default", "aten.native_dropout_backward.default",
+		"aten.special_i1.default", "aten.gcd.default", "aten.angle.default" };
+
+	for (size_t i = 0; i < sizeof not_rec / sizeof not_rec[0]; i++)
+		ck_assert_msg(!(ilpi_op_class(not_rec[i]) & ILPI_OPC_RECOMPUTABLE), "%s",
+		    not_rec[i]);
+	for (size_t i = 0; i < sizeof rec / sizeof rec[0]; i++)
+		ck_assert_msg(ilpi_op_class(rec[i]) == ILPI_OPC_RECOMPUTABLE, "%s", rec[i]);
+}
+END_TEST
+
 /* ---- conflicts -------------------------------------------------------------------------- */
 
 START_TEST(conflict_chain_is_named)
@@ -1208,6 +1234,7 @@ suite_policies(void)
 	tcase_add_test(bans, bans_skip_unclaimed_ops);
 	tcase_add_test(bans, bans_pass_over_lifted_constants);
 	tcase_add_test(bans, op_classes);
+	tcase_add_test(bans, op_classes_follow_torch);
 	tcase_add_test(conf, conflict_chain_is_named);
 	tcase_add_test(conf, conflict_single_node);
 	tcase_add_test(conf, conflict_shortest_chain_wins);

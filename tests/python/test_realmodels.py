@@ -81,6 +81,7 @@ PEAK_EXACT = ("llama/plain", "llama/ckpt", "llama/sac", "qwen2/plain", "qwen2/ck
 INDUCTOR_DEFAULT = ("gpt2/sac", "llama/ckpt")
 
 _CASES = {}
+_FAILED = {}
 
 
 def inductor_selected(name, variant):
@@ -184,8 +185,15 @@ def case(name, variant):
     if zoo.unsupported(name, variant):
         raise unittest.SkipTest(zoo.unsupported(name, variant))
     key = (name, variant)
+    if key in _FAILED:
+        # a compile that failed once fails the case's other tests without another try
+        raise _FAILED[key]
     if key not in _CASES:
-        _CASES[key] = Case(name, variant)
+        try:
+            _CASES[key] = Case(name, variant)
+        except Exception as e:  # noqa: BLE001 - reported by every test of the case
+            _FAILED[key] = e
+            raise
     return _CASES[key]
 
 
