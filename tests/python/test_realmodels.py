@@ -1,6 +1,7 @@
 """Real model code nobody here wrote (issue 22 item 6, issue 24 item 3): transformers'
-GPT-2, Llama, Qwen2, BERT and T5 and torchvision's ResNet-18 and ViT (tests/python/zoo.py:
-tiny configs, random init, CPU, float32), each plain, with the library's own gradient
+GPT-2, Llama, Qwen2, BERT, T5 and Falcon and torchvision's ResNet-18, ViT and MobileNetV3
+(tests/python/zoo.py: tiny configs, random init, CPU, float32; $ILPART_REALMODELS_MODELS
+selects others, zoo.selected), each plain, with the library's own gradient
 checkpointing and under a SAC policy that saves matmuls. Each model and variant is
 compiled once through `ilpart.partition_fn` (torch.compile, split graphs run as they are);
 every joint graph is exported with this torch's own partitions at budget 1 and at
