@@ -124,6 +124,11 @@ ilpi_should_ban(ilpi_ban_ctx *ctx, size_t i)
 
 	if (n->kind != ILPI_OP || n->target == NULL || (n->flags & ILPI_F_GETITEM))
 		return ILPI_BAN_NONE;
+	/* A lifted constant (fx get_attr): torch's should_ban_recomputation passes over all
+	 * but call_function nodes, and its partitioner copies the constant into whichever
+	 * graph uses it. */
+	if (strcmp(n->target, "get_attr") == 0)
+		return ILPI_BAN_NONE;
 	if (ctx->c->recompute_views && (opc & ILPI_OPC_VIEW))
 		return ILPI_BAN_NONE;
 	if (opc & ILPI_OPC_LIFT)

@@ -17,7 +17,10 @@
 
 /* Pointwise ops stand for torch's pointwise_ops() (every aten op tagged
  * torch.Tag.pointwise); that list cannot be read without torch, so it is a fixed
- * list here (docs/mincut.md). */
+ * list here (docs/mincut.md), checked against torch 2.6's get_default_op_list() for
+ * its functional ops (hardswish, leaky_relu, float_power, floor_divide, fill and the
+ * pointwise-looking backward ops are not tagged there; torch 2.14 adds leaky_relu,
+ * float_power, ldexp and equal: solver/mincut/mincut.c op_class_2_14). */
 static const struct {
 	const char *packet;
 	unsigned cls;
@@ -62,18 +65,17 @@ static const struct {
 	{ "prims._low_memory_max_pool2d_offsets_to_indices", R },
 	{ "aten.index", R }, { "aten.gather", R }, { "aten.zeros_like", R },
 	/* pointwise_ops(): aten ops tagged pointwise (beyond the lists above) */
-	{ "aten.abs_", R }, { "aten.acosh", R }, { "aten.addcdiv", R }, { "aten.asinh", R },
+	{ "aten.acosh", R }, { "aten.addcdiv", R }, { "aten.asinh", R },
 	{ "aten.bitwise_and", R }, { "aten.bitwise_left_shift", R },
 	{ "aten.bitwise_or", R }, { "aten.bitwise_right_shift", R },
 	{ "aten.bitwise_xor", R }, { "aten.clamp_max", R }, { "aten.clamp_min", R },
 	{ "aten.copysign", R }, { "aten.deg2rad", R }, { "aten.digamma", R },
 	{ "aten.elu", R }, { "aten.erfinv", R }, { "aten.exp2", R },
-	{ "aten.float_power", R }, { "aten.floor_divide", R }, { "aten.fmax", R },
-	{ "aten.fmin", R }, { "aten.hardsigmoid", R }, { "aten.hardswish", R },
+	{ "aten.fmax", R }, { "aten.fmin", R }, { "aten.hardsigmoid", R },
 	{ "aten.hardtanh", R }, { "aten.heaviside", R }, { "aten.hypot", R },
 	{ "aten.i0", R }, { "aten.igamma", R }, { "aten.igammac", R },
 	{ "aten.isfinite", R }, { "aten.isnan", R }, { "aten.isneginf", R },
-	{ "aten.isposinf", R }, { "aten.leaky_relu", R }, { "aten.logaddexp", R },
+	{ "aten.isposinf", R }, { "aten.logaddexp", R },
 	{ "aten.logaddexp2", R }, { "aten.logical_and", R }, { "aten.logical_not", R },
 	{ "aten.logical_or", R }, { "aten.logical_xor", R }, { "aten.logit", R },
 	{ "aten.masked_fill", R }, { "aten.minimum", R }, { "aten.mish", R },
@@ -81,13 +83,35 @@ static const struct {
 	{ "aten.positive", R }, { "aten.rad2deg", R }, { "aten.sgn", R },
 	{ "aten.sign", R }, { "aten.signbit", R }, { "aten.sinc", R },
 	{ "aten.square", R }, { "aten.true_divide", R }, { "aten.xlogy", R },
-	{ "aten.fill", R }, { "aten.mvlgamma", R }, { "aten.special_erfcx", R },
-	/* pointwise backward ops (torch.Tag.pointwise) */
-	{ "aten.elu_backward", R }, { "aten.hardsigmoid_backward", R },
-	{ "aten.hardswish_backward", R }, { "aten.hardtanh_backward", R },
-	{ "aten.leaky_relu_backward", R }, { "aten.mish_backward", R },
+	{ "aten.mvlgamma", R }, { "aten.special_erfcx", R },
+	{ "aten.angle", R }, { "aten.celu", R }, { "aten.clip", R },
+	{ "aten.conj_physical", R }, { "aten.frexp", R }, { "aten.gcd", R },
+	{ "aten.hardshrink", R }, { "aten.lcm", R }, { "aten.relu6", R }, { "aten.rrelu", R },
+	{ "aten.selu", R }, { "aten.softshrink", R }, { "aten.special_airy_ai", R },
+	{ "aten.special_bessel_j0", R }, { "aten.special_bessel_j1", R },
+	{ "aten.special_bessel_y0", R }, { "aten.special_bessel_y1", R },
+	{ "aten.special_chebyshev_polynomial_t", R }, { "aten.special_chebyshev_polynomial_u", R },
+	{ "aten.special_chebyshev_polynomial_v", R }, { "aten.special_chebyshev_polynomial_w", R },
+	{ "aten.special_entr", R }, { "aten.special_hermite_polynomial_h", R },
+	{ "aten.special_hermite_polynomial_he", R }, { "aten.special_i0e", R },
+	{ "aten.special_i1", R }, { "aten.special_i1e", R },
+	{ "aten.special_laguerre_polynomial_l", R }, { "aten.special_legendre_polynomial_p", R },
+	{ "aten.special_log_ndtr", R }, { "aten.special_modified_bessel_i0", R },
+	{ "aten.special_modified_bessel_i1", R }, { "aten.special_modified_bessel_k0", R },
+	{ "aten.special_modified_bessel_k1", R }, { "aten.special_ndtri", R },
+	{ "aten.special_scaled_modified_bessel_k0", R },
+	{ "aten.special_scaled_modified_bessel_k1", R },
+	{ "aten.special_shifted_chebyshev_polynomial_t", R },
+	{ "aten.special_shifted_chebyshev_polynomial_u", R },
+	{ "aten.special_shifted_chebyshev_polynomial_v", R },
+	{ "aten.special_shifted_chebyshev_polynomial_w", R },
+	{ "aten.special_spherical_bessel_j0", R }, { "aten.special_xlog1py", R },
+	{ "aten.special_zeta", R },
+	/* pointwise backward ops (torch.Tag.pointwise); hardswish_backward, elu_backward,
+	 * leaky_relu_backward and the like are not tagged, hence not here */
 	{ "aten.sigmoid_backward", R }, { "aten.silu_backward", R },
-	{ "aten.softplus_backward", R }, { "aten.tanh_backward", R },
+	{ "aten.tanh_backward", R }, { "aten.logit_backward", R },
+	{ "aten.native_dropout_backward", R },
 	/* random_ops (fusible, not recomputable) */
 	{ "aten.native_dropout", ILPI_OPC_RANDOM }, { "aten.rand_like", ILPI_OPC_RANDOM },
 	{ "aten.randn_like", ILPI_OPC_RANDOM },

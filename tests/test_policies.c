@@ -518,6 +518,33 @@ START_TEST(bans_skip_unclaimed_ops)
 }
 END_TEST
 
+/* A constant lifted into the graph (fx get_attr), copied by lift_fresh_copy and indexed
+ * in the forward and the backward (transformers' Falcon does this with its rotary
+ * indices): torch never bans a get_attr node (should_ban_recomputation passes over all
+ * but call_function nodes) and copies it into whichever graph uses it, so with PyTorch's
+ * bans the constant and its copy are recomputable at no cost. The ILP used to ban it as
+ * an op outside the allowlist, and so saved the copy (test_mincut.c's
+ * mc214_lifted_constant_recomputed is the min-cut's side). */
+START_TEST(bans_pass_over_lifted_constants)
+{
+	const char *nodes = PS("x", "[4, 4]") ", "
+	    "{'name': 'c', 'kind': 'op', 'target': 'get_attr', 'inputs': [], 'shape': [4], "
+	    "'dtype': 'i64'}, "
+	    "{'name': 'l', 'kind': 'op', 'target': 'aten.lift_fresh_copy.default', "
+	    "'inputs': ['c'], 'shape': [4], 'dtype': 'i64'}, "
+	    OPS("y", "aten.index.Tensor", "['x', 'l']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
+	    OPS("g", "aten.index_put.default", "['t', 'l', 't']", "[4, 4]", "");
+	ilp_graph *g = t_graph_outputs("", nodes, "{'forward': ['y'], 'backward': ['g']}");
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "c"), 0);
+	ck_assert_uint_eq(bits(g, &r, "l"), 0);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(op_classes)
 {
 	ck_assert_uint_eq(ilpi_op_class("aten.mm.default"), ILPI_OPC_COMPUTE);
@@ -539,6 +566,32 @@ START_TEST(op_classes)
 	ck_assert_uint_eq(ilpi_op_class("aten.cat.default"), ILPI_OPC_CAT);
 	ck_assert_uint_eq(ilpi_op_class("aaa"), 0);
 	ck_assert_uint_eq(ilpi_op_class("zzz"), 0);
+}
+END_TEST
+
+/* torch's get_default_op_list() (2.6 and 2.14 alike, pointwise_ops() read off each):
+ * hardswish and the pointwise backward ops are not tagged pointwise, so not recomputable
+ * (torch bans them outside the allowlist: torchvision's MobileNetV3 saves hardswish's
+ * output); relu6, selu, celu, hardshrink, softshrink, logit_backward and
+ * native_dropout_backward are. */
+START_TEST(op_classes_follow_torch)
+{
+	const char *not_rec[] = { "aten.hardswish.default", "aten.hardswish_backward.default",
+		"aten.hardsigmoid_backward.default", "aten.hardtanh_backward.default",
+		"aten.elu_backward.default", "aten.leaky_relu_backward.default",
+		"aten.mish_backward.default", "aten.softplus_backward.default",
+		"aten.floor_divide.default", "aten.fill.Scalar", "aten.abs_.default",
+		"aten.leaky_relu.default", "aten.float_power.Tensor_Scalar" };
+	const char *rec[] = { "aten.relu6.default", "aten.selu.default", "aten.celu.default",
+		"aten.hardshrink.default", "aten.softshrink.default", "aten.clip.default",
+		"aten.logit_backward.default", "aten.native_dropout_backward.default",
+		"aten.special_i1.default", "aten.gcd.default", "aten.angle.default" };
+
+	for (size_t i = 0; i < sizeof not_rec / sizeof not_rec[0]; i++)
+		ck_assert_msg(!(ilpi_op_class(not_rec[i]) & ILPI_OPC_RECOMPUTABLE), "%s",
+		    not_rec[i]);
+	for (size_t i = 0; i < sizeof rec / sizeof rec[0]; i++)
+		ck_assert_msg(ilpi_op_class(rec[i]) == ILPI_OPC_RECOMPUTABLE, "%s", rec[i]);
 }
 END_TEST
 
@@ -1179,7 +1232,9 @@ suite_policies(void)
 	tcase_add_test(bans, ban_compute_intensive_outside_regions);
 	tcase_add_test(bans, ban_reduction_allowlist_materialized);
 	tcase_add_test(bans, bans_skip_unclaimed_ops);
+	tcase_add_test(bans, bans_pass_over_lifted_constants);
 	tcase_add_test(bans, op_classes);
+	tcase_add_test(bans, op_classes_follow_torch);
 	tcase_add_test(conf, conflict_chain_is_named);
 	tcase_add_test(conf, conflict_single_node);
 	tcase_add_test(conf, conflict_shortest_chain_wins);

@@ -1,6 +1,7 @@
 """Real model code nobody here wrote (issue 22 item 6, issue 24 item 3): transformers'
-GPT-2, Llama, Qwen2, BERT and T5 and torchvision's ResNet-18 and ViT (tests/python/zoo.py:
-tiny configs, random init, CPU, float32), each plain, with the library's own gradient
+GPT-2, Llama, Qwen2, BERT, T5 and Falcon and torchvision's ResNet-18, ViT and MobileNetV3
+(tests/python/zoo.py: tiny configs, random init, CPU, float32; $ILPART_REALMODELS_MODELS
+selects others, zoo.selected), each plain, with the library's own gradient
 checkpointing and under a SAC policy that saves matmuls. Each model and variant is
 compiled once through `ilpart.partition_fn` (torch.compile, split graphs run as they are);
 every joint graph is exported with this torch's own partitions at budget 1 and at
@@ -81,6 +82,7 @@ PEAK_EXACT = ("llama/plain", "llama/ckpt", "llama/sac", "qwen2/plain", "qwen2/ck
 INDUCTOR_DEFAULT = ("gpt2/sac", "llama/ckpt")
 
 _CASES = {}
+_FAILED = {}
 
 
 def inductor_selected(name, variant):
@@ -181,9 +183,18 @@ class Case:
 
 
 def case(name, variant):
+    if zoo.unsupported(name, variant):
+        raise unittest.SkipTest(zoo.unsupported(name, variant))
     key = (name, variant)
+    if key in _FAILED:
+        # a compile that failed once fails the case's other tests without another try
+        raise _FAILED[key]
     if key not in _CASES:
-        _CASES[key] = Case(name, variant)
+        try:
+            _CASES[key] = Case(name, variant)
+        except Exception as e:  # noqa: BLE001 - reported by every test of the case
+            _FAILED[key] = e
+            raise
     return _CASES[key]
 
 
@@ -432,7 +443,9 @@ class RealModels(unittest.TestCase):
 
 
 def _add_tests():
-    for name in zoo.MODELS:
+    # zoo.MODELS, or the models ILPART_REALMODELS_MODELS names (zoo.selected: e.g.
+    # "mistral,swin" or "extra"; docs/python.md "Other architectures")
+    for name in zoo.selected():
         for variant in zoo.VARIANTS:
             setattr(RealModels, "test_%s_%s_train" % (name, variant),
                     lambda self, n=name, v=variant: self.train(n, v))

@@ -1,7 +1,8 @@
-"""Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT and T5 and
-torchvision's ResNet-18 and ViT, at tiny sizes with random initialisation (no download),
-each plain, with the library's own gradient checkpointing, and under a SAC policy that
-saves matmuls. Used by tests/python/test_realmodels.py and bench/partition_bench.py.
+"""Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 18 more, selected by name), at
+tiny sizes with random initialisation (no download), each plain, with the library's own
+gradient checkpointing, and under a SAC policy that saves matmuls. Used by
+tests/python/test_realmodels.py and bench/partition_bench.py.
 
 `build(name, variant)` returns (module, inputs): the module's forward returns the scalar
 training loss, so `module(*inputs).backward()` is one training step. `available()` says
@@ -9,15 +10,49 @@ whether this torch has transformers and torchvision (Debian's torch 2.6 chroot h
 neither: the tests skip there)."""
 
 import functools
+import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-MODELS = ("gpt2", "llama", "qwen2", "bert", "t5", "resnet18", "vit")
+# Falcon (lifted constants: get_attr, lift_fresh_copy) and MobileNetV3 (hardswish, not
+# recomputable in torch) joined the first seven after the sweep found ilpart wrong on them.
+MODELS = ("gpt2", "llama", "qwen2", "bert", "t5", "resnet18", "vit", "falcon", "mobilenet_v3")
+# Other architectures, at the same tiny sizes, selectable by name (tests/python/
+# test_realmodels.py: ILPART_REALMODELS_MODELS; docs/python.md "Other architectures").
+EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "roberta",
+         "distilbert", "albert", "bart", "whisper", "efficientnet", "convnext", "swin",
+         "densenet", "regnet", "squeezenet")
 VARIANTS = ("plain", "ckpt", "sac")
 VOCAB, SEQ, BATCH = 128, 16, 2
 IMAGE = 32
+
+
+def unsupported(name, variant):
+    """Why model `name` cannot be built in `variant` ("" when it can)."""
+    if name == "albert" and variant != "plain":
+        return ("transformers' AlbertForMaskedLM does not support gradient checkpointing "
+                "(supports_gradient_checkpointing is False)")
+    return ""
+
+
+def selected(default=MODELS):
+    """The model names $ILPART_REALMODELS_MODELS lists (comma-separated; "extra": EXTRA,
+    "all": MODELS and EXTRA), else `default`. An unknown name is a KeyError."""
+    sel = os.environ.get("ILPART_REALMODELS_MODELS", "").strip()
+    if not sel:
+        return tuple(default)
+    names = []
+    for n in (x.strip() for x in sel.split(",")):
+        group = {"all": MODELS + EXTRA, "extra": EXTRA}.get(n, (n,))
+        for g in group:
+            if g not in MODELS + EXTRA:
+                raise KeyError("ILPART_REALMODELS_MODELS: unknown model %r (known: %s)"
+                               % (g, ", ".join(MODELS + EXTRA)))
+            if g not in names:
+                names.append(g)
+    return tuple(names)
 
 
 def missing():
@@ -51,13 +86,17 @@ def sac_context():
 
 
 class LossOf(nn.Module):
-    """A transformers model called with labels: forward returns its loss."""
+    """A transformers model called with labels: forward returns its loss. `keys` names the
+    arguments (input_ids, labels; encoder-decoders add decoder_input_ids)."""
 
-    def __init__(self, model):
+    def __init__(self, model, keys=None):
         super().__init__()
         self.model = model
+        self.keys = keys
 
     def forward(self, *args):
+        if self.keys is not None:
+            return self.model(**dict(zip(self.keys, args))).loss
         if len(args) == 2:
             return self.model(input_ids=args[0], labels=args[1]).loss
         return self.model(input_ids=args[0], decoder_input_ids=args[1], labels=args[2]).loss
@@ -115,6 +154,71 @@ def _hf(name):
         cfg = T.T5Config(d_model=32, d_ff=64, d_kv=16, num_layers=2, num_decoder_layers=2,
                          num_heads=2, decoder_start_token_id=0, **common)
         return T.T5ForConditionalGeneration(cfg)
+    return _hf_extra(T, name, common)
+
+
+# The extra architectures' configs: 2 layers, width 32, 2 heads (as Llama's above).
+_DECODER = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                num_attention_heads=2, max_position_embeddings=64)
+
+
+def _hf_extra(T, name, common):
+    if name == "mistral":
+        return T.MistralForCausalLM(T.MistralConfig(num_key_value_heads=1, sliding_window=8,
+                                                    **_DECODER, **common))
+    if name == "phi":
+        # partial rotary embedding, parallel attention and MLP, GELU
+        return T.PhiForCausalLM(T.PhiConfig(partial_rotary_factor=0.5, **_DECODER, **common))
+    if name == "phi3":
+        # fused qkv and gate_up projections
+        return T.Phi3ForCausalLM(T.Phi3Config(pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                                              **_DECODER, **common))
+    if name == "gpt_neox":
+        return T.GPTNeoXForCausalLM(T.GPTNeoXConfig(rotary_pct=0.5, **_DECODER, **common))
+    if name == "opt":
+        cfg = T.OPTConfig(hidden_size=32, ffn_dim=64, num_hidden_layers=2,
+                          num_attention_heads=2, max_position_embeddings=64,
+                          word_embed_proj_dim=32, pad_token_id=1, **common)
+        return T.OPTForCausalLM(cfg)
+    if name == "falcon":
+        cfg = T.FalconConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                             max_position_embeddings=64, **common)
+        return T.FalconForCausalLM(cfg)
+    if name == "gemma2":
+        # logit soft-capping (tanh), sliding-window layers, pre- and post-norms
+        cfg = T.Gemma2Config(head_dim=16, num_key_value_heads=1, sliding_window=8,
+                             **_DECODER, **common)
+        return T.Gemma2ForCausalLM(cfg)
+    if name == "stablelm":
+        return T.StableLmForCausalLM(T.StableLmConfig(num_key_value_heads=2, **_DECODER,
+                                                      **common))
+    enc = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+               intermediate_size=64, max_position_embeddings=64)
+    if name == "roberta":
+        return T.RobertaForMaskedLM(T.RobertaConfig(pad_token_id=1, **enc, **common))
+    if name == "distilbert":
+        cfg = T.DistilBertConfig(dim=32, n_layers=2, n_heads=2, hidden_dim=64,
+                                 max_position_embeddings=64, vocab_size=VOCAB)
+        return T.DistilBertForMaskedLM(cfg)
+    if name == "albert":
+        # one layer's weights shared by both layers; factorised embedding
+        return T.AlbertForMaskedLM(T.AlbertConfig(embedding_size=16, **enc, **common))
+    if name == "bart":
+        cfg = T.BartConfig(d_model=32, encoder_layers=2, decoder_layers=2,
+                           encoder_attention_heads=2, decoder_attention_heads=2,
+                           encoder_ffn_dim=64, decoder_ffn_dim=64,
+                           max_position_embeddings=64, **common)
+        return T.BartForConditionalGeneration(cfg)
+    if name == "whisper":
+        # convolutional audio front end (2 conv1d) over SEQ * 2 frames of 8 mel bins
+        cfg = T.WhisperConfig(d_model=32, encoder_layers=2, decoder_layers=2,
+                              encoder_attention_heads=2, decoder_attention_heads=2,
+                              encoder_ffn_dim=64, decoder_ffn_dim=64, num_mel_bins=8,
+                              max_source_positions=SEQ, max_target_positions=64,
+                              decoder_start_token_id=1, pad_token_id=0, bos_token_id=1,
+                              eos_token_id=2, begin_suppress_tokens=None, dropout=0.1,
+                              **common)
+        return T.WhisperForConditionalGeneration(cfg)
     raise KeyError(name)
 
 
@@ -147,7 +251,79 @@ def _tv(name, variant):
             for i in range(len(layers)):
                 layers[i] = Checkpointed(layers[i], ctx)
         return m
-    raise KeyError(name)
+    return _tv_extra(torchvision, name, variant)
+
+
+def _batchnorm_to_groupnorm(m):
+    """Every BatchNorm2d of `m` replaced by a GroupNorm over the same channels (see
+    ResNet-18 above: checkpointed training-mode BatchNorm fails in torch.compile)."""
+    for parent in list(m.modules()):
+        for k, child in list(parent.named_children()):
+            if isinstance(child, nn.BatchNorm2d):
+                c = child.num_features
+                setattr(parent, k, nn.GroupNorm(next(g for g in (8, 4, 2, 1) if c % g == 0), c))
+    return m
+
+
+def _tv_extra(torchvision, name, variant):
+    tvm = torchvision.models
+    if name == "mobilenet_v3":
+        # hardswish, squeeze-and-excitation (an average pool scaling the channels)
+        m = tvm.mobilenet_v3_small(num_classes=10)
+        blocks = m.features[1:-1]
+    elif name == "efficientnet":
+        # SiLU, squeeze-and-excitation, stochastic depth (a random op per block)
+        m = tvm.efficientnet_b0(num_classes=10)
+        blocks = m.features[1:-1]
+    elif name == "convnext":
+        from torchvision.models.convnext import CNBlockConfig
+        m = tvm.ConvNeXt([CNBlockConfig(16, 32, 2), CNBlockConfig(32, None, 1)],
+                         stochastic_depth_prob=0.1, num_classes=10)
+        blocks = [b for stage in m.features[1::2] for b in stage]
+    elif name == "swin":
+        # shifted windows (roll), relative position bias, attention masks
+        m = tvm.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 1],
+                                num_heads=[2, 2], window_size=[2, 2],
+                                stochastic_depth_prob=0.1, num_classes=10)
+        blocks = [b for stage in m.features[1::2] for b in stage]
+    elif name == "densenet":
+        # concatenation of every earlier layer's output
+        m = tvm.DenseNet(growth_rate=8, block_config=(2, 2), num_init_features=16,
+                         bn_size=2, num_classes=10)
+        blocks = [m.features.denseblock1, m.features.transition1, m.features.denseblock2]
+    elif name == "regnet":
+        # grouped convolutions, squeeze-and-excitation
+        from torchvision.models.regnet import BlockParams
+        m = tvm.RegNet(BlockParams.from_init_params(depth=3, w_0=16, w_a=8.0, w_m=2.0,
+                                                    group_width=8, se_ratio=0.25),
+                       stem_width=16, num_classes=10)
+        blocks = [b for stage in m.trunk_output for b in stage]
+    elif name == "squeezenet":
+        # Fire modules (two branches concatenated), dropout, a convolutional classifier
+        m = tvm.squeezenet1_1(num_classes=10)
+        blocks = [f for f in m.features if type(f).__name__ == "Fire"]
+    else:
+        raise KeyError(name)
+    if variant == "plain":
+        return m
+    _batchnorm_to_groupnorm(m)
+    # In-place activations (ReLU, SiLU, Hardswish inplace=True) write tensors a SAC
+    # region caches: eager torch refuses ("Tensor cached during selective activation
+    # checkpoint has been mutated").
+    for mod in m.modules():
+        if getattr(mod, "inplace", False) is True:
+            mod.inplace = False
+    ctx = sac_context() if variant == "sac" else None
+    wrapped = {id(b): Checkpointed(b, ctx) for b in blocks}
+    for parent in list(m.modules()):
+        for k, child in list(parent.named_children()):
+            if id(child) in wrapped:
+                setattr(parent, k, wrapped[id(child)])
+    return m
+
+
+TORCHVISION = ("resnet18", "vit", "mobilenet_v3", "efficientnet", "convnext", "swin",
+               "densenet", "regnet", "squeezenet")
 
 
 def build(name, variant="plain", seed=0):
@@ -157,9 +333,11 @@ def build(name, variant="plain", seed=0):
     contexts with save_matmuls). Training mode (dropout on where the config has it)."""
     if variant not in VARIANTS:
         raise KeyError(variant)
+    if unsupported(name, variant):
+        raise ValueError("%s/%s: %s" % (name, variant, unsupported(name, variant)))
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed + 1)
-    if name in ("resnet18", "vit"):
+    if name in TORCHVISION:
         model = Classify(_tv(name, variant))
         inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g),
                   torch.randint(0, 10, (BATCH,), generator=g)]
@@ -175,8 +353,14 @@ def build(name, variant="plain", seed=0):
         ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)
         labels = torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)
         inputs = [ids, labels]
-        if name == "t5":
+        if name in ("t5", "bart"):
             inputs = [ids, torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
+                      torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
+        elif name == "whisper":
+            # log-mel frames: the encoder's two convolutions halve SEQ * 2 to SEQ positions
+            model = LossOf(hf, ("input_features", "decoder_input_ids", "labels"))
+            inputs = [torch.randn(BATCH, hf.config.num_mel_bins, SEQ * 2, generator=g),
+                      torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
     model.train()
     return model, inputs
@@ -184,5 +368,6 @@ def build(name, variant="plain", seed=0):
 
 def has_dropout(model):
     return any(isinstance(m, nn.Dropout) and m.p > 0 for m in model.modules()) or any(
+        type(m).__name__ == "StochasticDepth" and m.p > 0 for m in model.modules()) or any(
         getattr(getattr(m, "config", None), k, 0) for m in model.modules()
         for k in ("attention_dropout", "attention_probs_dropout_prob", "attn_pdrop"))
