@@ -225,6 +225,15 @@ mark_answer(ilp_partition *q, const ilp_graph *g, const ilp_solve_options *o,
 	q->peak_cap_bytes = pp;
 }
 
+/* The gap of an unproven answer q against lb, the least recompute time within the
+ * bytes alone (-1: none known). */
+static double
+gap_over(const ilp_partition *q, double lb)
+{
+	return lb < 0 ? -1 : q->recompute_time_us > 0 ?
+	    (q->recompute_time_us - lb) / q->recompute_time_us : 0;
+}
+
 int
 drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
     const ilp_partition *pt, int64_t budget, double t0, ilp_partition **out, ilp_error *err)
@@ -267,6 +276,9 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 	 * (it does not fit) and nothing there is as fast, within its own bytes. */
 	for (int k = 0; k < 2; k++) {
 		int64_t bytes = k == 0 ? budget : pt->saved_bytes;
+		/* the least time within the fraction's bytes alone bounds an answer from below */
+		double lb = k == 0 && strcmp((*out)->status, "optimal") == 0 ?
+		    (*out)->recompute_time_us : -1;
 
 		if (k == 1 && bytes <= budget)
 			break;
@@ -275,13 +287,7 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 		if (front_walk(g, o, pt, bytes, pp.peak_bytes, &fq, err) != 0)
 			return -1;
 		if (fq != NULL) {
-			/* the least time within the bytes alone bounds it from below */
-			double lb = k == 0 && strcmp((*out)->status, "optimal") == 0 ?
-			    (*out)->recompute_time_us : -1;
-
-			mark_answer(fq, g, o, "feasible", lb < 0 ? -1 : fq->recompute_time_us > 0 ?
-			    (fq->recompute_time_us - lb) / fq->recompute_time_us : 0, bytes,
-			    pp.peak_bytes);
+			mark_answer(fq, g, o, "feasible", gap_over(fq, lb), bytes, pp.peak_bytes);
 			say(o, "dominance: off the bytes/time front: %lld bytes, %.6g us, peak within "
 			    "%lld", (long long)fq->saved_bytes, fq->recompute_time_us,
 			    (long long)pp.peak_bytes);
@@ -321,12 +327,11 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 		fq = NULL;
 		if (w == 0) {
 			/* unproven: its gap against the least time within the bytes alone */
-			double lb = k == 0 && strcmp((*out)->status, "optimal") == 0 ?
-			    (*out)->recompute_time_us : -1;
+			double gq = gap_over(q, lb);
 
 			if (strcmp(q->status, "optimal") != 0 && lb >= 0 && q->recompute_time_us > 0 &&
-			    (q->gap < 0 || (q->recompute_time_us - lb) / q->recompute_time_us < q->gap))
-				q->gap = (q->recompute_time_us - lb) / q->recompute_time_us;
+			    (q->gap < 0 || gq < q->gap))
+				q->gap = gq;
 			ilpi_partition_record(q, g, o);
 			q->peak_cap_bytes = pp.peak_bytes;
 			say(o, "dominance: %lld bytes, %.6g us, peak %lld (%s)",
