@@ -367,7 +367,8 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 		}
 		drv_note(c, "least-recompute: simulated peak %lld above the best: cutting the "
 		    "answer off", (long long)sim);
-		if (sim < 0 || drv_cut_answer_over(c, c->ts, c->tr, sim) != 0)
+		if (sim < 0 || drv_general_rows(c, c->ts, c->tr, sim, PEAK_GENERAL_FRAC, 2) != 0 ||
+		    drv_cut_answer_over(c, c->ts, c->tr, sim) != 0)
 			break;
 	}
 	memcpy(c->s, c->ws, n);
