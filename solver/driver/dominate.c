@@ -76,17 +76,32 @@ worse_names(int w)
  * 100-layer Llama finds none in minutes. */
 #define QUICK_LOOP 10.0
 
+/* The seconds a pass may take: what is left of the caller's limit, else of the peak
+ * search's default (both passes together keep to it: DistilBERT at 0.5 took 120 s,
+ * two passes of the 60 s default each); half of it when another pass follows. */
+static double
+pass_limit(const ilp_solve_options *o, const ilpi_solve_hooks *h, double t0, int another)
+{
+	double total = o->time_limit > 0 ? o->time_limit : h->peak_default_limit > 0 ?
+	    h->peak_default_limit : ILPI_PEAK_DEFAULT_LIMIT;
+	double left = total - (ilpi_now() - t0);
+
+	if (another)
+		left /= 2;
+	return left < 1e-3 ? 1e-3 : left;
+}
+
 /* Least recompute time within `bytes` and PyTorch's peak pp, PyTorch's partition the
- * seed (and fq, the front's answer, when not NULL). 0 with *q the answer (or NULL when
- * none was found), -1 on a system error. */
+ * seed (and fq, the front's answer, when not NULL), within `limit` seconds. 0 with *q
+ * the answer (or NULL when none was found), -1 on a system error. */
 static int
-solve_within(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_hooks *h,
-    const ilp_partition *pt, const ilp_partition *fq, int64_t bytes, int64_t pp, double t0,
-    ilp_partition **q, ilp_error *err)
+solve_within(const ilp_graph *g, const ilp_solve_options *o, const ilp_partition *pt,
+    const ilp_partition *fq, int64_t bytes, int64_t pp, double limit, ilp_partition **q,
+    ilp_error *err)
 {
 	ilp_solve_options so = *o;
 	ilp_partition *const seeds[2] = { (ilp_partition *)pt, (ilp_partition *)fq };
-	ilpi_solve_hooks hk = { .peak_default_limit = h->peak_default_limit,
+	ilpi_solve_hooks hk = { .peak_default_limit = limit,
 	    .seeds = seeds, .n_seeds = fq != NULL ? 2 : 1, .seeds_only = 1,
 	    .peak_budget_quick = o->time_limit <= 0 ? QUICK_LOOP : 0 };
 	ilp_error e = { 0 };
@@ -97,8 +112,8 @@ solve_within(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 	so.peak_budget = pp;
 	so.unreachable = ILP_UNREACHABLE_FAIL;
 	so.write_lp = so.write_mps = NULL; /* they hold the fraction's model */
-	if (o->time_limit > 0 && (so.time_limit = o->time_limit - (ilpi_now() - t0)) < 1e-3)
-		so.time_limit = 1e-3;
+	if (o->time_limit > 0)
+		so.time_limit = limit;
 	*q = NULL;
 	if (ilpi_solve_hooked(g, &so, &hk, q, &e) == 0)
 		return 0;
@@ -303,7 +318,8 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 				return 0;
 			}
 		}
-		rc = solve_within(g, o, h, pt, fq, bytes, pp.peak_bytes, t0, &q, err);
+		rc = solve_within(g, o, pt, fq, bytes, pp.peak_bytes,
+		    pass_limit(o, h, t0, k == 0 && pt->saved_bytes > budget), &q, err);
 		if (rc != 0 || (q == NULL && fq != NULL)) {
 			if (rc == 0) {
 				ilp_partition_free(*out);
