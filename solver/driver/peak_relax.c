@@ -70,14 +70,7 @@ typedef struct pp {
 	int32_t *lastbw;          /* per item: place of its last backward reader, -1 */
 	double *sbytes;           /* per item: model bytes sigma may count for s, 0 */
 	int32_t *rowop;           /* per model row: its op, -1 unknown */
-	/* the state between segments w and w + 1: its entry columns (bcol from bbeg[w],
-	 * bk[w] of them, each state one bit per column; none past PP_MAX_BITS) */
-	int *bcol;
-	size_t *bbeg;
-	int *bk;
 } pp;
-
-#define PP_MAX_BITS 4
 
 static void
 pp_free(pp *p)
@@ -97,9 +90,6 @@ pp_free(pp *p)
 	free(p->lastbw);
 	free(p->sbytes);
 	free(p->rowop);
-	free(p->bcol);
-	free(p->bbeg);
-	free(p->bk);
 }
 
 /* Items' segments: windows 1..n_win, the tail 0 (before window 0 in item order), the
@@ -869,15 +859,16 @@ push_pt(pp_front *f, double sg, double a)
  * first; past PP_MAX_PTS points a corner (the least sigma, the next local peak) that
  * is below every point left out. 0, 1 out of time, -1 out of memory. */
 static int
-front_run(pp *p, glp_prob *M, int ca, int rs, size_t np, int *ind, double *val,
+front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
     pp_front *f, double until, double step)
 {
-	int rc = -1;
+	int ca, rs, rc = -1;
+	size_t np;
+	glp_prob *M = local_model(p, entry, w, loc, ind, val, &ca, &rs, &np);
 	double smin, U = DBL_MAX, av, sv;
 
-	/* the model is reused across states: free a and sigma again */
-	glp_set_col_bnds(M, ca, GLP_FR, 0, 0);
-	glp_set_row_bnds(M, rs, GLP_FR, 0, 0);
+	if (M == NULL)
+		return -1;
 	glp_set_obj_dir(M, GLP_MIN);
 	f->empty_rows = np == 0;
 	/* least sigma */
@@ -892,13 +883,13 @@ front_run(pp *p, glp_prob *M, int ca, int rs, size_t np, int *ind, double *val,
 	}
 	if (np == 0) {
 		glp_set_col_bnds(M, ca, GLP_FX, 0, 0);
-		/* infeasible (a state no partition has): no point */
 		if ((rc = solve_local(M, until, &smin)) != 0)
-			return rc == 1 ? 0 : 1;
-		return push_pt(f, smin * p->sgscale, -DBL_MAX) != 0 ? -1 : 0;
+			goto out;
+		rc = push_pt(f, smin * p->sgscale, -DBL_MAX) != 0 ? -1 : 0;
+		goto out;
 	}
 	if ((rc = solve_local(M, until, &smin)) != 0)
-		return rc == 1 ? 0 : 1;
+		goto out;
 	for (;;) {
 		int r;
 
@@ -940,85 +931,6 @@ front_run(pp *p, glp_prob *M, int ca, int rs, size_t np, int *ind, double *val,
 	}
 	rc = 0;
 out:
-	return rc;
-}
-
-/* The states between segments: each boundary's entry columns (the s and r of the
- * items of w that w + 1 reads); none where there are more than PP_MAX_BITS (the
- * segments then set them independently, as copies). */
-static int
-boundaries(pp *p, const uint8_t *entry)
-{
-	size_t ns = p->n_seg, n = 0;
-
-	p->bbeg = calloc(ns + 1, sizeof *p->bbeg);
-	p->bk = calloc(ns + 1, sizeof *p->bk);
-	p->bcol = malloc(((size_t)p->ncol + 1) * sizeof *p->bcol);
-	if (p->bbeg == NULL || p->bk == NULL || p->bcol == NULL)
-		return -1;
-	for (size_t w = 0; w + 1 < ns; w++) {
-		p->bbeg[w] = n;
-		for (int j = 1; j <= p->ncol; j++)
-			if (entry[j] && p->seg[j] == (int)w)
-				p->bcol[n + (size_t)p->bk[w]++] = j;
-		if (p->bk[w] > PP_MAX_BITS)
-			p->bk[w] = 0;
-		n += (size_t)p->bk[w];
-	}
-	p->bbeg[ns - 1] = n;
-	return 0;
-}
-
-/* States of the boundary below segment w (1 for the tail) and above it (1 for the
- * head). */
-static size_t
-n_in(const pp *p, size_t w)
-{
-	return w > 0 ? (size_t)1 << p->bk[w - 1] : 1;
-}
-
-static size_t
-n_out(const pp *p, size_t w)
-{
-	return w + 1 < p->n_seg ? (size_t)1 << p->bk[w] : 1;
-}
-
-/* Fixes (or frees, fix 0) the local copies of boundary b's columns to state st. */
-static void
-set_state(const pp *p, glp_prob *M, const int *loc, size_t b, size_t st, int fix)
-{
-	for (int k = 0; k < p->bk[b]; k++) {
-		int j = p->bcol[p->bbeg[b] + (size_t)k], v = (int)((st >> k) & 1);
-
-		if (loc[j] == 0)
-			continue;
-		if (fix)
-			glp_set_col_bnds(M, loc[j], GLP_FX, v, v);
-		else
-			glp_set_col_bnds(M, loc[j], GLP_DB, 0, 1);
-	}
-}
-
-/* The fronts of segment w, one per (state below, state above): f[si * n_out + so]. */
-static int
-front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
-    pp_front *f, double until, double step)
-{
-	int ca, rs, rc = 0;
-	size_t np, ni = n_in(p, (size_t)w), no = n_out(p, (size_t)w);
-	glp_prob *M = local_model(p, entry, w, loc, ind, val, &ca, &rs, &np);
-
-	if (M == NULL)
-		return -1;
-	for (size_t si = 0; si < ni && rc == 0; si++)
-		for (size_t so = 0; so < no && rc == 0; so++) {
-			if (w > 0)
-				set_state(p, M, loc, (size_t)w - 1, si, 1);
-			if ((size_t)w + 1 < p->n_seg)
-				set_state(p, M, loc, (size_t)w, so, 1);
-			f[si * no + so].empty_rows = np == 0;
-			rc = front_run(p, M, ca, rs, np, ind, val, &f[si * no + so], until, step);
-		}
 	glp_delete_prob(M);
 	return rc;
 }
@@ -1026,44 +938,21 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 /* Whether every segment finds a point with prefix + a <= P (least sigma among
  * those; a smaller prefix is never worse above). */
 static int
-chain_fits(const pp *p, pp_front *const *f, size_t ns, double P)
+chain_fits(const pp_front *f, size_t ns, double P)
 {
-	double pre[1 << PP_MAX_BITS], nxt[1 << PP_MAX_BITS];
-	int any = 1;
+	double prefix = 0;
 
-	pre[0] = 0;
-	for (size_t w = 0; w < ns && any; w++) {
-		size_t ni = n_in(p, w), no = n_out(p, w);
+	for (size_t w = 0; w < ns; w++) {
+		double bs = DBL_MAX;
 
-		any = 0;
-		for (size_t so = 0; so < no; so++) {
-			nxt[so] = DBL_MAX;
-			for (size_t si = 0; si < ni; si++) {
-				const pp_front *g = &f[w][si * no + so];
-
-				if (pre[si] == DBL_MAX)
-					continue;
-				for (size_t k = 0; k < g->n; k++)
-					if (pre[si] + g->a[k] <= P && pre[si] + g->sig[k] < nxt[so])
-						nxt[so] = pre[si] + g->sig[k];
-			}
-			any |= nxt[so] < DBL_MAX;
-		}
-		memcpy(pre, nxt, no * sizeof *pre);
+		for (size_t k = 0; k < f[w].n; k++)
+			if (prefix + f[w].a[k] <= P && f[w].sig[k] < bs)
+				bs = f[w].sig[k];
+		if (bs == DBL_MAX)
+			return 0;
+		prefix += bs;
 	}
-	return any;
-}
-
-/* The state of boundary b at the model point x. */
-static size_t
-state_of(const pp *p, size_t b, const double *x)
-{
-	size_t st = 0;
-
-	for (int k = 0; k < p->bk[b]; k++)
-		if (x[p->bcol[p->bbeg[b] + (size_t)k]] > 0.5)
-			st |= (size_t)1 << k;
-	return st;
+	return 1;
 }
 
 /* The simulated bytes at each backward op's step (pos: node -> place in ms's
@@ -1111,7 +1000,7 @@ sim_point(solve_ctx *c, const uint8_t *s, const uint8_t *r, ilpi_memsim *ms, int
  * assignment's (sigma, local peak), (3) the chain fitting at its relaxed peak and the
  * bound at most that. Returns the failures; *pts the points checked. */
 static long
-self_check(pp *p, const uint8_t *entry, pp_front *const *f, double lb, int n_pts, long *pts)
+self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts, long *pts)
 {
 	solve_ctx *c = p->c;
 	size_t n = c->red.n_items, ns = p->n_seg;
@@ -1239,21 +1128,15 @@ self_check(pp *p, const uint8_t *entry, pp_front *const *f, double lb, int n_pts
 				fails++;
 			if (aw[w] > -DBL_MAX)
 				relax = fmax(relax, prefix + aw[w]);
-			/* (2), in the point's states */
-			{
-				size_t si = w > 0 ? state_of(p, w - 1, x) : 0, no = n_out(p, w);
-				size_t so = w + 1 < ns ? state_of(p, w, x) : 0;
-				const pp_front *g = &f[w][si * no + so];
-
-				for (size_t k = 0; k < g->n && !dom; k++)
-					dom = g->sig[k] <= sg[w] + tol && (g->a[k] == -DBL_MAX ||
-					    g->a[k] <= aw[w] + tol);
-			}
+			/* (2) */
+			for (size_t k = 0; k < f[w].n && !dom; k++)
+				dom = f[w].sig[k] <= sg[w] + tol && (f[w].a[k] == -DBL_MAX ||
+				    f[w].a[k] <= aw[w] + tol);
 			fails += !dom;
 			prefix += sg[w];
 		}
 		/* (3) */
-		if (relax > -DBL_MAX && (!chain_fits(p, f, ns, relax + tol) || lb > relax + tol))
+		if (relax > -DBL_MAX && (!chain_fits(f, ns, relax + tol) || lb > relax + tol))
 			fails++;
 	}
 out:
@@ -1273,15 +1156,12 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
     size_t *n_pts)
 {
 	size_t ns = p->n_seg;
-	pp_front **f = calloc(ns, sizeof *f);
+	pp_front *f = calloc(ns, sizeof *f);
 	int *loc = malloc(((size_t)p->ncol + 1) * sizeof *loc), rc = -1;
 	double step = 0.5, lo, hi;
 
-	if (f == NULL || loc == NULL || boundaries(p, entry) != 0)
+	if (f == NULL || loc == NULL)
 		goto out;
-	for (size_t w = 0; w < ns; w++)
-		if ((f[w] = calloc(n_in(p, w) * n_out(p, w), sizeof *f[w])) == NULL)
-			goto out;
 	/* the front steps by half a model byte when every sigma is whole on integral
 	 * columns (else by a millionth, which only adds points) */
 	for (int j = 1; j <= p->ncol; j++)
@@ -1313,14 +1193,13 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 	}
 	*n_pts = 0;
 	for (size_t w = 0; w < ns; w++) {
-		int r = front_of(p, entry, (int)w, loc, ind, val, f[w], until, step);
+		int r = front_of(p, entry, (int)w, loc, ind, val, &f[w], until, step);
 
 		if (r != 0) {
 			rc = r;
 			goto out;
 		}
-		for (size_t q = 0; q < n_in(p, w) * n_out(p, w); q++)
-			*n_pts += f[w][q].n;
+		*n_pts += f[w].n;
 	}
 	/* bisection on P between the floor and the sum of every segment's largest a
 	 * and sigma */
@@ -1329,16 +1208,15 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 	for (size_t w = 0; w < ns; w++) {
 		double ma = 0, ms = 0;
 
-		for (size_t q = 0; q < n_in(p, w) * n_out(p, w); q++)
-			for (size_t k = 0; k < f[w][q].n; k++) {
-				ma = fmax(ma, f[w][q].a[k]);
-				ms = fmax(ms, f[w][q].sig[k]);
-			}
+		for (size_t k = 0; k < f[w].n; k++) {
+			ma = fmax(ma, f[w].a[k]);
+			ms = fmax(ms, f[w].sig[k]);
+		}
 		hi += ma + ms;
 	}
-	if (!chain_fits(p, f, ns, hi))
+	if (!chain_fits(f, ns, hi))
 		hi = 1e30;
-	if (chain_fits(p, f, ns, lo)) {
+	if (chain_fits(f, ns, lo)) {
 		*lb = lo;
 		rc = 0;
 		goto out;
@@ -1346,7 +1224,7 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 	while (hi - lo > 0.25) {
 		double mid = 0.5 * (lo + hi);
 
-		if (chain_fits(p, f, ns, mid))
+		if (chain_fits(f, ns, mid))
 			hi = mid;
 		else
 			lo = mid;
@@ -1359,55 +1237,35 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 		    p->c->hooks->peak_relax_check, &pts);
 		p->c->hooks->peak_relax_points += pts;
 	}
-	/* -v: where the chain binds just below the bound (the first segment with no
-	 * state reached at it), the least prefix into it and its least local peak */
+	/* -v: where the chain binds just below the bound (the segment whose every point
+	 * is above it after the prefix so far) */
 	{
-		double pre[1 << PP_MAX_BITS], nxt[1 << PP_MAX_BITS], unit = p->c->m.byte_unit;
-		size_t nb = 0;
+		double prefix = 0, unit = p->c->m.byte_unit;
 
-		pre[0] = 0;
-		for (size_t w = 0; w + 1 < ns; w++)
-			nb += (size_t)p->bk[w];
 		for (size_t w = 0; w < ns; w++) {
-			size_t ni = n_in(p, w), no = n_out(p, w);
-			double least = DBL_MAX, ma = DBL_MAX;
-			int any = 0;
+			double bs = DBL_MAX, ma = DBL_MAX;
 
-			for (size_t si = 0; si < ni; si++)
-				least = fmin(least, pre[si]);
-			for (size_t so = 0; so < no; so++) {
-				nxt[so] = DBL_MAX;
-				for (size_t si = 0; si < ni; si++) {
-					const pp_front *g = &f[w][si * no + so];
-
-					for (size_t k = 0; k < g->n; k++) {
-						ma = fmin(ma, g->a[k]);
-						if (pre[si] < DBL_MAX && pre[si] + g->a[k] <= lo &&
-						    pre[si] + g->sig[k] < nxt[so])
-							nxt[so] = pre[si] + g->sig[k];
-					}
-				}
-				any |= nxt[so] < DBL_MAX;
+			for (size_t k = 0; k < f[w].n; k++) {
+				ma = fmin(ma, f[w].a[k]);
+				if (prefix + f[w].a[k] <= lo && f[w].sig[k] < bs)
+					bs = f[w].sig[k];
 			}
-			if (!any) {
-				drv_note(p->c, "peak relaxation: binds at segment %zu of %zu (least prefix "
-				    "%.0f bytes, least local peak %.0f; %zu state columns between the "
-				    "segments)", w, ns, least * unit, ma == -DBL_MAX ? 0.0 : ma * unit,
-				    nb);
+			if (bs == DBL_MAX) {
+				drv_note(p->c, "peak relaxation: binds at segment %zu of %zu (prefix %.0f "
+				    "bytes, least local peak %.0f)", w, ns, prefix * unit,
+				    ma == -DBL_MAX ? 0.0 : ma * unit);
 				break;
 			}
-			memcpy(pre, nxt, no * sizeof *pre);
+			prefix += bs;
 		}
 	}
 	rc = 0;
 out:
-	for (size_t w = 0; f != NULL && w < ns; w++) {
-		for (size_t q = 0; f[w] != NULL && q < n_in(p, w) * n_out(p, w); q++) {
-			free(f[w][q].sig);
-			free(f[w][q].a);
+	if (f != NULL)
+		for (size_t w = 0; w < ns; w++) {
+			free(f[w].sig);
+			free(f[w].a);
 		}
-		free(f[w]);
-	}
 	free(f);
 	free(loc);
 	return rc;
