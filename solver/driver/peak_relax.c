@@ -92,8 +92,8 @@ pp_free(pp *p)
 	free(p->rowop);
 }
 
-/* Items' segments: windows 1..n_win, the tail 0 (before window 0 in item order), the
- * head n_win + 1 (after the last window), the rest none. */
+/* Items' segments: windows 1..n_win, the tail 0 (items in no window that read no
+ * window's item), the head n_win + 1 (the other items in no window). */
 static int
 item_segments(pp *p)
 {
@@ -123,9 +123,19 @@ item_segments(pp *p)
 			lo = it < lo ? it : lo;
 			hi = it > hi ? it : hi;
 		}
-	for (size_t it = 0; it < n; it++)
-		p->iseg[it] = win[it] >= 0 ? win[it] + 1 : it < lo ? 0 : it > hi ?
-		    (int32_t)nw + 1 : -1;
+	/* an item in no window: the head when it reads (through its inputs) a window's
+	 * item or the head's, else the tail (the stem below the first window, in item
+	 * order after the windows' parameters) */
+	for (size_t it = 0; it < n; it++) {
+		const ilpi_item *v = &c->red.item[it];
+
+		p->iseg[it] = win[it] >= 0 ? win[it] + 1 : 0;
+		for (uint32_t k = 0; k < v->in_count && win[it] < 0; k++)
+			if (p->iseg[c->red.in[v->in_begin + k]] > 0)
+				p->iseg[it] = (int32_t)nw + 1;
+	}
+	(void)lo;
+	(void)hi;
 	p->n_seg = nw + 2;
 	free(win);
 	free(off);
