@@ -28,12 +28,18 @@
 #include <glpk.h>
 
 #include "graph/clock.h"
+#include "graph/lower.h"
+#include "graph/memsim.h"
+#include "solver/driver/answer.h"
+#include "solver/peak/peak_cuts.h"
 #include "solver/blocks/blocks_windows.h"
 #include "solver/driver/stage.h"
 #include "solver/driver/peak_relax.h"
 
 typedef struct pp_row {
 	int loc;                  /* segment */
+	int32_t op;               /* the op whose step it is at (backward), -1 unknown */
+	int32_t at;               /* that op's place among the backward ops, -1 unknown */
 	double cst;               /* model bytes */
 	size_t beg, len;          /* into tcol/tval */
 } pp_row;
@@ -58,6 +64,12 @@ typedef struct pp {
 	size_t n_side;
 	double floor;             /* model bytes: rows without any term */
 	double sgscale;           /* model bytes per unit of a local model's sigma row */
+	/* structural sigma (docs/solver.md "The bound along the layers"): */
+	int structural;
+	int32_t *bpos;            /* per node: place among the backward ops, -1 */
+	int32_t *lastbw;          /* per item: place of its last backward reader, -1 */
+	double *sbytes;           /* per item: model bytes sigma may count for s, 0 */
+	int32_t *rowop;           /* per model row: its op, -1 unknown */
 } pp;
 
 static void
@@ -74,10 +86,14 @@ pp_free(pp *p)
 	free(p->tval);
 	free(p->side);
 	free(p->side_seg);
+	free(p->bpos);
+	free(p->lastbw);
+	free(p->sbytes);
+	free(p->rowop);
 }
 
-/* Items' segments: windows 1..n_win, the tail 0 (before window 0 in item order), the
- * head n_win + 1 (after the last window), the rest none. */
+/* Items' segments: windows 1..n_win, the tail 0 (items in no window that read no
+ * window's item), the head n_win + 1 (the other items in no window). */
 static int
 item_segments(pp *p)
 {
@@ -107,9 +123,19 @@ item_segments(pp *p)
 			lo = it < lo ? it : lo;
 			hi = it > hi ? it : hi;
 		}
-	for (size_t it = 0; it < n; it++)
-		p->iseg[it] = win[it] >= 0 ? win[it] + 1 : it < lo ? 0 : it > hi ?
-		    (int32_t)nw + 1 : -1;
+	/* an item in no window: the head when it reads (through its inputs) a window's
+	 * item or the head's, else the tail (the stem below the first window, in item
+	 * order after the windows' parameters) */
+	for (size_t it = 0; it < n; it++) {
+		const ilpi_item *v = &c->red.item[it];
+
+		p->iseg[it] = win[it] >= 0 ? win[it] + 1 : 0;
+		for (uint32_t k = 0; k < v->in_count && win[it] < 0; k++)
+			if (p->iseg[c->red.in[v->in_begin + k]] > 0)
+				p->iseg[it] = (int32_t)nw + 1;
+	}
+	(void)lo;
+	(void)hi;
 	p->n_seg = nw + 2;
 	free(win);
 	free(off);
@@ -242,6 +268,8 @@ read_rows(pp *p, int *ind, double *val)
 		r = &p->row[p->n_row];
 		r->beg = p->n_t;
 		r->loc = -1;
+		r->op = p->rowop != NULL ? p->rowop[i] : -1;
+		r->at = r->op >= 0 ? p->bpos[r->op] : -1;
 		for (int k = 1; k <= len; k++) {
 			int j = ind[k];
 			double v = -val[k] / pc;
@@ -495,6 +523,197 @@ relocate(pp *p, const uint8_t *entry)
 	return moved;
 }
 
+/* A term's coefficient in the local row of segment w: its own on w; on an entry
+ * column of w - 1, less what sigma counts (exact), or, with the structural sigma,
+ * nothing where sigma counts the column's storage (no storage counted twice); else 0. */
+static double
+local_coef(const pp *p, const uint8_t *entry, int w, int j, double t)
+{
+	if (p->seg[j] == w)
+		return t;
+	if (w > 0 && p->seg[j] == w - 1 && entry[j])
+		return p->structural ? (p->sigma[j] > 0 ? 0 : t) : t - p->sigma[j];
+	return 0;
+}
+
+/* Each backward op's place in the order torch runs them (fixed whatever is
+ * recomputed), as the bound rows number them; each item's last backward reader's
+ * place; the bytes its saved storage holds in the simulator (0 when sigma may not
+ * count it: a primal's or a tuple's, one the caller holds through the backward, one
+ * shared with an item of another segment, or shared and not its first item); each
+ * model row's op (the bound rows and the points record it). */
+static int
+structural_data(pp *p)
+{
+	solve_ctx *c = p->c;
+	const ilp_graph *g = c->g;
+	const ilpi_reduced *red = &c->red;
+	size_t n = g->n, ni = red->n_items;
+	int nrow = glp_get_num_rows(c->m.lp);
+	uint8_t *need = malloc(n + 1), *held = calloc(n + 1, 1);
+	int32_t *order = malloc((n + 1) * sizeof *order), *first = malloc((n + 1) *
+	    sizeof *first), *sseg = malloc((n + 1) * sizeof *sseg);
+	int32_t *stack = malloc((n + 1) * sizeof *stack);
+	ilpi_side bw;
+	int rc = -1;
+
+	memset(&bw, 0, sizeof bw);
+	bw.op = malloc((n + 1) * sizeof *bw.op);
+	p->bpos = malloc((n + 1) * sizeof *p->bpos);
+	p->lastbw = malloc((ni + 1) * sizeof *p->lastbw);
+	p->sbytes = calloc(ni + 1, sizeof *p->sbytes);
+	p->rowop = malloc(((size_t)nrow + 1) * sizeof *p->rowop);
+	if (need == NULL || held == NULL || order == NULL || first == NULL || sseg == NULL ||
+	    stack == NULL ||
+	    bw.op == NULL || p->bpos == NULL || p->lastbw == NULL || p->sbytes == NULL ||
+	    p->rowop == NULL)
+		goto out;
+	ilpi_backward_needed(g, need);
+	for (size_t i = 0; i < n; i++) {
+		p->bpos[i] = -1;
+		first[i] = -1;
+		sseg[i] = INT32_MIN;
+		if (g->node[i].kind == ILPI_OP && g->node[i].cls == ILPI_BACKWARD && need[i])
+			bw.op[bw.n_op++] = (int32_t)i;
+	}
+	bw.out = (int32_t *)g->bw_out;
+	bw.n_out = g->n_bw_out;
+	(void)ilpi_autograd_order(g, &bw, order);
+	for (size_t k = 0; k < bw.n_op; k++)
+		p->bpos[order[k]] = (int32_t)k;
+	for (size_t k = 0; k < g->n_fw_out; k++)
+		held[g->node[g->fw_out[k]].storage] = 1;
+	/* per storage root: its first item with an s column, and the one segment of
+	 * every such item (INT32_MAX: several) */
+	for (size_t it = 0; it < ni; it++) {
+		int32_t root = g->node[red->item[it].rep].storage;
+
+		if (c->m.col_s[it] == 0)
+			continue;
+		if (first[root] < 0)
+			first[root] = (int32_t)it;
+		sseg[root] = sseg[root] == INT32_MIN || sseg[root] == p->iseg[it] ?
+		    p->iseg[it] : INT32_MAX;
+	}
+	for (size_t it = 0; it < ni; it++) {
+		const ilpi_item *v = &red->item[it];
+		const ilpi_node *rn = &g->node[v->rep], *root = &g->node[rn->storage];
+		const int32_t *use = ilpi_users(g, rn);
+
+		size_t sp = 0;
+
+		/* the backward readers of rep and of the views of it (a view the
+		 * backward computes from the saved value shares its storage) */
+		p->lastbw[it] = -1;
+		(void)use;
+		stack[sp++] = v->rep;
+		while (sp > 0) {
+			const ilpi_node *x = &g->node[stack[--sp]];
+			const int32_t *xu = ilpi_users(g, x);
+
+			for (uint32_t k = 0; k < x->use_count; k++) {
+				if (p->bpos[xu[k]] > p->lastbw[it])
+					p->lastbw[it] = p->bpos[xu[k]];
+				if (g->node[xu[k]].view_of == (int32_t)(x - g->node) && sp < n)
+					stack[sp++] = xu[k];
+			}
+		}
+		if (c->m.col_s[it] == 0 || first[rn->storage] != (int32_t)it ||
+		    sseg[rn->storage] == INT32_MAX || p->iseg[it] < 0 ||
+		    held[rn->storage] || root->kind != ILPI_OP ||
+		    (root->flags & ILPI_F_TUPLE) || p->lastbw[it] < 0)
+			continue;
+		p->sbytes[it] = (double)root->bytes / c->m.byte_unit;
+	}
+	for (int i = 0; i <= nrow; i++)
+		p->rowop[i] = -1;
+	for (int k = 0; k < c->peak.n_rows && c->peak.row_no != NULL; k++)
+		if (c->peak.row_op[k] >= 0 && c->peak.row_no[k] <= nrow)
+			p->rowop[c->peak.row_no[k]] = c->peak.row_op[k];
+	if (c->cuts != NULL) {
+		int rows, cols, points;
+
+		ilpi_peak_cuts_stats(c->cuts, &rows, &cols, &points);
+		for (int k = 0; k < points; k++) {
+			int32_t op = ilpi_peak_cuts_point_op(c->cuts, k);
+			int row = ilpi_peak_cuts_point_row(c->cuts, k);
+
+			if (row > 0 && row <= nrow)
+				p->rowop[row] = op;
+		}
+	}
+	rc = 0;
+out:
+	free(need);
+	free(held);
+	free(order);
+	free(first);
+	free(sseg);
+	free(stack);
+	free(bw.op);
+	return rc;
+}
+
+/* The structural sigma: s_X counts X's saved storage in every row above X's segment
+ * whose step comes before X's last backward reader (the simulator keeps a saved value
+ * from the forward until then, whatever is recomputed). A row whose step is unknown
+ * goes to the tail (its constant and tail terms only). Items live at the steps of at
+ * least 90 % of the rows above their segment first; each row then moves down to the
+ * highest segment where every such item below is live at its step; then sigma takes
+ * every item live at the step of every row above (strict). Returns the rows moved. */
+static size_t
+structural_sigmas(pp *p)
+{
+	solve_ctx *c = p->c;
+	size_t ns = p->n_seg, ni = c->red.n_items, moved = 0;
+	int32_t *lim = malloc((ns + 1) * sizeof *lim), *top = malloc((ns + 2) * sizeof *top);
+
+	for (int j = 0; j <= p->ncol; j++)
+		p->sigma[j] = 0;
+	if (lim == NULL || top == NULL)
+		goto out;
+	for (size_t i = 0; i < p->n_row; i++)
+		if (p->row[i].at < 0 && p->row[i].loc > 0) {
+			p->row[i].loc = 0;
+			moved++;
+		}
+	/* lim[u]: the least last reader of the items of u */
+	for (size_t u = 0; u < ns; u++)
+		lim[u] = INT32_MAX;
+	for (size_t it = 0; it < ni; it++)
+		if (p->sbytes[it] > 0 && p->iseg[it] >= 0 && p->lastbw[it] < lim[p->iseg[it]])
+			lim[p->iseg[it]] = p->lastbw[it];
+	for (size_t i = 0; i < p->n_row; i++) {
+		pp_row *r = &p->row[i];
+		int m = r->loc;
+
+		for (int u = 0; u < m; u++)
+			if (r->at > lim[u])
+				m = u;
+		if (m != r->loc) {
+			r->loc = m;
+			moved++;
+		}
+	}
+	/* top[u]: the latest step among the rows above u */
+	for (size_t u = 0; u <= ns; u++)
+		top[u] = -1;
+	for (size_t i = 0; i < p->n_row; i++)
+		if (p->row[i].loc > 0 && p->row[i].at > top[p->row[i].loc - 1])
+			top[p->row[i].loc - 1] = p->row[i].at;
+	for (size_t u = ns - 1; u-- > 0;)
+		if (top[u + 1] > top[u])
+			top[u] = top[u + 1];
+	for (size_t it = 0; it < ni; it++)
+		if (p->sbytes[it] > 0 && p->iseg[it] >= 0 && (size_t)p->iseg[it] + 1 < ns &&
+		    p->lastbw[it] >= top[p->iseg[it]])
+			p->sigma[c->m.col_s[it]] = p->sbytes[it];
+out:
+	free(lim);
+	free(top);
+	return moved;
+}
+
 /* One segment's front: points (sig, a), sig ascending... as found (a ascending,
  * sig descending). */
 typedef struct pp_front {
@@ -599,8 +818,7 @@ local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 		lv[len] = 1;
 		for (size_t k = r->beg; k < r->beg + r->len; k++) {
 			int j = p->tcol[k];
-			double v = p->seg[j] == w ? p->tval[k] : p->seg[j] == w - 1 && entry[j] ?
-			    p->tval[k] - p->sigma[j] : 0;
+			double v = local_coef(p, entry, w, j, p->tval[k]);
 
 			if (v != 0 && loc[j]) {
 				li[++len] = loc[j];
@@ -747,6 +965,44 @@ chain_fits(const pp_front *f, size_t ns, double P)
 	return 1;
 }
 
+/* The simulated bytes at each backward op's step (pos: node -> place in ms's
+ * backward, -1) and the peak of the item answer (s, r); -1 when it cannot be
+ * simulated. c->s and c->r are kept. */
+static int64_t
+sim_point(solve_ctx *c, const uint8_t *s, const uint8_t *r, ilpi_memsim *ms, int32_t *pos)
+{
+	size_t n = c->red.n_items;
+	uint8_t *keep = malloc(2 * n + 1);
+	ilp_partition *part = NULL;
+	ilpi_split sp;
+	int64_t out = -1;
+
+	memset(ms, 0, sizeof *ms);
+	memset(&sp, 0, sizeof sp);
+	if (keep == NULL)
+		return -1;
+	memcpy(keep, c->s, n);
+	memcpy(keep + n, c->r, n);
+	memcpy(c->s, s, n);
+	memcpy(c->r, r, n);
+	if (drv_to_nodes(c) == 0 && (part = drv_node_partition(c)) != NULL &&
+	    ilpi_lower_unchecked(c->g, part, &sp, NULL) == 0) {
+		if (ilpi_memsim_run(c->g, part, &sp, ms, NULL) == 0) {
+			for (size_t i = 0; i < c->g->n; i++)
+				pos[i] = -1;
+			for (size_t k = 0; k < ms->n_bw; k++)
+				pos[ms->bw_order[k]] = (int32_t)k;
+			out = ms->peak.peak_bytes;
+		}
+		ilpi_split_free(&sp);
+	}
+	ilp_partition_free(part);
+	memcpy(c->s, keep, n);
+	memcpy(c->r, keep + n, n);
+	free(keep);
+	return out;
+}
+
 /* The self-check (ilpi_solve_hooks.peak_relax_check): at the incumbent and at random
  * s/r assignments, the model's least P with the s and r columns fixed (every other
  * column within [0, 1] integral, as the local models have them), then (1) every
@@ -763,9 +1019,11 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 	double *sg = calloc(ns, sizeof *sg), *aw = malloc(ns * sizeof *aw);
 	uint64_t st = 0x9e3779b97f4a7c15ULL;
 	long fails = 0;
+	uint8_t *ps = malloc(2 * n + 1);
+	int32_t *pos = malloc((c->g->n + 1) * sizeof *pos);
 
 	*pts = 0;
-	if (x == NULL || sg == NULL || aw == NULL)
+	if (x == NULL || sg == NULL || aw == NULL || ps == NULL || pos == NULL)
 		goto out;
 	glp_copy_prob(M, c->m.lp, GLP_OFF);
 	for (int j = 1; j <= p->ncol; j++) {
@@ -806,6 +1064,8 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 					vs = (st >> 33) % 3 == 1;
 					vr = (st >> 33) % 3 == 2;
 				}
+			ps[it] = (uint8_t)vs;
+			ps[n + it] = (uint8_t)vr;
 			if (js)
 				glp_set_col_bnds(M, js, GLP_FX, vs, vs);
 			if (jr)
@@ -829,6 +1089,33 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 		for (int j = 1; j <= p->ncol; j++)
 			if (p->seg[j] >= 0 && p->sigma[j] > 0)
 				sg[p->seg[j]] += p->sigma[j] * x[j];
+		/* (0) with the structural sigma, every relaxed row (the sigma of the
+		 * segments below and its local terms) at most the simulated bytes at its
+		 * step (at a step not known, the simulated peak) */
+		if (p->structural) {
+			ilpi_memsim ms;
+			int64_t peak = sim_point(c, ps, ps + n, &ms, pos);
+			double unit = c->m.byte_unit;
+
+			for (size_t i = 0; i < p->n_row && peak >= 0; i++) {
+				const pp_row *r = &p->row[i];
+				double v = r->cst, at = (double)peak;
+
+				if (r->loc < 0)
+					continue;
+				for (int j = 1; j <= p->ncol; j++)
+					if (p->seg[j] >= 0 && p->seg[j] < r->loc && p->sigma[j] > 0)
+						v += p->sigma[j] * x[j];
+				for (size_t k = r->beg; k < r->beg + r->len; k++)
+					v += local_coef(p, entry, r->loc, p->tcol[k], p->tval[k]) *
+					    x[p->tcol[k]];
+				if (r->op >= 0 && pos[r->op] >= 0)
+					at = (double)ms.bw_live[pos[r->op]];
+				if (v * unit > at + 1e-6 * at + 0.5)
+					fails++;
+			}
+			ilpi_memsim_free(&ms);
+		}
 		for (size_t i = 0; i < p->n_row; i++) {
 			const pp_row *r = &p->row[i];
 			double v = r->cst;
@@ -839,10 +1126,7 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 			for (size_t k = r->beg; k < r->beg + r->len; k++) {
 				int j = p->tcol[k];
 
-				if (p->seg[j] == w)
-					v += p->tval[k] * x[j];
-				else if (w > 0 && p->seg[j] == w - 1 && entry[j])
-					v += (p->tval[k] - p->sigma[j]) * x[j];
+				v += local_coef(p, entry, w, j, p->tval[k]) * x[j];
 			}
 			aw[w] = fmax(aw[w], v);
 		}
@@ -850,7 +1134,7 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 			int dom = 0;
 
 			/* (1) */
-			if (aw[w] > -DBL_MAX && prefix + aw[w] > P + tol)
+			if (!p->structural && aw[w] > -DBL_MAX && prefix + aw[w] > P + tol)
 				fails++;
 			if (aw[w] > -DBL_MAX)
 				relax = fmax(relax, prefix + aw[w]);
@@ -870,6 +1154,8 @@ out:
 	free(x);
 	free(sg);
 	free(aw);
+	free(ps);
+	free(pos);
 	return fails;
 }
 
@@ -1028,6 +1314,10 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 		rc = 1;
 		goto out;
 	}
+	/* offloading takes saved values off the device: no structural sigma there */
+	p.structural = c->m.col_o == NULL;
+	if (p.structural && structural_data(&p) != 0)
+		goto out;
 	if (column_segments(&p, ind, val) != 0 || (k = read_rows(&p, ind, val)) < 0 ||
 	    entry_columns(&p, entry) != 0 || side_segments(&p, entry, ind, val) != 0)
 		goto out;
@@ -1040,12 +1330,17 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	 * rows above that have each term moves the others down to where they have every
 	 * lower term; then the strict sigma (the least over every row above: valid
 	 * whatever the segments) */
-	if (sigmas(&p, entry, 0) != 0)
-		goto out;
-	moved = relocate(&p, entry);
-	if (sigmas(&p, entry, 1) != 0)
-		goto out;
-	report_loss(&p, entry, "strict, rows moved down");
+	if (p.structural) {
+		moved = structural_sigmas(&p);
+		report_loss(&p, entry, "structural");
+	} else {
+		if (sigmas(&p, entry, 0) != 0)
+			goto out;
+		moved = relocate(&p, entry);
+		if (sigmas(&p, entry, 1) != 0)
+			goto out;
+		report_loss(&p, entry, "strict, rows moved down");
+	}
 	k = chain_bound(&p, entry, ind, val, until, &v, &pts);
 	if (k < 0)
 		goto out;

@@ -154,6 +154,7 @@ drv_release(solve_ctx *c, int glpk_freed)
 		ilp_partition_free(c->seed[k]);
 	free(c->seed);
 	ilpi_peak_cuts_free(c->cuts);
+	ilpi_peak_rows_free(&c->peak);
 	free(c->hist);
 	free(c->hist_sim);
 	free(c->starts_buf);

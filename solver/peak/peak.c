@@ -541,12 +541,22 @@ add_rows(peak_build *b, ilpi_peak_rows *pr)
 	int prev = 0, rc = -1;
 	sweep w;
 
+	int32_t *op_at = malloc(((size_t)total + 1) * sizeof *op_at);
+
 	r.ind = malloc(((size_t)n_cols + b->n_t + 2) * sizeof *r.ind);
 	r.val = malloc(((size_t)n_cols + b->n_t + 2) * sizeof *r.val);
 	r.acc = calloc((size_t)n_cols + 2, sizeof *r.acc);
+	pr->row_no = malloc((2 * b->n_t + 4) * sizeof *pr->row_no);
+	pr->row_op = malloc((2 * b->n_t + 4) * sizeof *pr->row_op);
 	if (sweep_init(&w, b) != 0 || cut == NULL || seg == NULL || ks == NULL ||
-	    r.ind == NULL || r.val == NULL || r.acc == NULL)
+	    r.ind == NULL || r.val == NULL || r.acc == NULL || op_at == NULL ||
+	    pr->row_no == NULL || pr->row_op == NULL)
 		goto out;
+	for (int32_t t = 0; t <= total; t++)
+		op_at[t] = -1;
+	for (size_t i = 0; i < b->g->n; i++)
+		if (b->step[i] >= b->nf && b->step[i] < total)
+			op_at[b->step[i]] = (int32_t)i;
 	cut[n_cut++] = 0;
 	cut[n_cut++] = b->nf;
 	cut[n_cut++] = total;
@@ -620,6 +630,8 @@ add_rows(peak_build *b, ilpi_peak_rows *pr)
 		row = glp_add_rows(b->m->lp, 1);
 		glp_set_mat_row(b->m->lp, row, r.len, r.ind, r.val);
 		glp_set_row_bnds(b->m->lp, row, GLP_LO, b->base[at] / b->m->byte_unit, 0);
+		pr->row_no[pr->n_rows] = row;
+		pr->row_op[pr->n_rows] = op_at[at];
 		pr->n_rows++;
 	}
 	glp_set_col_bnds(b->m->lp, pr->col, GLP_LO, floor_p / b->m->byte_unit, 0);
@@ -632,7 +644,17 @@ out:
 	free(r.ind);
 	free(r.val);
 	free(r.acc);
+	free(op_at);
 	return rc;
+}
+
+void
+ilpi_peak_rows_free(ilpi_peak_rows *pr)
+{
+	free(pr->row_no);
+	free(pr->row_op);
+	pr->row_no = NULL;
+	pr->row_op = NULL;
 }
 
 int

@@ -14,6 +14,10 @@ typedef struct ilpi_peak_rows {
 	int n_rows;         /* rows added */
 	int n_steps;        /* forward + backward steps the rows were chosen from */
 	int n_sums;         /* running-sum columns the rows go through, 0: dense rows */
+	/* per row added (n_rows): its model row and the op whose step it is at (graph
+	 * index; -1 for a forward step), for the bound along the layers */
+	int *row_no;
+	int32_t *row_op;
 } ilpi_peak_rows;
 
 /* Nonzeros the peak rows may hold before they go through running sums (the same LP;
@@ -28,5 +32,8 @@ typedef struct ilpi_peak_rows {
  * both. */
 int ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr,
     size_t dense_nz, ilp_error *err);
+
+/* Releases pr's arrays (pr itself is the caller's); safe on a zeroed struct. */
+void ilpi_peak_rows_free(ilpi_peak_rows *pr);
 
 #endif /* ILPART_SOLVER_PEAK_H */

@@ -406,6 +406,12 @@ ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k)
 	return pc->pt_op[k];
 }
 
+int
+ilpi_peak_cuts_point_row(const ilpi_peak_cuts *pc, int k)
+{
+	return pc->pt_prow[k];
+}
+
 double
 ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k)
 {

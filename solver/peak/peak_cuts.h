@@ -31,6 +31,8 @@ int ilpi_peak_cuts_eval(ilpi_peak_cuts *pc, const uint8_t *s, const uint8_t *r);
 double ilpi_peak_cuts_point_value(ilpi_peak_cuts *pc, int k);
 /* Point k's op (graph index) for a backward step, -1 - op for a forward step. */
 int32_t ilpi_peak_cuts_point_op(const ilpi_peak_cuts *pc, int k);
+/* Point k's P row (model row number). */
+int ilpi_peak_cuts_point_row(const ilpi_peak_cuts *pc, int k);
 /* The largest bytes some general row's step has live in every partition (the
  * backward's own and held storage there): a lower bound of every partition's peak,
  * 0 before the first general row. */
