@@ -76,15 +76,19 @@ worse_names(int w)
  * 100-layer Llama finds none in minutes. */
 #define QUICK_LOOP 10.0
 
-/* The seconds a pass may take: what is left of the caller's limit, else of the peak
- * search's default (both passes together keep to it: DistilBERT at 0.5 took 120 s,
- * two passes of the 60 s default each); half of it when another pass follows. */
+/* The seconds a pass may take: what is left of the caller's limit (counted from the
+ * solve's start t0), else of the peak search's default counted from the first pass's
+ * start td (both passes together keep to it: DistilBERT at 0.5 took 120 s, two passes
+ * of the 60 s default each; the runtime solve before them may have used the default
+ * already: transformers' 100-layer Llama at 0.1 with --bans none, 56 s); half of it
+ * when another pass follows. */
 static double
-pass_limit(const ilp_solve_options *o, const ilpi_solve_hooks *h, double t0, int another)
+pass_limit(const ilp_solve_options *o, const ilpi_solve_hooks *h, double t0, double td,
+    int another)
 {
-	double total = o->time_limit > 0 ? o->time_limit : h->peak_default_limit > 0 ?
-	    h->peak_default_limit : ILPI_PEAK_DEFAULT_LIMIT;
-	double left = total - (ilpi_now() - t0);
+	double left = o->time_limit > 0 ? o->time_limit - (ilpi_now() - t0) :
+	    (h->peak_default_limit > 0 ? h->peak_default_limit : ILPI_PEAK_DEFAULT_LIMIT) -
+	    (ilpi_now() - td);
 
 	if (another)
 		left /= 2;
@@ -256,6 +260,7 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 	ilp_peak pa, pp, pq;
 	ilp_error e = { 0 };
 	ilp_partition *q = NULL, *fq = NULL;
+	double td = ilpi_now();
 	int w, rc;
 
 	if (ilp_partition_peak(g, pt, &pp, &e) != 0 || ilp_partition_peak(g, *out, &pa, &e) != 0) {
@@ -319,7 +324,7 @@ drv_dominate(const ilp_graph *g, const ilp_solve_options *o, const ilpi_solve_ho
 			}
 		}
 		rc = solve_within(g, o, pt, fq, bytes, pp.peak_bytes,
-		    pass_limit(o, h, t0, k == 0 && pt->saved_bytes > budget), &q, err);
+		    pass_limit(o, h, t0, td, k == 0 && pt->saved_bytes > budget), &q, err);
 		if (rc != 0 || (q == NULL && fq != NULL)) {
 			if (rc == 0) {
 				ilp_partition_free(*out);
