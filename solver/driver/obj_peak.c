@@ -643,7 +643,9 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		}
 		drv_note(c, "simulated peak %lld exceeds the peak budget: cutting the answer off",
 		    (long long)c->peak_sim);
-		if (c->peak_sim < 0 || drv_cut_answer_over(c, c->s, c->r, c->peak_sim) != 0)
+		if (c->peak_sim < 0 || drv_general_rows(c, c->s, c->r, c->peak_sim,
+		    PEAK_GENERAL_FRAC, 2) != 0 ||
+		    drv_cut_answer_over(c, c->s, c->r, c->peak_sim) != 0)
 			break;
 	}
 	if (have_fb) {

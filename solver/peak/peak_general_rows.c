@@ -57,7 +57,10 @@ after_cols(ilpi_peak_cuts *pc, int32_t kappa, int32_t o, int32_t u, int *b1, int
 /* The conjunctions of storage `key` (bytes b) whose value v exists when literal `a`
  * (and `e`, when not 0) holds: one per reader of v, or of a view of v that follows it
  * (not a saved rep of its own), that runs at or after the point: a backward op there
- * gives `a` (and `e`) alone. */
+ * gives `a` (and `e`) alone. A tuple of views (split, unbind) is not a view itself: its
+ * getitems name v as their base, and they are followed as v's views are (GPT-NeoX's
+ * fused q/k/v projection reaches the attention backward through split's getitems;
+ * without them its storage was in no general row). */
 typedef struct conjs {
 	int32_t *slot;        /* key -> index among the row's storages, -1 */
 	int64_t *sbytes;      /* per storage: bytes */
@@ -86,6 +89,15 @@ reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
 
 			if (g->node[u].view_of == x && pc->col_s[u] == 0 && sp < 64)
 				stack[sp++] = u;
+			if ((g->node[u].flags & ILPI_F_TUPLE) && g->node[u].view_of == ILPI_NONE) {
+				const ilpi_node *t = &g->node[u];
+				const int32_t *tu = ilpi_users(g, t);
+
+				for (uint32_t k = 0; k < t->use_count; k++)
+					if (g->node[tu[k]].view_of == x && pc->col_s[tu[k]] == 0 &&
+					    sp < 64)
+						stack[sp++] = tu[k];
+			}
 			if (ilpi_pc_is_bw(pc, u)) {
 				if (pc->pos[u] < (int32_t)at)
 					continue;
