@@ -14,27 +14,35 @@
 #include "tests/suites.h"
 #include "tests/util.h"
 
-/* PyTorch's partition at f as the time budget reads it (ilpart's min-cut at f, torch's
- * reading of the tags, unchecked), and whether it obeys the hard tags. */
+/* PyTorch's partition at o's fraction (ilpart's min-cut there, torch's reading of the
+ * tags, unchecked), and whether it obeys the hard tags. */
 static ilp_partition *
-pytorch_at(const ilp_graph *g, double f, int *obeys)
+pytorch_with(const ilp_graph *g, const ilp_solve_options *o, int *obeys)
 {
-	ilp_solve_options o;
 	ilpi_mincut_options mo;
 	ilp_check_options co = { ILP_PREFER_HARD };
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
 
-	ilp_solve_options_init(&o);
-	o.budget_fraction = f;
 	ilpi_mincut_options_init(&mo);
-	ilpi_mincut_options_from_solve(&mo, &o);
+	ilpi_mincut_options_from_solve(&mo, o);
 	mo.prefer = ILP_PREFER_PYTORCH;
 	mo.check = 0;
 	if (ilpi_mincut_run(g, &mo, &p, NULL, &err) != 0)
 		return NULL;
 	*obeys = ilp_check(g, p, &co, &err) == 0;
 	return p;
+}
+
+/* The same at f as the time budget reads it. */
+static ilp_partition *
+pytorch_at(const ilp_graph *g, double f, int *obeys)
+{
+	ilp_solve_options o;
+
+	ilp_solve_options_init(&o);
+	o.budget_fraction = f;
+	return pytorch_with(g, &o, obeys);
 }
 
 /* On every corpus graph at T = PyTorch's recompute time at F: the answer meets T, no
@@ -302,24 +310,18 @@ START_TEST(fraction_beats_pytorch_off_the_front)
 	const char *file = "llama-8l-d16.json";
 	ilp_graph *g = t_graph_file(t_srcpath("tests/data/blocks/llama-8l-d16.json"));
 	ilp_solve_options o, po;
-	ilpi_mincut_options mo;
 	ilp_check_options co = { ILP_PREFER_HARD };
 	ilp_partition *pt = NULL, *p = NULL, *p2 = NULL, *q;
 	ilp_pareto *par = NULL;
 	ilp_error err = { 0 };
 	int64_t pp, pk, lo, hi;
-	int points = 0;
+	int points = 0, obeys = 0;
 
 	ilp_solve_options_init(&o);
 	o.objective = ILP_OBJ_RUNTIME;
 	o.budget_fraction = 0.1;
 	o.bans = ILP_BANS_NONE;
-	ilpi_mincut_options_init(&mo);
-	ilpi_mincut_options_from_solve(&mo, &o);
-	mo.prefer = ILP_PREFER_PYTORCH;
-	mo.check = 0;
-	ck_assert_int_eq(ilpi_mincut_run(g, &mo, &pt, NULL, &err), 0);
-	ck_assert_msg(ilp_check(g, pt, &co, &err) == 0, "%s", err.msg);
+	ck_assert((pt = pytorch_with(g, &o, &obeys)) != NULL && obeys);
 	pp = peak_of(g, pt, file);
 	/* the case: every front point within PyTorch's bytes that is as fast peaks higher */
 	po = o;
@@ -384,22 +386,17 @@ START_TEST(fraction_within_peak_through_split_views)
 	const char *file = "gpt-neox-split-views.json";
 	ilp_graph *g = t_graph_file(t_srcpath("tests/data/peak/gpt-neox-split-views.json"));
 	ilp_solve_options o;
-	ilpi_mincut_options mo;
 	ilp_check_options co = { ILP_PREFER_HARD };
 	ilp_partition *pt = NULL, *p = NULL;
 	ilp_error err = { 0 };
 	int64_t pp, pk;
+	int obeys = 0;
 
 	ilp_solve_options_init(&o);
 	o.objective = ILP_OBJ_RUNTIME;
 	o.budget_fraction = 0.3;
 	o.time_limit = 30;
-	ilpi_mincut_options_init(&mo);
-	ilpi_mincut_options_from_solve(&mo, &o);
-	mo.prefer = ILP_PREFER_PYTORCH;
-	mo.check = 0;
-	ck_assert_int_eq(ilpi_mincut_run(g, &mo, &pt, NULL, &err), 0);
-	ck_assert_msg(ilp_check(g, pt, &co, &err) == 0, "%s", err.msg);
+	ck_assert((pt = pytorch_with(g, &o, &obeys)) != NULL && obeys);
 	pp = peak_of(g, pt, file);
 	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s: %s", file, err.msg);
 	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
