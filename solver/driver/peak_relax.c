@@ -102,7 +102,6 @@ item_segments(pp *p)
 	ilpi_blocks *b = NULL;
 	ilp_error e = { 0 };
 	int32_t *win = malloc((n + 1) * sizeof *win), *off = malloc((n + 1) * sizeof *off);
-	size_t lo = n, hi = 0;
 
 	if (win == NULL || off == NULL || (p->iseg = malloc((n + 1) * sizeof *p->iseg)) == NULL)
 		goto fail;
@@ -118,11 +117,6 @@ item_segments(pp *p)
 	ilpi_blocks_free(b);
 	if (nw == 0 || per == 0)
 		goto fail;
-	for (size_t it = 0; it < n; it++)
-		if (win[it] >= 0) {
-			lo = it < lo ? it : lo;
-			hi = it > hi ? it : hi;
-		}
 	/* an item in no window: the head when it reads (through its inputs) a window's
 	 * item or the head's, else the tail (the stem below the first window, in item
 	 * order after the windows' parameters) */
@@ -134,8 +128,6 @@ item_segments(pp *p)
 			if (p->iseg[c->red.in[v->in_begin + k]] > 0)
 				p->iseg[it] = (int32_t)nw + 1;
 	}
-	(void)lo;
-	(void)hi;
 	p->n_seg = nw + 2;
 	free(win);
 	free(off);
@@ -598,14 +590,11 @@ structural_data(pp *p)
 	for (size_t it = 0; it < ni; it++) {
 		const ilpi_item *v = &red->item[it];
 		const ilpi_node *rn = &g->node[v->rep], *root = &g->node[rn->storage];
-		const int32_t *use = ilpi_users(g, rn);
-
 		size_t sp = 0;
 
 		/* the backward readers of rep and of the views of it (a view the
 		 * backward computes from the saved value shares its storage) */
 		p->lastbw[it] = -1;
-		(void)use;
 		stack[sp++] = v->rep;
 		while (sp > 0) {
 			const ilpi_node *x = &g->node[stack[--sp]];
