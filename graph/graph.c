@@ -265,3 +265,39 @@ ilpi_torch_version_parse(const char *s)
 		return -1;
 	return v[1] < 100 && v[0] < 100 ? (int)(v[0] * 100 + v[1]) : -1;
 }
+
+int
+ilpi_view_readers(const ilp_graph *g, int32_t v, int32_t *stack, size_t cap,
+    int (*follow)(int32_t w, void *ctx), int (*visit)(int32_t u, void *ctx), void *ctx)
+{
+	size_t sp = 0;
+
+	if (cap == 0)
+		return 0;
+	stack[sp++] = v;
+	while (sp > 0) {
+		int32_t x = stack[--sp];
+		const ilpi_node *n = &g->node[x];
+		const int32_t *use = ilpi_users(g, n);
+
+		for (uint32_t j = 0; j < n->use_count; j++) {
+			int32_t u = use[j];
+			int rc;
+
+			if (g->node[u].view_of == x && sp < cap && (follow == NULL || follow(u, ctx)))
+				stack[sp++] = u;
+			if ((g->node[u].flags & ILPI_F_TUPLE) && g->node[u].view_of == ILPI_NONE) {
+				const ilpi_node *t = &g->node[u];
+				const int32_t *tu = ilpi_users(g, t);
+
+				for (uint32_t k = 0; k < t->use_count; k++)
+					if (g->node[tu[k]].view_of == x && sp < cap &&
+					    (follow == NULL || follow(tu[k], ctx)))
+						stack[sp++] = tu[k];
+			}
+			if ((rc = visit(u, ctx)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}

@@ -176,6 +176,16 @@ static inline const int32_t *ilpi_users(const ilp_graph *g, const ilpi_node *n)
 {
 	return g->use != NULL ? g->use + n->use_begin : NULL;
 }
+/*
+ * The readers of v's storage through views: every user of v and of each view walked
+ * from it. A view w of x is walked when it is a user of x, or a user of a tuple op that
+ * x feeds whose getitems name x as their base (split, unbind), and follow(w, ctx) is
+ * not 0 (follow may be NULL: every such view). visit(u, ctx) sees every user of every
+ * node walked, in the walk's order; a nonzero return stops the walk with that value.
+ * stack holds cap entries; a view past it is not walked.
+ */
+int ilpi_view_readers(const ilp_graph *g, int32_t v, int32_t *stack, size_t cap,
+    int (*follow)(int32_t w, void *ctx), int (*visit)(int32_t u, void *ctx), void *ctx);
 /* Live: not removed by dead-code elimination. */
 static inline int ilpi_live(const ilpi_node *n)
 {

@@ -1526,6 +1526,93 @@ START_TEST(test_err_cleared)
 }
 END_TEST
 
+/* ilpi_view_readers: the readers of a storage through views and through the getitems
+ * of a tuple of views (split names its input as the getitems' base); follow declines a
+ * view, visit stops the walk. */
+typedef struct readers_seen {
+	const ilp_graph *g;
+	uint8_t seen[16];
+	size_t n;
+	int32_t stop_at, decline;
+} readers_seen;
+
+static int
+seen_reader(int32_t u, void *ctx)
+{
+	readers_seen *rs = ctx;
+
+	rs->seen[u] = 1;
+	rs->n++;
+	return u == rs->stop_at ? 7 : 0;
+}
+
+static int
+follow_view(int32_t w, void *ctx)
+{
+	const readers_seen *rs = ctx;
+
+	return w != rs->decline;
+}
+
+START_TEST(test_view_readers)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 8) ", "
+	    OP("a", "aten.f.default", "'x'", 64, "") ", "
+	    OP("v", "aten.f.default", "'a'", 64, ", 'view_of': 'a'") ", "
+	    "{'name': 't', 'kind': 'op', 'target': 'aten.split.default', 'inputs': ['v'], "
+	    "'tuple': true}, "
+	    "{'name': 't0', 'kind': 'op', 'target': 'getitem', 'inputs': ['t'], 'index': 0, "
+	    "'view_of': 'v', 'bytes': 32}, "
+	    "{'name': 't1', 'kind': 'op', 'target': 'getitem', 'inputs': ['t'], 'index': 1, "
+	    "'view_of': 'v', 'bytes': 32}, "
+	    OP("out", "aten.f.default", "'a'", 2, "") ", " T("g", 2) ", "
+	    OP("gx", "aten.f.default", "'g', 't1'", 8, "") ", "
+	    OP("gy", "aten.f.default", "'gx', 't0'", 8, ""), "'out'", "'gy'");
+	int32_t stack[16];
+	readers_seen rs;
+	int32_t gx = (int32_t)t_node(g, "gx"), gy = (int32_t)t_node(g, "gy");
+
+	ck_assert_int_le(g->n, 16);
+	memset(&rs, 0, sizeof rs);
+	rs.g = g;
+	rs.stop_at = rs.decline = -1;
+	ck_assert_int_eq(ilpi_view_readers(g, (int32_t)t_node(g, "a"), stack, 16, follow_view,
+	    seen_reader, &rs), 0);
+	/* users of a (v, out), of v (t), of t0 (gy) and t1 (gx); t's getitems are walked
+	 * as views of v, never visited as v's users */
+	ck_assert(rs.seen[t_node(g, "v")] && rs.seen[t_node(g, "out")] && rs.seen[t_node(g, "t")]);
+	ck_assert(rs.seen[gx] && rs.seen[gy]);
+	ck_assert(!rs.seen[t_node(g, "t0")] && !rs.seen[t_node(g, "t1")]);
+	ck_assert_int_eq(rs.n, 5);
+	/* a declined getitem: its reader is not met */
+	memset(rs.seen, 0, sizeof rs.seen);
+	rs.n = 0;
+	rs.decline = (int32_t)t_node(g, "t1");
+	ck_assert_int_eq(ilpi_view_readers(g, (int32_t)t_node(g, "a"), stack, 16, follow_view,
+	    seen_reader, &rs), 0);
+	ck_assert(!rs.seen[gx] && rs.seen[gy]);
+	/* a declined view: nothing behind it */
+	memset(rs.seen, 0, sizeof rs.seen);
+	rs.decline = (int32_t)t_node(g, "v");
+	ck_assert_int_eq(ilpi_view_readers(g, (int32_t)t_node(g, "a"), stack, 16, follow_view,
+	    seen_reader, &rs), 0);
+	ck_assert(rs.seen[t_node(g, "v")] && !rs.seen[t_node(g, "t")] && !rs.seen[gx]);
+	/* a stack of one entry: the walk goes on one view at a time, the second getitem
+	 * does not fit beside the first */
+	memset(rs.seen, 0, sizeof rs.seen);
+	rs.decline = -1;
+	ck_assert_int_eq(ilpi_view_readers(g, (int32_t)t_node(g, "a"), stack, 1, NULL,
+	    seen_reader, &rs), 0);
+	ck_assert(rs.seen[t_node(g, "out")] && rs.seen[t_node(g, "t")] && rs.seen[gy] &&
+	    !rs.seen[gx]);
+	/* visit's nonzero return stops the walk with it */
+	rs.stop_at = gx;
+	ck_assert_int_eq(ilpi_view_readers(g, (int32_t)t_node(g, "a"), stack, 16, NULL,
+	    seen_reader, &rs), 7);
+	ilp_graph_free(g);
+}
+END_TEST
+
 Suite *
 suite_graph(void)
 {
@@ -1557,6 +1644,7 @@ suite_graph(void)
 	tcase_add_loop_test(tc, test_classify_invariants, 0, 20);
 	tcase_add_test(tc, test_class_names);
 	tcase_add_loop_test(tc, test_users_csr, 0, 3);
+	tcase_add_test(tc, test_view_readers);
 	tcase_add_loop_test(tc, test_classify_random, 0, 8);
 	suite_add_tcase(s, tc);
 

@@ -534,6 +534,22 @@ local_coef(const pp *p, const uint8_t *entry, int w, int j, double t)
  * count it: a primal's or a tuple's, one the caller holds through the backward, one
  * shared with an item of another segment, or shared and not its first item); each
  * model row's op (the bound rows and the points record it). */
+/* The place of the last backward reader met (ilpi_view_readers' visit). */
+typedef struct last_reader {
+	const int32_t *bpos;
+	int32_t last;
+} last_reader;
+
+static int
+later_reader(int32_t u, void *ctx)
+{
+	last_reader *lr = ctx;
+
+	if (lr->bpos[u] > lr->last)
+		lr->last = lr->bpos[u];
+	return 0;
+}
+
 static int
 structural_data(pp *p)
 {
@@ -590,23 +606,13 @@ structural_data(pp *p)
 	for (size_t it = 0; it < ni; it++) {
 		const ilpi_item *v = &red->item[it];
 		const ilpi_node *rn = &g->node[v->rep], *root = &g->node[rn->storage];
-		size_t sp = 0;
+		last_reader lr = { p->bpos, -1 };
 
 		/* the backward readers of rep and of the views of it (a view the
-		 * backward computes from the saved value shares its storage) */
-		p->lastbw[it] = -1;
-		stack[sp++] = v->rep;
-		while (sp > 0) {
-			const ilpi_node *x = &g->node[stack[--sp]];
-			const int32_t *xu = ilpi_users(g, x);
-
-			for (uint32_t k = 0; k < x->use_count; k++) {
-				if (p->bpos[xu[k]] > p->lastbw[it])
-					p->lastbw[it] = p->bpos[xu[k]];
-				if (g->node[xu[k]].view_of == (int32_t)(x - g->node) && sp < n)
-					stack[sp++] = xu[k];
-			}
-		}
+		 * backward computes from the saved value shares its storage; a tuple of
+		 * views' getitems too) */
+		(void)ilpi_view_readers(g, v->rep, stack, n, NULL, later_reader, &lr);
+		p->lastbw[it] = lr.last;
 		if (c->m.col_s[it] == 0 || first[rn->storage] != (int32_t)it ||
 		    sseg[rn->storage] == INT32_MAX || p->iseg[it] < 0 ||
 		    held[rn->storage] || root->kind != ILPI_OP ||

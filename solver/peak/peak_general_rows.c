@@ -69,57 +69,63 @@ typedef struct conjs {
 	size_t n_cj, cap_cj;
 } conjs;
 
+/* One reader of a storage at point kappa (reader_conjs' walk). */
+typedef struct reader_walk {
+	ilpi_peak_cuts *pc;
+	conjs *cs;
+	int32_t kappa, o;
+	size_t at, key;
+	int a, e;
+	int64_t b;
+} reader_walk;
+
+/* A view with a column of its own is an item of its own: its readers are its own. */
+static int
+unsaved_view(int32_t w, void *ctx)
+{
+	const reader_walk *rw = ctx;
+
+	return rw->pc->col_s[w] == 0;
+}
+
+static int
+reader_conj(int32_t u, void *ctx)
+{
+	reader_walk *rw = ctx;
+	ilpi_peak_cuts *pc = rw->pc;
+	conjs *cs = rw->cs;
+	conj c = { 0, rw->a, 0, 0, rw->e };
+
+	if (ilpi_pc_is_bw(pc, u)) {
+		if (pc->pos[u] < (int32_t)rw->at)
+			return 0;
+	} else if (pc->col_r[u] == 0) {
+		return 0;
+	} else {
+		if (after_cols(pc, rw->kappa, rw->o, u, &c.b1, &c.b0) != 0)
+			return -1;
+		if (c.b1 == 0)
+			return 0;
+	}
+	if (cs->slot[rw->key] < 0) {
+		cs->slot[rw->key] = (int32_t)cs->n_st;
+		cs->sbytes[cs->n_st++] = rw->b;
+	}
+	c.z = (size_t)cs->slot[rw->key];
+	if (ILPI_GROW(cs->cj, cs->cap_cj, cs->n_cj, 1) != 0)
+		return -1;
+	cs->cj[cs->n_cj++] = c;
+	return 0;
+}
+
 static int
 reader_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at,
     int32_t v, int a, int e, size_t key, int64_t b)
 {
-	const ilp_graph *g = pc->g;
+	reader_walk rw = { pc, cs, kappa, o, at, key, a, e, b };
 	int32_t stack[64];
-	int sp = 0;
 
-	stack[sp++] = v;
-	while (sp > 0) {
-		int32_t x = stack[--sp];
-		const ilpi_node *n = &g->node[x];
-		const int32_t *use = ilpi_users(g, n);
-
-		for (uint32_t j = 0; j < n->use_count; j++) {
-			int32_t u = use[j];
-			conj c = { 0, a, 0, 0, e };
-
-			if (g->node[u].view_of == x && pc->col_s[u] == 0 && sp < 64)
-				stack[sp++] = u;
-			if ((g->node[u].flags & ILPI_F_TUPLE) && g->node[u].view_of == ILPI_NONE) {
-				const ilpi_node *t = &g->node[u];
-				const int32_t *tu = ilpi_users(g, t);
-
-				for (uint32_t k = 0; k < t->use_count; k++)
-					if (g->node[tu[k]].view_of == x && pc->col_s[tu[k]] == 0 &&
-					    sp < 64)
-						stack[sp++] = tu[k];
-			}
-			if (ilpi_pc_is_bw(pc, u)) {
-				if (pc->pos[u] < (int32_t)at)
-					continue;
-			} else if (pc->col_r[u] == 0) {
-				continue;
-			} else {
-				if (after_cols(pc, kappa, o, u, &c.b1, &c.b0) != 0)
-					return -1;
-				if (c.b1 == 0)
-					continue;
-			}
-			if (cs->slot[key] < 0) {
-				cs->slot[key] = (int32_t)cs->n_st;
-				cs->sbytes[cs->n_st++] = b;
-			}
-			c.z = (size_t)cs->slot[key];
-			if (ILPI_GROW(cs->cj, cs->cap_cj, cs->n_cj, 1) != 0)
-				return -1;
-			cs->cj[cs->n_cj++] = c;
-		}
-	}
-	return 0;
+	return ilpi_view_readers(pc->g, v, stack, 64, unsaved_view, reader_conj, &rw);
 }
 
 typedef struct conj_at {
