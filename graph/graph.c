@@ -266,6 +266,15 @@ ilpi_torch_version_parse(const char *s)
 	return v[1] < 100 && v[0] < 100 ? (int)(v[0] * 100 + v[1]) : -1;
 }
 
+/* Pushes view w when the stack has room and follow takes it. */
+static void
+push_view(int32_t *stack, size_t *sp, size_t cap, int32_t w,
+    int (*follow)(int32_t w, void *ctx), void *ctx)
+{
+	if (*sp < cap && (follow == NULL || follow(w, ctx)))
+		stack[(*sp)++] = w;
+}
+
 int
 ilpi_view_readers(const ilp_graph *g, int32_t v, int32_t *stack, size_t cap,
     int (*follow)(int32_t w, void *ctx), int (*visit)(int32_t u, void *ctx), void *ctx)
@@ -284,16 +293,15 @@ ilpi_view_readers(const ilp_graph *g, int32_t v, int32_t *stack, size_t cap,
 			int32_t u = use[j];
 			int rc;
 
-			if (g->node[u].view_of == x && sp < cap && (follow == NULL || follow(u, ctx)))
-				stack[sp++] = u;
+			if (g->node[u].view_of == x)
+				push_view(stack, &sp, cap, u, follow, ctx);
 			if ((g->node[u].flags & ILPI_F_TUPLE) && g->node[u].view_of == ILPI_NONE) {
 				const ilpi_node *t = &g->node[u];
 				const int32_t *tu = ilpi_users(g, t);
 
 				for (uint32_t k = 0; k < t->use_count; k++)
-					if (g->node[tu[k]].view_of == x && sp < cap &&
-					    (follow == NULL || follow(tu[k], ctx)))
-						stack[sp++] = tu[k];
+					if (g->node[tu[k]].view_of == x)
+						push_view(stack, &sp, cap, tu[k], follow, ctx);
 			}
 			if ((rc = visit(u, ctx)) != 0)
 				return rc;

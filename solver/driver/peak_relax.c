@@ -528,12 +528,6 @@ local_coef(const pp *p, const uint8_t *entry, int w, int j, double t)
 	return 0;
 }
 
-/* Each backward op's place in the order torch runs them (fixed whatever is
- * recomputed), as the bound rows number them; each item's last backward reader's
- * place; the bytes its saved storage holds in the simulator (0 when sigma may not
- * count it: a primal's or a tuple's, one the caller holds through the backward, one
- * shared with an item of another segment, or shared and not its first item); each
- * model row's op (the bound rows and the points record it). */
 /* The place of the last backward reader met (ilpi_view_readers' visit). */
 typedef struct last_reader {
 	const int32_t *bpos;
@@ -550,6 +544,12 @@ later_reader(int32_t u, void *ctx)
 	return 0;
 }
 
+/* Each backward op's place in the order torch runs them (fixed whatever is
+ * recomputed), as the bound rows number them; each item's last backward reader's
+ * place; the bytes its saved storage holds in the simulator (0 when sigma may not
+ * count it: a primal's or a tuple's, one the caller holds through the backward, one
+ * shared with an item of another segment, or shared and not its first item); each
+ * model row's op (the bound rows and the points record it). */
 static int
 structural_data(pp *p)
 {

@@ -69,7 +69,7 @@ typedef struct conjs {
 	size_t n_cj, cap_cj;
 } conjs;
 
-/* One reader of a storage at point kappa (reader_conjs' walk). */
+/* What reader_conjs' walk needs at each reader: the storage, its literals, the point. */
 typedef struct reader_walk {
 	ilpi_peak_cuts *pc;
 	conjs *cs;
