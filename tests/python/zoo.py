@@ -27,7 +27,7 @@ EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "rob
          # the third sweep: mixture of experts, ALiBi, multi-query, disentangled attention,
          # random masking, a two-tower contrastive loss; bottleneck and channel-shuffle
          # convolutions
-         "qwen3_moe", "qwen3", "gptj", "bloom", "gpt_bigcode", "deberta_v2", "electra",
+         "qwen3_moe", "mixtral", "qwen3", "gptj", "bloom", "gpt_bigcode", "deberta_v2", "electra",
          "vitmae", "clip", "resnet50", "shufflenet", "mobilenet_v2", "mnasnet")
 # Variants of a zoo model at another size, dtype or SAC policy (NAME_SUFFIX; VARIATIONS
 # says what each suffix changes), selected by name as EXTRA's are: "wide" is 4 layers,
@@ -326,6 +326,14 @@ def _hf_third(T, name, common, enc):
                                num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1,
                                **_DECODER, **common)
         return T.Qwen3MoeForCausalLM(cfg)
+    if name == "mixtral":
+        # mixture of experts through transformers' "batched_mm" experts: every token's
+        # chosen experts' weights gathered by index (one graph; the default "eager" experts
+        # loop over experts with nonzero/where and break the graph: qwen3_moe)
+        cfg = T.MixtralConfig(num_key_value_heads=1, num_local_experts=4,
+                              num_experts_per_tok=2, experts_implementation="batched_mm",
+                              **_DECODER, **common)
+        return T.MixtralForCausalLM(cfg)
     if name == "qwen3":
         # q and k RMS-normed per head
         return T.Qwen3ForCausalLM(T.Qwen3Config(num_key_value_heads=1, head_dim=16,
