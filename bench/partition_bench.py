@@ -88,7 +88,7 @@ def intree(name):
 
 def all_models(want=None):
     """The in-tree models and zoo.MODELS; with `want` (names), also the zoo's EXTRA and
-    VARIED models it names (e.g. llama_wide: docs/python.md "The third sweep")."""
+    VARIED models it names (e.g. llama_wide: docs/python.md "Widths, dtypes and policies")."""
     import zoo
     out = [("intree-" + n, "-", lambda n=n: intree(n))
            for n in ("gpt", "gpt-sac", "llama", "llama-sac")]

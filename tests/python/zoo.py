@@ -1,7 +1,8 @@
 """Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
-and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 18 more, selected by name), at
-tiny sizes with random initialisation (no download), each plain, with the library's own
-gradient checkpointing, and under a SAC policy that saves matmuls. Used by
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 32 more; VARIED: 8 variations
+of them at another width, dtype or SAC policy; selected by name), at tiny sizes with
+random initialisation (no download), each plain, with the library's own gradient
+checkpointing, and under a SAC policy that saves matmuls. Used by
 tests/python/test_realmodels.py and bench/partition_bench.py.
 
 `build(name, variant)` returns (module, inputs): the module's forward returns the scalar
@@ -24,20 +25,20 @@ MODELS = ("gpt2", "llama", "qwen2", "bert", "t5", "resnet18", "vit", "falcon", "
 EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "roberta",
          "distilbert", "albert", "bart", "whisper", "efficientnet", "convnext", "swin",
          "densenet", "regnet", "squeezenet",
-         # the third sweep: mixture of experts, ALiBi, multi-query, disentangled attention,
-         # random masking, a two-tower contrastive loss; bottleneck and channel-shuffle
-         # convolutions
-         "qwen3_moe", "mixtral", "qwen3", "gptj", "bloom", "gpt_bigcode", "deberta_v2", "electra",
-         "vitmae", "clip", "resnet50", "shufflenet", "mobilenet_v2", "mnasnet")
+         # the second sweep (docs/python.md "Widths, dtypes and policies"): mixture of
+         # experts, ALiBi, multi-query, disentangled attention, random masking, a
+         # two-tower contrastive loss; bottleneck and channel-shuffle convolutions
+         "qwen3_moe", "mixtral", "qwen3", "gptj", "bloom", "gpt_bigcode", "deberta_v2",
+         "electra", "vitmae", "clip", "resnet50", "shufflenet", "mobilenet_v2", "mnasnet")
 # Variants of a zoo model at another size, dtype or SAC policy (NAME_SUFFIX; VARIATIONS
 # says what each suffix changes), selected by name as EXTRA's are: "wide" is 4 layers,
-# hidden 256, sequence 128; "bf16" the model and its inputs in bfloat16; "f8" the MLP's
+# hidden 256, sequence 128; "bf16" the model in bfloat16; "f8" the MLP's
 # linears cast to float8 (e4m3fn) and back before their matmul, as the seed's model
 # (../shared/seed), the SAC policy saving only aten.mm; "sdpa", "prefer" and "norm" only
 # change the SAC policy (their plain and ckpt variants are the base model's: skipped).
 VARIATIONS = {
     "wide": "4 layers, hidden 256 (4 heads), intermediate 512, sequence 128",
-    "bf16": "model and inputs in bfloat16",
+    "bf16": "the model in bfloat16",
     "f8": "MLP linears through an emulated float8 (e4m3fn) cast; SAC saves only aten.mm",
     "sdpa": "SAC: MUST_SAVE on scaled_dot_product attention only, PREFER_RECOMPUTE the rest",
     "prefer": "SAC: PREFER_SAVE on matmuls, PREFER_RECOMPUTE the rest (no MUST tag)",
