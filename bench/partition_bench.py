@@ -27,7 +27,9 @@ Models: tests/python/zoo.py (transformers' GPT-2, Llama, Qwen2, BERT, T5, torchv
 ResNet-18 and ViT; plain, library checkpointing, SAC saving matmuls) where transformers and
 torchvision are installed, and the in-tree GPT and Llama of tests/python/models.py with and
 without SAC everywhere (so torch 2.6 has rows too). The table gives medians and the ratio
-ilpart/pytorch of the medians with the range of the per-round ratios. Run in each chroot:
+ilpart/pytorch of the medians with the range of the per-round ratios. `--models` may also
+name the zoo's EXTRA and VARIED models (`--models llama_wide,gpt2_wide`: 4 layers, hidden
+256, sequence 128). Run in each chroot:
 
     ./scripts/setup.sh build
     ILPART_SUITE=sid ./scripts/torch-chroot.sh python3 bench/partition_bench.py
@@ -84,13 +86,17 @@ def intree(name):
     raise KeyError(name)
 
 
-def all_models():
+def all_models(want=None):
+    """The in-tree models and zoo.MODELS; with `want` (names), also the zoo's EXTRA and
+    VARIED models it names (e.g. llama_wide: docs/python.md "Widths, dtypes and policies")."""
     import zoo
     out = [("intree-" + n, "-", lambda n=n: intree(n))
            for n in ("gpt", "gpt-sac", "llama", "llama-sac")]
     if not zoo.missing():
+        names = list(zoo.MODELS) + [m for m in zoo.EXTRA + zoo.VARIED
+                                    if want and any(w.split("/")[0] == m for w in want)]
         out += [(m, v, lambda m=m, v=v: zoo.build(m, v))
-                for m in zoo.MODELS for v in zoo.VARIANTS]
+                for m in names for v in zoo.VARIANTS if not zoo.unsupported(m, v)]
     return out
 
 
@@ -222,7 +228,7 @@ def main():
     torch.set_num_threads(1)
     rows = []
     want = set(args.models.split(",")) if args.models else None
-    for name, variant, build in all_models():
+    for name, variant, build in all_models(want):
         if want and name not in want and "%s/%s" % (name, variant) not in want:
             continue
         for i, r in enumerate(run_one(build, args.rounds)):

@@ -353,6 +353,14 @@ label_words(const fp *f, size_t i, uint64_t *w)
 	w[k++] = num_word(n->time_us);
 	w[k++] = n->tag;
 	w[k++] = (uint64_t)(int64_t)f->region[i];
+	/* "nested_inputs" (torch's reduction ban counts only direct arguments): only when
+	 * given, so that a graph without them keeps its fingerprint */
+	if (n->flags & ILPI_F_NESTED) {
+		w[k++] = 0x6e65737465640000ull; /* "nested" */
+		for (uint32_t j = 0; j < n->in_count; j++)
+			if (ilpi_input_nested(f->g, n, j))
+				w[k++] = j;
+	}
 	return k;
 }
 
@@ -362,7 +370,8 @@ label_max(const ilpi_node *n)
 	size_t t = n->target != NULL ? strlen(n->target) : 0;
 	size_t d = n->dtype != NULL ? strlen(n->dtype) : 0;
 
-	return 12 + (n->ndim > 0 ? (size_t)n->ndim : 0) + 1 + (t + 7) / 8 + 1 + (d + 7) / 8;
+	return 12 + (n->ndim > 0 ? (size_t)n->ndim : 0) + 1 + (t + 7) / 8 + 1 + (d + 7) / 8 +
+	    ((n->flags & ILPI_F_NESTED) ? 1 + (size_t)n->in_count : 0);
 }
 
 /* Absorbs the colours of i's inputs in argument order, then its view base. */

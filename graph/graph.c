@@ -70,6 +70,7 @@ ilp_graph_free(ilp_graph *g)
 	free(g->shape);
 	free(g->use);
 	free(g->in);
+	free(g->nested);
 	free(g->node);
 	free(g->description);
 	free(g->torch);
@@ -189,6 +190,37 @@ ilpi_graph_add_input(ilp_graph *g, long node, int32_t input)
 	g->in[g->n_in++] = input;
 	n->in_count++;
 	return 0;
+}
+
+int
+ilpi_graph_add_nested(ilp_graph *g, long node, uint32_t k)
+{
+	ilpi_node *n = &g->node[node];
+
+	if (ILPI_GROW(g->nested, g->cap_nested, g->n_nested, 1) != 0)
+		return -1;
+	g->nested[g->n_nested++] = n->in_begin + k;
+	n->flags |= ILPI_F_NESTED;
+	return 0;
+}
+
+int
+ilpi_input_nested(const ilp_graph *g, const ilpi_node *n, uint32_t k)
+{
+	uint32_t pos = n->in_begin + k;
+	size_t lo = 0, hi = g->n_nested;
+
+	if (!(n->flags & ILPI_F_NESTED))
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->nested[mid] < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n_nested && g->nested[lo] == pos;
 }
 
 int

@@ -57,8 +57,10 @@ enum {
 	ILPI_F_FW_OUTPUT = 1u << 6,
 	ILPI_F_BW_OUTPUT = 1u << 7,
 	ILPI_F_MUTATED = 1u << 8,  /* primal the forward writes in place (docs/format.md) */
-	ILPI_F_PARAM = 1u << 9     /* primal that is a module parameter or buffer: alive for
+	ILPI_F_PARAM = 1u << 9,    /* primal that is a module parameter or buffer: alive for
 	                            * the whole run, so saving it costs no bytes */
+	ILPI_F_NESTED = 1u << 10   /* op with "nested_inputs": some inputs are not direct
+	                            * positional arguments (ilpi_input_nested) */
 };
 
 #define ILPI_NONE (-1)
@@ -116,6 +118,11 @@ struct ilp_graph {
 	size_t n, cap;
 	int32_t *in;          /* CSR inputs */
 	size_t n_in, cap_in;
+	/* Ascending positions into in[] of the inputs a node's "nested_inputs" names: inside
+	 * a list, tuple or dict argument, or a keyword argument (docs/format.md); their
+	 * nodes carry ILPI_F_NESTED. */
+	uint32_t *nested;
+	size_t n_nested, cap_nested;
 	int32_t *use;         /* CSR users, built by finish */
 	int64_t *shape;
 	size_t n_shape, cap_shape;
@@ -152,6 +159,11 @@ int ilpi_graph_reserve(ilp_graph *g, size_t nodes);
 long ilpi_graph_add(ilp_graph *g, const char *name, ilpi_kind kind, const char *target,
     ilp_error *err);
 int ilpi_graph_add_input(ilp_graph *g, long node, int32_t input);
+/* Input k of node (0 <= k < in_count) is nested (docs/format.md "nested_inputs"); the
+ * node's positions must come in ascending order, nodes in the order of their inputs. */
+int ilpi_graph_add_nested(ilp_graph *g, long node, uint32_t k);
+/* Whether input k of n is nested: not a direct positional argument of its op. */
+int ilpi_input_nested(const ilp_graph *g, const ilpi_node *n, uint32_t k);
 int ilpi_graph_set_shape(ilp_graph *g, long node, const int64_t *dims, int ndim);
 int ilpi_graph_set_outputs(ilp_graph *g, const int32_t *fw, size_t n_fw, const int32_t *bw,
     size_t n_bw);

@@ -162,13 +162,14 @@ read_kind(reader *r, const char *who, const ilpi_jv *v, ilpi_kind *kind)
 static const char *const node_keys[] = {
 	"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
 	"view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-	"ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget", "meta"
+	"ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget", "nested_inputs",
+	"meta"
 };
 
 enum {
 	K_NAME, K_KIND, K_TARGET, K_INPUTS, K_SHAPE, K_DTYPE, K_BYTES, K_TUPLE, K_INDEX,
 	K_VIEW_OF, K_FLOPS, K_BYTES_READ, K_BYTES_WRITTEN, K_TIME_US, K_RECOMPUTE,
-	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_PARAM, K_MEMORY_BUDGET, K_META,
+	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_PARAM, K_MEMORY_BUDGET, K_NESTED_INPUTS, K_META,
 	K_COUNT
 };
 
@@ -252,7 +253,7 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 		ilpi_tag tag;
 
 		if (id == K_NAME || id == K_KIND || id == K_TARGET || id == K_INPUTS ||
-		    id == K_VIEW_OF || id == K_META) {
+		    id == K_VIEW_OF || id == K_NESTED_INPUTS || id == K_META) {
 			continue; /* handled elsewhere */
 		} else if (id == K_SHAPE) {
 			if (!ilpi_jv_is_null(f) && read_shape(r, who, idx, f, &numel) != 0)
@@ -430,8 +431,38 @@ resolve(reader *r, const char *who, const ilpi_jv *v, const char *field)
 	return idx;
 }
 
+/* "nested_inputs": ascending positions into the node's inputs (docs/format.md). */
 static int
-read_links(reader *r, const ilpi_jv *inputs, const ilpi_jv *view, long idx, lazy_label *who)
+read_nested(reader *r, const ilpi_jv *nested, long idx, lazy_label *who)
+{
+	const ilpi_node *n = &r->g->node[idx];
+	const ilpi_jv *v;
+	double prev = -1;
+
+	if (!ilpi_jv_is_array(nested))
+		return fail(r, label_of(who), "nested_inputs", "expected an array of positions");
+	if (n->kind != ILPI_OP && ilpi_jv_size(nested) > 0)
+		return fail(r, label_of(who), "nested_inputs", "only op nodes have inputs");
+	ilpi_jv_each(v, nested) {
+		if (!ilpi_jv_is_number(v) || v->u.num != floor(v->u.num) || v->u.num < 0 ||
+		    v->u.num >= (double)n->in_count)
+			return fail(r, label_of(who), "nested_inputs",
+			    "expected positions into the node's inputs (0 to their count - 1)");
+		if (v->u.num <= prev)
+			return fail(r, label_of(who), "nested_inputs",
+			    "positions must be in ascending order, each once");
+		prev = v->u.num;
+		if (ilpi_graph_add_nested(r->g, idx, (uint32_t)v->u.num) != 0) {
+			ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+read_links(reader *r, const ilpi_jv *inputs, const ilpi_jv *view, const ilpi_jv *nested,
+    long idx, lazy_label *who)
 {
 	ilpi_node *n = ilpi_graph_node(r->g, idx);
 	const ilpi_jv *v;
@@ -458,6 +489,8 @@ read_links(reader *r, const ilpi_jv *inputs, const ilpi_jv *view, long idx, lazy
 	if ((n->flags & ILPI_F_GETITEM) &&
 	    (n->in_count != 1 || !(r->g->node[r->g->in[n->in_begin]].flags & ILPI_F_TUPLE)))
 		return fail(r, label_of(who), "inputs", "getitem takes exactly one tuple-valued input");
+	if (nested != NULL && read_nested(r, nested, idx, who) != 0)
+		return -1;
 	if (view != NULL && !ilpi_jv_is_null(view)) {
 		long base = resolve_node(r, who, view, "view_of");
 
@@ -516,7 +549,7 @@ read_nodes(reader *r, const ilpi_jv *nodes)
 		return fail(r, "graph", "nodes", nodes == NULL ? "missing" : "expected an array");
 	/* each node's inputs and view_of, for the second pass */
 	count = ilpi_jv_size(nodes);
-	links = malloc((count + 1) * 2 * sizeof *links);
+	links = malloc((count + 1) * 3 * sizeof *links);
 	if (links == NULL) {
 		ilpi_err(r->err, ILP_ERR_SYSTEM, "%s: out of memory", r->path);
 		return -1;
@@ -527,8 +560,9 @@ read_nodes(reader *r, const ilpi_jv *nodes)
 		node_label(obj, i, who, sizeof who);
 		if (read_node(r, obj, who, field, ids) != 0)
 			goto out;
-		links[2 * i] = field[K_INPUTS];
-		links[2 * i + 1] = field[K_VIEW_OF];
+		links[3 * i] = field[K_INPUTS];
+		links[3 * i + 1] = field[K_VIEW_OF];
+		links[3 * i + 2] = field[K_NESTED_INPUTS];
 		i++;
 	}
 	i = 0;
@@ -538,7 +572,8 @@ read_nodes(reader *r, const ilpi_jv *nodes)
 		lw.obj = obj;
 		lw.idx = i;
 		lw.done = 0;
-		if (read_links(r, links[2 * i], links[2 * i + 1], (long)i, &lw) != 0)
+		if (read_links(r, links[3 * i], links[3 * i + 1], links[3 * i + 2], (long)i,
+		    &lw) != 0)
 			goto out;
 		i++;
 	}
@@ -570,7 +605,8 @@ stream_node(void *ctx, const ilpi_jv *obj)
 	lw.obj = NULL;
 	lw.idx = s->n;
 	lw.done = 0;
-	if (read_links(s->r, field[K_INPUTS], field[K_VIEW_OF], (long)s->n, &lw) != 0)
+	if (read_links(s->r, field[K_INPUTS], field[K_VIEW_OF], field[K_NESTED_INPUTS],
+	    (long)s->n, &lw) != 0)
 		return -1;
 	s->n++;
 	return 0;

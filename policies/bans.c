@@ -147,8 +147,11 @@ ilpi_should_ban(ilpi_ban_ctx *ctx, size_t i)
 	if (ctx->dist != NULL && ctx->dist[i] < 1000 && ctx->dist[i] > ctx->c->max_dist_from_bw)
 		return ILPI_BAN_DIST_FROM_BW;
 	if (ctx->c->reductions) {
+		/* torch sums the sizes of node.args that are fx.Nodes: not the tensors in a
+		 * list argument (aten.index.Tensor's indices), nor keyword arguments */
 		for (uint32_t k = 0; k < n->in_count; k++)
-			insum += ilpi_size_of(g, (size_t)in[k]);
+			if (!ilpi_input_nested(g, n, k))
+				insum += ilpi_size_of(g, (size_t)in[k]);
 		return ilpi_size_of(g, i) * 4 < insum ? ILPI_BAN_REDUCTION : ILPI_BAN_NONE;
 	}
 	return ILPI_BAN_NONE;

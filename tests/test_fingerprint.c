@@ -324,6 +324,10 @@ START_TEST(fingerprint_sees_every_change)
 		{ "region", "", NODES(", 'recompute': 'MUST_SAVE', 'ac_graph_id': 1", "'a'",
 		  "[4, 4]"), "'b'", "null, 'gw'" },
 		{ "param", "", NODES_PARAM, "'b'", "null, 'gw'" },
+		{ "nested", "", NODES(", 'nested_inputs': [1]", "'a'", "[4, 4]"), "'b'",
+		  "null, 'gw'" },
+		{ "nested first", "", NODES(", 'nested_inputs': [0]", "'a'", "[4, 4]"), "'b'",
+		  "null, 'gw'" },
 	};
 	char fp[sizeof v / sizeof v[0]][65];
 

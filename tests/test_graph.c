@@ -1352,6 +1352,17 @@ static const struct {
 	  OUTS "}", "node 'x': field 'memory_budget': expected a fraction from 0 to 1" },
 	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'memory_budget': '0.5'}], "
 	  OUTS "}", "node 'x': field 'memory_budget': expected a fraction from 0 to 1" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['x'],"
+	  " 'bytes': 4, 'nested_inputs': [1]}], " OUTS "}", "node 'y': field 'nested_inputs': "
+	  "expected positions into the node's inputs (0 to their count - 1)" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['x',"
+	  " 'x'], 'bytes': 4, 'nested_inputs': [1, 1]}], " OUTS "}", "node 'y': field "
+	  "'nested_inputs': positions must be in ascending order, each once" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['x'],"
+	  " 'bytes': 4, 'nested_inputs': 0}], " OUTS "}",
+	  "node 'y': field 'nested_inputs': expected an array of positions" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'nested_inputs': [0]}], "
+	  OUTS "}", "node 'x': field 'nested_inputs': only op nodes have inputs" },
 };
 
 START_TEST(test_bad)

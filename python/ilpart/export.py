@@ -148,6 +148,27 @@ def _node_inputs(node):
     return out
 
 
+def _nested_positions(node):
+    """Positions in _node_inputs(node) of the inputs that are not direct positional
+    arguments (inside a list, tuple or dict argument: aten.index.Tensor's indices; or a
+    keyword argument). torch's min-cut sums only the direct ones' sizes when it bans
+    recomputing a reduction (docs/format.md "nested_inputs")."""
+    out, k = [], 0
+    for a in node.args:
+        if isinstance(a, fx.Node):
+            k += 1
+            continue
+        inner: List[fx.Node] = []
+        _collect_nodes([a], inner)
+        out.extend(range(k, k + len(inner)))
+        k += len(inner)
+    inner = []
+    if node.kwargs:
+        _collect_nodes(node.kwargs.values(), inner)
+    out.extend(range(k, k + len(inner)))
+    return out
+
+
 def _collect_nodes(args, out):
     for a in args:
         if isinstance(a, fx.Node):
@@ -643,6 +664,9 @@ def export_graph(joint_module: fx.GraphModule, num_fwd_outputs: int, reference: 
             rec["kind"] = "op"
             rec["target"] = _target_name(node)
             rec["inputs"] = [a.name for a in ins]
+            nested = _nested_positions(node)
+            if nested:
+                rec["nested_inputs"] = nested
             rec.update(_value_fields(val))
             if node.target is operator.getitem:
                 rec["index"] = int(node.args[1])

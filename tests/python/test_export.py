@@ -22,7 +22,8 @@ DTYPES = {"f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5
           "c64", "c128", "i64", "i32", "i16", "i8", "u8", "b8"}
 KEYS = {"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
         "view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-        "ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget"}
+        "ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget",
+        "nested_inputs"}
 
 
 def capture(model, *inputs):
@@ -49,6 +50,10 @@ class ExportTest(unittest.TestCase):
                 self.assertIn(n["dtype"], DTYPES)
             if "view_of" in n:
                 self.assertIn(n["view_of"], seen)
+            if "nested_inputs" in n:
+                pos = n["nested_inputs"]
+                self.assertEqual(pos, sorted(set(pos)), n["name"])
+                self.assertTrue(pos and 0 <= pos[0] and pos[-1] < len(n["inputs"]), n["name"])
             if n.get("target") == "getitem":
                 self.assertTrue(seen[n["inputs"][0]].get("tuple"), n["name"])
                 self.assertIsInstance(n["index"], int)
@@ -239,6 +244,30 @@ class ExportTest(unittest.TestCase):
         self.assertTrue(any(n.get("tuple") for n in g["nodes"]))
         # BatchNorm's running-stat updates are extra forward outputs
         self.assertGreater(len(g["outputs"]["forward"]), 1)
+        self.ilpart_info(g)
+
+    def test_nested_inputs(self):
+        """The tensors inside a list argument (aten.index.Tensor's indices, aten.cat's
+        inputs) are recorded as nested_inputs: torch's reduction ban counts only the
+        direct positional ones (BLOOM's causal mask, docs/format.md)."""
+        class Index(torch.nn.Module):
+            def forward(self, x, m):
+                i = torch.arange(2).view(2, 1)
+                j = torch.arange(16).view(1, 16)
+                y = torch.cat([x, x * 2], dim=0)
+                return (y[:2] * m[i, j].to(x.dtype)).sum()
+
+        x = torch.randn(2, 16, requires_grad=True)
+        m = torch.ones(4, 16, dtype=torch.bool)
+        (g,) = capture(Index(), x, m)
+        by = self.check_schema(g)
+        index = [n for n in by.values() if n.get("target") == "aten.index.Tensor"]
+        cat = [n for n in by.values() if n.get("target") == "aten.cat.default"]
+        self.assertEqual(len(index), 1)
+        self.assertEqual(index[0]["nested_inputs"], list(range(1, len(index[0]["inputs"]))))
+        self.assertEqual(cat[0]["nested_inputs"], [0, 1])
+        mul = [n for n in by.values() if n.get("target") == "aten.mul.Tensor"]
+        self.assertTrue(mul and all("nested_inputs" not in n for n in mul))
         self.ilpart_info(g)
 
     def test_float8_dtype(self):

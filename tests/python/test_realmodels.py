@@ -28,7 +28,8 @@ activation_memory_budget 0.5, 0.3 and 0.1 recorded. Then, per model and variant:
   and 0.1; a partition that breaks a tag is reported as such (`ilpart mincut` exits 3
   exactly when `ilpart check` rejects torch's set).
 * budget_F: `ilpart compare --memory-budget F` (F = 0.5, 0.3, 0.1): the ILP at F is proven
-  optimal, or read off the bytes/time front within PyTorch's simulated peak, and obeys
+  optimal, or read off the bytes/time front within PyTorch's simulated peak (or, status
+  time-limit, the best the peak search found in its own time, within that peak), and obeys
   the tags; wherever this torch's partition at F obeys them, ilpart
   saves no more bytes, recomputes no longer (ilpart's cost model) and has no higher
   simulated peak; where the tags put
@@ -369,7 +370,8 @@ class RealModels(unittest.TestCase):
     def budget(self, name, variant, budget):
         """`ilpart compare --memory-budget F` (the ILP at F, PyTorch's fraction cap) against
         this torch's own partition at F: proven, or read off the front within PyTorch's
-        simulated peak (util.assert_fraction_status), and wherever PyTorch's
+        simulated peak (util.assert_fraction_status; or the peak search's loop ended by its
+        own time limit, status time-limit, its answer within that peak), and wherever PyTorch's
         partition obeys the tags no more saved bytes and no longer recompute time (ilpart's
         cost model); where the tags put F out of reach, the least bytes they allow, said so."""
         c = case(name, variant)
@@ -382,7 +384,11 @@ class RealModels(unittest.TestCase):
             rows = json.loads(out)["rows"]
             ilp = [r for r in rows if r["kind"] == "ilp"][0]
             (ref,) = [r for r in rows if r["name"] == "ref:" + want]
-            util.assert_fraction_status(self, ilp, "%s graph %d" % (label, i))
+            # the peak search may end by its own time limit on the larger graphs (GPT-J,
+            # CLIP at 0.5: docs/python.md "Other architectures"); its answer must still be
+            # within PyTorch's peak and, below, no worse on bytes and time
+            util.assert_fraction_status(self, ilp, "%s graph %d" % (label, i),
+                                        allow_time_limit=True)
             self.assertIsNone(ilp.get("violation"), "%s graph %d" % (label, i))
             obeys = ref["violation"] is None
             print("\n  %-18s graph %d: ilpart %9d B %9.3f us, PyTorch %9d B %9.3f us%s%s"
@@ -390,6 +396,10 @@ class RealModels(unittest.TestCase):
                      ref["saved_bytes"], ref["recompute_time_us"],
                      "" if obeys else " (PyTorch breaks a tag)",
                      "; " + ilp["note"][:90] if ilp.get("note") else ""), end="")
+            if ilp["status"] == "time-limit":
+                print(" [time-limit: gap %.3g%s]" % (ilp.get("gap") or 0, ", PyTorch's partition"
+                      if ilp["saved_bytes"] == ref["saved_bytes"] and
+                      ilp["recompute_time_us"] == ref["recompute_time_us"] else ""), end="")
             if ilp.get("note"):
                 self.assertIn("out of reach", ilp["note"])
             elif obeys:

@@ -174,12 +174,16 @@ __all__ = ["run", "compile_ilpart", "compile_pytorch", "assert_same", "check_ent
            "forward_side", "required_forward", "saved_names", "recomputed_names"]
 
 
-def assert_fraction_status(tc, row, label=""):
+def assert_fraction_status(tc, row, label="", allow_time_limit=False):
     """A compare row's ILP answer at a fraction: proven optimal, or (solver/driver/
     dominate.c, no --time-limit) read off the bytes/time front within PyTorch's simulated
-    peak: status feasible, peak_cap_bytes recorded and the answer's peak within it."""
+    peak: status feasible, peak_cap_bytes recorded and the answer's peak within it.
+    allow_time_limit: also status time-limit, the peak search's loop cut short by its own
+    limit (docs/solver.md "No worse on all three numbers": the best answer found no worse
+    than PyTorch's, at worst PyTorch's partition), peak_cap_bytes recorded and kept."""
     if row["status"] == "optimal":
         return
-    tc.assertEqual(row["status"], "feasible", "%s: %s" % (label, row))
+    if not (allow_time_limit and row["status"] == "time-limit"):
+        tc.assertEqual(row["status"], "feasible", "%s: %s" % (label, row))
     tc.assertIsNotNone(row.get("peak_cap_bytes"), "%s: %s" % (label, row))
     tc.assertLessEqual(row["peak_bytes"], row["peak_cap_bytes"], "%s: %s" % (label, row))

@@ -1,7 +1,8 @@
 """Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
-and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 18 more, selected by name), at
-tiny sizes with random initialisation (no download), each plain, with the library's own
-gradient checkpointing, and under a SAC policy that saves matmuls. Used by
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 32 more; VARIED: 8 variations
+of them at another width, dtype or SAC policy; selected by name), at tiny sizes with
+random initialisation (no download), each plain, with the library's own gradient
+checkpointing, and under a SAC policy that saves matmuls. Used by
 tests/python/test_realmodels.py and bench/partition_bench.py.
 
 `build(name, variant)` returns (module, inputs): the module's forward returns the scalar
@@ -23,14 +24,50 @@ MODELS = ("gpt2", "llama", "qwen2", "bert", "t5", "resnet18", "vit", "falcon", "
 # test_realmodels.py: ILPART_REALMODELS_MODELS; docs/python.md "Other architectures").
 EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "roberta",
          "distilbert", "albert", "bart", "whisper", "efficientnet", "convnext", "swin",
-         "densenet", "regnet", "squeezenet")
+         "densenet", "regnet", "squeezenet",
+         # the second sweep (docs/python.md "Widths, dtypes and policies"): mixture of
+         # experts, ALiBi, multi-query, disentangled attention, random masking, a
+         # two-tower contrastive loss; bottleneck and channel-shuffle convolutions
+         "qwen3_moe", "mixtral", "qwen3", "gptj", "bloom", "gpt_bigcode", "deberta_v2",
+         "electra", "vitmae", "clip", "resnet50", "shufflenet", "mobilenet_v2", "mnasnet")
+# Variants of a zoo model at another size, dtype or SAC policy (NAME_SUFFIX; VARIATIONS
+# says what each suffix changes), selected by name as EXTRA's are: "wide" is 4 layers,
+# hidden 256, sequence 128; "bf16" the model in bfloat16; "f8" the MLP's
+# linears cast to float8 (e4m3fn) and back before their matmul, as the seed's model
+# (../shared/seed), the SAC policy saving only aten.mm; "sdpa", "prefer" and "norm" only
+# change the SAC policy (their plain and ckpt variants are the base model's: skipped).
+VARIATIONS = {
+    "wide": "4 layers, hidden 256 (4 heads), intermediate 512, sequence 128",
+    "bf16": "the model in bfloat16",
+    "f8": "MLP linears through an emulated float8 (e4m3fn) cast; SAC saves only aten.mm",
+    "sdpa": "SAC: MUST_SAVE on scaled_dot_product attention only, PREFER_RECOMPUTE the rest",
+    "prefer": "SAC: PREFER_SAVE on matmuls, PREFER_RECOMPUTE the rest (no MUST tag)",
+    "norm": "SAC: matmuls MUST_SAVE, the norm (native_layer_norm, rsqrt) MUST_RECOMPUTE, "
+            "PREFER_RECOMPUTE the rest",
+}
+VARIED = ("llama_wide", "gpt2_wide", "llama_bf16", "llama_f8", "llama_sdpa", "gpt2_prefer",
+          "gpt2_norm", "llama_norm")
+POLICY_ONLY = ("sdpa", "prefer", "norm")
 VARIANTS = ("plain", "ckpt", "sac")
 VOCAB, SEQ, BATCH = 128, 16, 2
 IMAGE = 32
+WIDE_SEQ = 128
+
+
+def split_name(name):
+    """(base model, variation or "") of a zoo name: "llama_wide" -> ("llama", "wide")."""
+    base, _, suffix = name.rpartition("_")
+    if base and suffix in VARIATIONS:
+        return base, suffix
+    return name, ""
 
 
 def unsupported(name, variant):
     """Why model `name` cannot be built in `variant` ("" when it can)."""
+    base, var = split_name(name)
+    if var in POLICY_ONLY and variant != "sac":
+        return ("%s changes only the SAC policy: its %s variant is %s/%s"
+                % (name, variant, base, variant))
     if name == "albert" and variant != "plain":
         return ("transformers' AlbertForMaskedLM does not support gradient checkpointing "
                 "(supports_gradient_checkpointing is False)")
@@ -45,11 +82,11 @@ def selected(default=MODELS):
         return tuple(default)
     names = []
     for n in (x.strip() for x in sel.split(",")):
-        group = {"all": MODELS + EXTRA, "extra": EXTRA}.get(n, (n,))
+        group = {"all": MODELS + EXTRA + VARIED, "extra": EXTRA, "varied": VARIED}.get(n, (n,))
         for g in group:
-            if g not in MODELS + EXTRA:
+            if g not in MODELS + EXTRA + VARIED:
                 raise KeyError("ILPART_REALMODELS_MODELS: unknown model %r (known: %s)"
-                               % (g, ", ".join(MODELS + EXTRA)))
+                               % (g, ", ".join(MODELS + EXTRA + VARIED)))
             if g not in names:
                 names.append(g)
     return tuple(names)
@@ -80,23 +117,79 @@ def save_matmuls(ctx, func, *args, **kwargs):
     return CheckpointPolicy.PREFER_RECOMPUTE
 
 
-def sac_context():
+def sdpa_ops():
+    """The fused attention ops (CPU's flash attention first: what transformers' "sdpa"
+    attention dispatches to on CPU)."""
+    aten = torch.ops.aten
+    return tuple(getattr(aten, n).default for n in (
+        "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention",
+        "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention")
+        if hasattr(aten, n))
+
+
+def policy(variation=""):
+    """The SAC policy of a variation (VARIATIONS; "": save_matmuls)."""
+    from torch.utils.checkpoint import CheckpointPolicy as P
+    aten = torch.ops.aten
+    if variation == "f8":
+        only_mm = (aten.mm.default,)
+        return lambda ctx, func, *a, **k: P.MUST_SAVE if func in only_mm else P.PREFER_RECOMPUTE
+    if variation == "sdpa":
+        attn = sdpa_ops()
+        return lambda ctx, func, *a, **k: P.MUST_SAVE if func in attn else P.PREFER_RECOMPUTE
+    if variation == "prefer":
+        return lambda ctx, func, *a, **k: (P.PREFER_SAVE if func in matmul_ops()
+                                           else P.PREFER_RECOMPUTE)
+    if variation == "norm":
+        norms = (aten.native_layer_norm.default, aten.rsqrt.default)
+
+        def norm(ctx, func, *args, **kwargs):
+            if func in matmul_ops():
+                return P.MUST_SAVE
+            return P.MUST_RECOMPUTE if func in norms else P.PREFER_RECOMPUTE
+        return norm
+    return save_matmuls
+
+
+def sac_context(variation=""):
     from torch.utils.checkpoint import create_selective_checkpoint_contexts
-    return functools.partial(create_selective_checkpoint_contexts, save_matmuls)
+    return functools.partial(create_selective_checkpoint_contexts, policy(variation))
+
+
+class Float8Linear(nn.Module):
+    """An nn.Linear whose input and weight go through the seed's dynamic float8 cast
+    (models.to_float8: amax, scale, clamp, e4m3fn) and back to the input's dtype before
+    an aten.mm, then unscaled (../shared/seed: float8 casts inside a SAC region that saves
+    only matmuls)."""
+
+    def __init__(self, lin):
+        super().__init__()
+        self.weight, self.bias = lin.weight, lin.bias
+
+    def forward(self, x):
+        from models import to_float8
+        shape = x.shape
+        x8, sx = to_float8(x.reshape(-1, shape[-1]))
+        w8, sw = to_float8(self.weight)
+        y = torch.mm(x8.to(x.dtype), w8.to(x.dtype).t()) * (1.0 / sx) * (1.0 / sw)
+        if self.bias is not None:
+            y = y + self.bias
+        return y.reshape(*shape[:-1], y.shape[-1])
 
 
 class LossOf(nn.Module):
     """A transformers model called with labels: forward returns its loss. `keys` names the
     arguments (input_ids, labels; encoder-decoders add decoder_input_ids)."""
 
-    def __init__(self, model, keys=None):
+    def __init__(self, model, keys=None, extra=None):
         super().__init__()
         self.model = model
         self.keys = keys
+        self.extra = dict(extra or {})
 
     def forward(self, *args):
         if self.keys is not None:
-            return self.model(**dict(zip(self.keys, args))).loss
+            return self.model(**dict(zip(self.keys, args)), **self.extra).loss
         if len(args) == 2:
             return self.model(input_ids=args[0], labels=args[1]).loss
         return self.model(input_ids=args[0], decoder_input_ids=args[1], labels=args[2]).loss
@@ -128,18 +221,23 @@ class Checkpointed(nn.Module):
         return checkpoint(self.block, *args, **self.kw)
 
 
-def _hf(name):
+def _hf(name, wide=False):
     import transformers as T
     common = dict(vocab_size=VOCAB, use_cache=False)
     if name == "gpt2":
-        cfg = T.GPT2Config(n_layer=2, n_embd=32, n_head=2, n_positions=64, bos_token_id=0,
-                           eos_token_id=0, **common)
+        size = (dict(n_layer=4, n_embd=256, n_head=4, n_positions=WIDE_SEQ) if wide else
+                dict(n_layer=2, n_embd=32, n_head=2, n_positions=64))
+        cfg = T.GPT2Config(bos_token_id=0, eos_token_id=0, **size, **common)
         return T.GPT2LMHeadModel(cfg)
     if name == "llama":
-        cfg = T.LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                            num_attention_heads=2, num_key_value_heads=2,
-                            max_position_embeddings=64, **common)
-        return T.LlamaForCausalLM(cfg)
+        size = (dict(hidden_size=256, intermediate_size=512, num_hidden_layers=4,
+                     num_attention_heads=4, num_key_value_heads=4,
+                     max_position_embeddings=WIDE_SEQ) if wide else
+                dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64))
+        return T.LlamaForCausalLM(T.LlamaConfig(**size, **common))
+    if wide:
+        raise KeyError(name + "_wide")
     if name == "qwen2":
         # grouped-query attention: 4 query heads share 2 key/value heads
         cfg = T.Qwen2Config(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
@@ -219,6 +317,69 @@ def _hf_extra(T, name, common):
                               eos_token_id=2, begin_suppress_tokens=None, dropout=0.1,
                               **common)
         return T.WhisperForConditionalGeneration(cfg)
+    return _hf_third(T, name, common, enc)
+
+
+def _hf_third(T, name, common, enc):
+    if name == "qwen3_moe":
+        # mixture of experts: a router picks 2 of 4 experts per token (data-dependent)
+        cfg = T.Qwen3MoeConfig(num_key_value_heads=1, head_dim=16, moe_intermediate_size=32,
+                               num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1,
+                               **_DECODER, **common)
+        return T.Qwen3MoeForCausalLM(cfg)
+    if name == "mixtral":
+        # mixture of experts through transformers' "batched_mm" experts: every token's
+        # chosen experts' weights gathered by index (one graph; the default "eager" experts
+        # loop over experts with nonzero/where and break the graph: qwen3_moe)
+        cfg = T.MixtralConfig(num_key_value_heads=1, num_local_experts=4,
+                              num_experts_per_tok=2, experts_implementation="batched_mm",
+                              **_DECODER, **common)
+        return T.MixtralForCausalLM(cfg)
+    if name == "qwen3":
+        # q and k RMS-normed per head
+        return T.Qwen3ForCausalLM(T.Qwen3Config(num_key_value_heads=1, head_dim=16,
+                                                **_DECODER, **common))
+    if name == "gptj":
+        # rotary on the first 8 dimensions of each head, interleaved; parallel attention/MLP
+        cfg = T.GPTJConfig(n_embd=32, n_layer=2, n_head=2, rotary_dim=8, n_positions=64,
+                           n_inner=64, bos_token_id=0, eos_token_id=0, **common)
+        return T.GPTJForCausalLM(cfg)
+    if name == "bloom":
+        # ALiBi position biases added to the attention scores (baddbmm)
+        cfg = T.BloomConfig(hidden_size=32, n_layer=2, n_head=2, bos_token_id=0,
+                            eos_token_id=0, **common)
+        return T.BloomForCausalLM(cfg)
+    if name == "gpt_bigcode":
+        # multi-query attention: one key/value head for all query heads
+        cfg = T.GPTBigCodeConfig(n_embd=32, n_layer=2, n_head=2, n_positions=64, n_inner=64,
+                                 multi_query=True, bos_token_id=0, eos_token_id=0, **common)
+        return T.GPTBigCodeForCausalLM(cfg)
+    if name == "deberta_v2":
+        # disentangled attention: content-to-position and position-to-content terms
+        cfg = T.DebertaV2Config(relative_attention=True, position_buckets=8,
+                                max_relative_positions=16, pos_att_type=["p2c", "c2p"],
+                                **enc, **common)
+        return T.DebertaV2ForMaskedLM(cfg)
+    if name == "electra":
+        # factorised embedding (16) projected to the hidden width
+        return T.ElectraForMaskedLM(T.ElectraConfig(embedding_size=16, **enc, **common))
+    if name == "vitmae":
+        # random masking of 75 % of the patches (rand, argsort, gather), a decoder
+        cfg = T.ViTMAEConfig(image_size=IMAGE, patch_size=8, hidden_size=32,
+                             num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                             decoder_hidden_size=32, decoder_num_hidden_layers=1,
+                             decoder_num_attention_heads=2, decoder_intermediate_size=64,
+                             mask_ratio=0.75)
+        return T.ViTMAEForPreTraining(cfg)
+    if name == "clip":
+        # two towers, a contrastive loss over the batch's text-image pairs
+        tower = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=2, projection_dim=16)
+        cfg = T.CLIPConfig(text_config=dict(vocab_size=VOCAB, max_position_embeddings=64,
+                                            **tower),
+                           vision_config=dict(image_size=IMAGE, patch_size=8, **tower),
+                           projection_dim=16)
+        return T.CLIPModel(cfg)
     raise KeyError(name)
 
 
@@ -302,6 +463,21 @@ def _tv_extra(torchvision, name, variant):
         # Fire modules (two branches concatenated), dropout, a convolutional classifier
         m = tvm.squeezenet1_1(num_classes=10)
         blocks = [f for f in m.features if type(f).__name__ == "Fire"]
+    elif name == "resnet50":
+        # bottleneck blocks (1x1, 3x3, 1x1; expansion 4)
+        m = tvm.resnet50(num_classes=10)
+        blocks = [b for layer in (m.layer1, m.layer2, m.layer3, m.layer4) for b in layer]
+    elif name == "shufflenet":
+        # channel split (chunk), channel shuffle (view, transpose, contiguous, view)
+        m = tvm.shufflenet_v2_x0_5(num_classes=10)
+        blocks = [b for stage in (m.stage2, m.stage3, m.stage4) for b in stage]
+    elif name == "mobilenet_v2":
+        # inverted residuals, ReLU6 (hardtanh)
+        m = tvm.mobilenet_v2(num_classes=10)
+        blocks = m.features[1:-1]
+    elif name == "mnasnet":
+        m = tvm.mnasnet0_5(num_classes=10)
+        blocks = [b for stage in m.layers[8:14] for b in stage]
     else:
         raise KeyError(name)
     if variant == "plain":
@@ -323,45 +499,65 @@ def _tv_extra(torchvision, name, variant):
 
 
 TORCHVISION = ("resnet18", "vit", "mobilenet_v3", "efficientnet", "convnext", "swin",
-               "densenet", "regnet", "squeezenet")
+               "densenet", "regnet", "squeezenet", "resnet50", "shufflenet", "mobilenet_v2",
+               "mnasnet")
 
 
 def build(name, variant="plain", seed=0):
     """(module returning the loss, inputs) for model `name` in `variant`: "plain", "ckpt"
     (transformers' gradient_checkpointing_enable(); torchvision: torch.utils.checkpoint
     around every block) or "sac" (the same regions under create_selective_checkpoint_
-    contexts with save_matmuls). Training mode (dropout on where the config has it)."""
+    contexts with save_matmuls, or the policy of the name's variation: VARIATIONS).
+    Training mode (dropout on where the config has it)."""
     if variant not in VARIANTS:
         raise KeyError(variant)
     if unsupported(name, variant):
         raise ValueError("%s/%s: %s" % (name, variant, unsupported(name, variant)))
+    base, var = split_name(name)
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed + 1)
-    if name in TORCHVISION:
-        model = Classify(_tv(name, variant))
+    seq = WIDE_SEQ if var == "wide" else SEQ
+    if base in TORCHVISION:
+        if var:
+            raise KeyError(name)
+        model = Classify(_tv(base, variant))
         inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g),
                   torch.randint(0, 10, (BATCH,), generator=g)]
     else:
-        hf = _hf(name)
+        hf = _hf(base, wide=var == "wide")
+        if var == "f8":
+            for mod in list(hf.modules()):
+                for k, child in list(mod.named_children()):
+                    if k in ("gate_proj", "up_proj", "down_proj") and isinstance(child,
+                                                                                 nn.Linear):
+                        setattr(mod, k, Float8Linear(child))
+        if var == "bf16":
+            hf.to(torch.bfloat16)
         if variant == "ckpt":
             hf.gradient_checkpointing_enable(gradient_checkpointing_kwargs={
                 "use_reentrant": False})
         elif variant == "sac":
             hf.gradient_checkpointing_enable(gradient_checkpointing_kwargs={
-                "use_reentrant": False, "context_fn": sac_context()})
+                "use_reentrant": False, "context_fn": sac_context(var)})
         model = LossOf(hf)
-        ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)
-        labels = torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)
+        ids = torch.randint(0, VOCAB, (BATCH, seq), generator=g)
+        labels = torch.randint(0, VOCAB, (BATCH, seq), generator=g)
         inputs = [ids, labels]
-        if name in ("t5", "bart"):
+        if base in ("t5", "bart"):
             inputs = [ids, torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
-        elif name == "whisper":
+        elif base == "whisper":
             # log-mel frames: the encoder's two convolutions halve SEQ * 2 to SEQ positions
             model = LossOf(hf, ("input_features", "decoder_input_ids", "labels"))
             inputs = [torch.randn(BATCH, hf.config.num_mel_bins, SEQ * 2, generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
+        elif base == "vitmae":
+            model = LossOf(hf, ("pixel_values",))
+            inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g)]
+        elif base == "clip":
+            model = LossOf(hf, ("input_ids", "pixel_values"), {"return_loss": True})
+            inputs = [ids, torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g)]
     model.train()
     return model, inputs
 
