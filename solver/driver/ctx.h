@@ -161,6 +161,7 @@ typedef struct solve_ctx {
 	size_t n_audit;
 	double audit_excess;      /* the largest row value minus simulated peak */
 	int audit_points;
+	int audit_vacuous;        /* rows the cuts added that no partition can bind */
 	int cuts_invalid;         /* a row above some simulated answer's peak: no proof */
 	const char *stage_now;    /* the stage GLPK is solving, for its error messages */
 	uint8_t *hist;            /* simulated answers (s then r), for checking the rows */

@@ -668,12 +668,43 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 	return -1;
 }
 
+/* Rows first..last of lp without the column `skip` that hold whatever the columns are
+ * within their bounds. */
+static int
+vacuous_rows(glp_prob *lp, int first, int skip, int *ind, double *val)
+{
+	int count = 0, last = glp_get_num_rows(lp);
+
+	for (int i = first; i <= last; i++) {
+		int type = glp_get_row_type(lp, i), len = glp_get_mat_row(lp, i, ind, val);
+		int t, open = 0;
+		double lo = 0, hi = 0;
+
+		for (int k = 1; k <= len; k++) {
+			double a = val[k], l = glp_get_col_lb(lp, ind[k]), u = glp_get_col_ub(lp, ind[k]);
+
+			t = glp_get_col_type(lp, ind[k]);
+			if (ind[k] == skip || (t != GLP_DB && t != GLP_FX))
+				open = 1;
+			lo += fmin(a * l, a * u);
+			hi += fmax(a * l, a * u);
+		}
+		if (open)
+			continue;
+		if ((type == GLP_LO && lo >= glp_get_row_lb(lp, i) - 1e-9) ||
+		    (type == GLP_UP && hi <= glp_get_row_ub(lp, i) + 1e-9))
+			count++;
+	}
+	return count;
+}
+
 /* ilpi_peak_audit's model: general and exact rows at every step of every partition
  * that is an item answer here, each evaluated at every such answer. */
 int
 drv_peak_audit(solve_ctx *c, ilp_error *err)
 {
 	size_t n = c->red.n_items, m = 0;
+	int first_row = glp_get_num_rows(c->m.lp) + 1;
 	uint8_t *sr = malloc(2 * n * c->n_audit + 1), *need = malloc(c->g->n + 1);
 	int64_t *sim = malloc((c->n_audit + 1) * sizeof *sim);
 	int rc = -1, rows, cols, points;
@@ -719,6 +750,17 @@ drv_peak_audit(solve_ctx *c, ilp_error *err)
 	}
 	ilpi_peak_cuts_stats(c->cuts, &rows, &cols, &points);
 	c->audit_points = points;
+	{
+		int nc = glp_get_num_cols(c->m.lp) + 1, *ind = malloc(nc * sizeof *ind);
+		double *val = malloc(nc * sizeof *val);
+
+		if (ind != NULL && val != NULL)
+			c->audit_vacuous = vacuous_rows(c->m.lp, first_row, c->peak.col, ind, val);
+		free(ind);
+		free(val);
+		if (ind == NULL || val == NULL)
+			goto nomem;
+	}
 	for (size_t h = 0; h < m; h++) {
 		if (ilpi_peak_cuts_eval(c->cuts, sr + 2 * n * h, sr + 2 * n * h + n) != 0)
 			goto nomem;

@@ -302,7 +302,7 @@ out:
 
 int
 ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *const *parts,
-    size_t n, double *excess, int *points, ilp_error *err)
+    size_t n, double *excess, int *points, int *vacuous, ilp_error *err)
 {
 	solve_ctx c;
 	int freed = 0, rc = -1;
@@ -322,6 +322,7 @@ ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o, ilp_partition *c
 	}
 	*excess = c.audit_excess;
 	*points = c.audit_points;
+	*vacuous = c.audit_vacuous;
 	rc = 0;
 out:
 	drv_release(&c, freed);

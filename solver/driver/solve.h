@@ -18,8 +18,11 @@ int ilpi_solve_hooked(const ilp_graph *g, const ilp_solve_options *o, ilpi_solve
  * partition of parts[] that is an answer of the model, and evaluates every row at each
  * of those answers: *excess is
  * the largest row value, or ilpi_peak_cuts_floor, minus that answer's simulated peak
- * (rows and floor are lower bounds: at most 0), *points the rows added. */
+ * (rows and floor are lower bounds: at most 0), *points the rows added, *vacuous
+ * how many of the rows they wrote beside the peak rows hold whatever the columns are
+ * within their bounds (rows that only make the model larger). */
 int ilpi_peak_audit(const ilp_graph *g, const ilp_solve_options *o,
-    ilp_partition *const *parts, size_t n, double *excess, int *points, ilp_error *err);
+    ilp_partition *const *parts, size_t n, double *excess, int *points, int *vacuous,
+    ilp_error *err);
 
 #endif /* ILPART_SOLVER_DRIVER_SOLVE_H */
