@@ -38,8 +38,14 @@ def dumps(doc: Dict[str, Any]) -> str:
 
 
 def write_json(path: PathLike, doc: Dict[str, Any]) -> None:
-    """Write dumps(doc) to `path` atomically (a temporary file renamed into place)."""
+    """Write dumps(doc) to `path` atomically (a temporary file renamed into place); a
+    path that exists and is not a regular file (/dev/null, a FIFO) is written directly,
+    never replaced."""
     path = os.fspath(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(dumps(doc))
+        return
     tmp = "%s.tmp%d" % (path, os.getpid())
     try:
         with open(tmp, "w") as f:

@@ -227,5 +227,28 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
 
 
+class WriteJsonTest(unittest.TestCase):
+    def test_special_file_written_not_replaced(self):
+        """write_json's atomic rename never replaces a path that is not a regular file
+        (a FIFO here; /dev/null for a user who discards the output)."""
+        from ilpart import graphfile
+        import stat
+        tmp = tempfile.mkdtemp()
+        try:
+            fifo = os.path.join(tmp, "out.json")
+            os.mkfifo(fifo)
+            rd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                graphfile.write_json(fifo, {"nodes": [], "x": 1})
+                got = os.read(rd, 65536).decode()
+            finally:
+                os.close(rd)
+            self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced")
+            self.assertEqual(json.loads(got), {"nodes": [], "x": 1})
+            self.assertEqual(sorted(os.listdir(tmp)), ["out.json"])
+        finally:
+            shutil.rmtree(tmp)
+
+
 if __name__ == "__main__":
     sys.exit(main("store_notorch"))
