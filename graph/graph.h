@@ -57,8 +57,11 @@ enum {
 	ILPI_F_FW_OUTPUT = 1u << 6,
 	ILPI_F_BW_OUTPUT = 1u << 7,
 	ILPI_F_MUTATED = 1u << 8,  /* primal the forward writes in place (docs/format.md) */
-	ILPI_F_PARAM = 1u << 9     /* primal that is a module parameter or buffer: alive for
+	ILPI_F_PARAM = 1u << 9,    /* primal that is a module parameter or buffer: alive for
 	                            * the whole run, so saving it costs no bytes */
+	ILPI_F_SYM = 1u << 10,     /* a symbolic scalar (SymInt, SymBool, SymFloat): no tensor,
+	                            * no storage (docs/format.md "sym") */
+	ILPI_F_SYM_FLOAT = 1u << 11 /* with ILPI_F_SYM: a SymFloat */
 };
 
 #define ILPI_NONE (-1)

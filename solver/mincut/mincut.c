@@ -526,6 +526,8 @@ ban_if_allowed(mc *m, size_t i, ilpi_mc_ban why)
 		return 0;
 	if (m->dont_ban != NULL && m->dont_ban[i] && why != ILPI_MC_UNSAFE)
 		return 0;
+	if (m->g->node[i].flags & ILPI_F_SYM_FLOAT)
+		return 0; /* torch never bans a SymFloat */
 	if (!m->ban[i])
 		m->ban[i] = (uint8_t)why;
 	return 1;
@@ -538,6 +540,8 @@ node_weight(const mc *m, size_t i)
 	int64_t k = m->dist[i];
 	double w;
 
+	if (n->flags & ILPI_F_SYM) /* is_sym_node: sym_node_size, whatever the distance */
+		return (n->flags & ILPI_F_SYM_FLOAT) ? 4 : 1;
 	if (m->free_params && n->kind == ILPI_PRIMAL && (n->flags & ILPI_F_PARAM))
 		return 0; /* treat_parameters_as_free_to_save: a static-lifetime input */
 	if ((n->flags & ILPI_F_TUPLE) || is_get_attr(n))

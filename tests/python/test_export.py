@@ -22,7 +22,8 @@ DTYPES = {"f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5
           "c64", "c128", "i64", "i32", "i16", "i8", "u8", "b8"}
 KEYS = {"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
         "view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-        "ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget"}
+        "ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget",
+        "sym"}
 
 
 def capture(model, *inputs):
