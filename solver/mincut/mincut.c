@@ -57,8 +57,8 @@ of_packet(const char *target, const char *packet)
 }
 
 /* torch 2.14's get_default_op_list beside 2.6's (policies/op_table.c): split is a view op,
- * prepare_softmax_online recomputable, the max-pool offsets op renamed, and four more
- * ops tagged pointwise. */
+ * prepare_softmax_online recomputable, the max-pool offsets op renamed, four more
+ * ops tagged pointwise, and operator.xor among the magic methods. */
 static unsigned
 op_class_2_14(const char *target, unsigned cls)
 {
@@ -67,7 +67,8 @@ op_class_2_14(const char *target, unsigned cls)
 	if (of_packet(target, "aten.split"))
 		return cls | ILPI_OPC_VIEW | ILPI_OPC_RECOMPUTABLE;
 	if (of_packet(target, "aten.leaky_relu") || of_packet(target, "aten.float_power") ||
-	    of_packet(target, "aten.ldexp") || of_packet(target, "aten.equal"))
+	    of_packet(target, "aten.ldexp") || of_packet(target, "aten.equal") ||
+	    of_packet(target, "operator.xor"))
 		return cls | ILPI_OPC_RECOMPUTABLE; /* tagged pointwise in 2.14, not 2.6 */
 	if (of_packet(target, "prims.prepare_softmax_online") ||
 	    of_packet(target, "prims._low_memory_max_pool_offsets_to_indices"))
