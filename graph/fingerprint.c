@@ -345,7 +345,7 @@ label_words(const fp *f, size_t i, uint64_t *w)
 		w[k++] = (uint64_t)f->g->shape[n->shape_begin + (uint32_t)d];
 	w[k++] = (uint64_t)n->bytes;
 	w[k++] = n->flags & (ILPI_F_TUPLE | ILPI_F_RANDOM | ILPI_F_EFFECTFUL |
-	    ILPI_F_COLLECTIVE | ILPI_F_MUTATED | ILPI_F_PARAM);
+	    ILPI_F_COLLECTIVE | ILPI_F_MUTATED | ILPI_F_PARAM | ILPI_F_SYM | ILPI_F_SYM_FLOAT);
 	w[k++] = (uint64_t)(int64_t)n->index;
 	w[k++] = num_word(n->flops);
 	w[k++] = num_word(n->bytes_read);

@@ -59,8 +59,11 @@ enum {
 	ILPI_F_MUTATED = 1u << 8,  /* primal the forward writes in place (docs/format.md) */
 	ILPI_F_PARAM = 1u << 9,    /* primal that is a module parameter or buffer: alive for
 	                            * the whole run, so saving it costs no bytes */
-	ILPI_F_NESTED = 1u << 10   /* op with "nested_inputs": some inputs are not direct
+	ILPI_F_NESTED = 1u << 10,  /* op with "nested_inputs": some inputs are not direct
 	                            * positional arguments (ilpi_input_nested) */
+	ILPI_F_SYM = 1u << 11,     /* a symbolic scalar (SymInt, SymBool, SymFloat): no tensor,
+	                            * no storage (docs/format.md "sym") */
+	ILPI_F_SYM_FLOAT = 1u << 12 /* with ILPI_F_SYM: a SymFloat */
 };
 
 #define ILPI_NONE (-1)

@@ -162,15 +162,15 @@ read_kind(reader *r, const char *who, const ilpi_jv *v, ilpi_kind *kind)
 static const char *const node_keys[] = {
 	"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
 	"view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
-	"ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget", "nested_inputs",
-	"meta"
+	"ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget",
+	"nested_inputs", "meta", "sym"
 };
 
 enum {
 	K_NAME, K_KIND, K_TARGET, K_INPUTS, K_SHAPE, K_DTYPE, K_BYTES, K_TUPLE, K_INDEX,
 	K_VIEW_OF, K_FLOPS, K_BYTES_READ, K_BYTES_WRITTEN, K_TIME_US, K_RECOMPUTE,
-	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_PARAM, K_MEMORY_BUDGET, K_NESTED_INPUTS, K_META,
-	K_COUNT
+	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_PARAM, K_MEMORY_BUDGET,
+	K_NESTED_INPUTS, K_META, K_SYM, K_COUNT
 };
 
 /* node_keys[] index of key s, K_COUNT when unknown. */
@@ -231,6 +231,22 @@ check_node_keys(reader *r, const ilpi_jv *obj, const char *who, const ilpi_jv **
 		field[k] = f;
 		ids[nf++] = (uint8_t)k;
 	}
+	return 0;
+}
+
+/* "sym": "int", "bool" or "float": the node's value is a symbolic scalar (torch's
+ * SymInt, SymBool, SymFloat: a size of a dynamic shape, or arithmetic on sizes). */
+static int
+read_sym(reader *r, const char *who, const ilpi_jv *f, ilpi_node *n)
+{
+	if (!ilpi_jv_is_string(f))
+		return fail(r, who, "sym", "expected \"int\", \"bool\" or \"float\"");
+	if (strcmp(f->u.str, "float") == 0)
+		n->flags |= ILPI_F_SYM | ILPI_F_SYM_FLOAT;
+	else if (strcmp(f->u.str, "int") == 0 || strcmp(f->u.str, "bool") == 0)
+		n->flags |= ILPI_F_SYM;
+	else
+		return fail(r, who, "sym", "expected \"int\", \"bool\" or \"float\"");
 	return 0;
 }
 
@@ -349,6 +365,9 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 				    "parameter or buffer");
 			if (b)
 				n->flags |= ILPI_F_PARAM;
+		} else if (id == K_SYM) {
+			if (read_sym(r, who, f, n) != 0)
+				return -1;
 		} else if (id == K_RANDOM || id == K_EFFECTFUL || id == K_COLLECTIVE) {
 			if (get_bool(r, who, f, k, &b) != 0)
 				return -1;
@@ -358,8 +377,12 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 		}
 		/* any other key was rejected by check_node_keys */
 	}
+	if ((n->flags & ILPI_F_SYM) && (is_tuple || numel >= 0 || n->dtype != NULL))
+		return fail(r, who, "sym", "a symbolic scalar has no shape, dtype or tuple");
 	if (bytes >= 0) {
 		n->bytes = bytes;
+	} else if (n->flags & ILPI_F_SYM) {
+		n->bytes = 8; /* the exporter's size of a symbolic scalar */
 	} else if (is_tuple) {
 		n->bytes = 0;
 	} else if (numel >= 0 && n->dtype != NULL) {
@@ -371,7 +394,7 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 	} else if (numel >= 0) {
 		return fail(r, who, "dtype", "missing (needed with shape when bytes is absent)");
 	} else {
-		return fail(r, who, "bytes", "missing (give shape and dtype, bytes, or tuple)");
+		return fail(r, who, "bytes", "missing (give shape and dtype, bytes, tuple or sym)");
 	}
 	if (n->target != NULL && same_word(n->target, "getitem")) {
 		n->flags |= ILPI_F_GETITEM;

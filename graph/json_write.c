@@ -110,6 +110,10 @@ write_node(ilpi_buf *b, const ilp_graph *g, const ilpi_node *n)
 	flag(b, n, ILPI_F_COLLECTIVE, "collective");
 	flag(b, n, ILPI_F_MUTATED, "mutated");
 	flag(b, n, ILPI_F_PARAM, "param");
+	if (n->flags & ILPI_F_SYM) {
+		key(b, "sym");
+		ilpi_buf_json_str(b, (n->flags & ILPI_F_SYM_FLOAT) ? "float" : "int");
+	}
 	if (g->memory_budget >= 0 && n == &g->node[g->memory_budget_node]) {
 		key(b, "memory_budget");
 		ilpi_buf_printf(b, "%.17g", g->memory_budget);

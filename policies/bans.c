@@ -60,6 +60,8 @@ ilpi_size_of(const ilp_graph *g, size_t i)
 	const int32_t *use = ilpi_users(g, n);
 	double sum = 0;
 
+	if (n->flags & ILPI_F_SYM)
+		return 1; /* a SymInt, SymBool or SymFloat: 1 (py_sym_types) */
 	if (!(n->flags & ILPI_F_TUPLE))
 		return (double)n->bytes;
 	for (uint32_t k = 0; k < n->use_count; k++) {

@@ -125,6 +125,23 @@ static const struct {
 	{ "aten._efficient_attention_forward", ILPI_OPC_COMPUTE },
 	{ "aten.upsample_bilinear2d", ILPI_OPC_COMPUTE }, { "aten._scaled_mm", ILPI_OPC_COMPUTE },
 	{ "aten.cat", ILPI_OPC_CAT },
+	/* method_to_operator(magic_methods): arithmetic on symbolic sizes (a graph compiled
+	 * with dynamic shapes), as the exporter names the targets; torch 2.14 adds
+	 * operator.xor (solver/mincut/mincut.c op_class_2_14). torch's anonymous lambdas
+	 * (sym_node's "<lambda>") have no name to match. */
+	{ "builtins.round", R }, { "math.ceil", R }, { "math.floor", R }, { "math.trunc", R },
+	{ "operator.abs", R }, { "operator.add", R }, { "operator.and_", R },
+	{ "operator.eq", R }, { "operator.floordiv", R }, { "operator.ge", R },
+	{ "operator.gt", R }, { "operator.le", R }, { "operator.lshift", R },
+	{ "operator.lt", R }, { "operator.mod", R }, { "operator.mul", R },
+	{ "operator.ne", R }, { "operator.neg", R }, { "operator.or_", R },
+	{ "operator.pos", R }, { "operator.pow", R }, { "operator.rshift", R },
+	{ "operator.sub", R }, { "operator.truediv", R }, { "torch._sym_acos", R },
+	{ "torch._sym_asin", R }, { "torch._sym_atan", R }, { "torch._sym_cos", R },
+	{ "torch._sym_cosh", R }, { "torch._sym_log2", R }, { "torch._sym_sin", R },
+	{ "torch._sym_sinh", R }, { "torch._sym_sqrt", R }, { "torch._sym_tan", R },
+	{ "torch._sym_tanh", R }, { "torch.sym_float", R }, { "torch.sym_ite", R },
+	{ "torch.sym_max", R }, { "torch.sym_min", R }, { "torch.sym_not", R },
 };
 
 #undef R

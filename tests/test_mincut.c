@@ -9,6 +9,7 @@
 
 #include "graph/graph.h"
 #include "graph/partition.h"
+#include "policies/bans.h"
 #include "solver/mincut/knapsack.h"
 #include "solver/mincut/maxflow.h"
 #include "solver/mincut/mincut.h"
@@ -896,6 +897,64 @@ START_TEST(mc214_knapsack_ties_in_graph_order)
 }
 END_TEST
 
+/* A graph compiled with dynamic shapes has a SymInt primal ("sym"), whose fx value has
+ * no storage: torch's get_recomputable_banned_nodes then finds None among the inputs'
+ * storages, so a banned node without storage (here the dropout tuple d) is never a
+ * knapsack item; only the matmul is, and the backward keeps the mask d1. Without the
+ * flag (s an 8-byte tensor) both are items and both bans are lifted. Also torch's
+ * sym_node_size: the SymInt weighs 1 whatever its distance, and _size_of counts it 1.
+ * (transformers' BART, compiled with dynamic shapes, at budgets 0.5, 0.3, 0.1.) */
+static ilp_graph *
+sym_dropout_graph(const char *s_extra)
+{
+	char nodes[2048];
+
+	snprintf(nodes, sizeof nodes, "{'name': 's', 'kind': 'primal', 'bytes': 8%s}, %s",
+	    s_extra, P("x", 400) ", " P("w", 400) ", "
+	    OP("mm", "aten.mm.default", "'x', 'w'", 4000, ", 'flops': 64") ", "
+	    "{'name': 'd', 'kind': 'op', 'target': 'aten.native_dropout.default', "
+	    "'inputs': ['mm'], 'tuple': true, 'random': true, 'bytes_written': 5000}, "
+	    OP("d0", "getitem", "'d'", 4000, ", 'index': 0") ", "
+	    OP("d1", "getitem", "'d'", 1000, ", 'index': 1") ", "
+	    OP("y", "aten.sum.default", "'d0'", 4, "") ", " T("t", 4) ", "
+	    OP("ge", "aten.mul.Tensor", "'t', 'd1'", 4000, "") ", "
+	    OP("gx", "aten.mm.default", "'ge', 'w'", 400, "") ", "
+	    OP("gw", "aten.mm.default", "'x', 'ge'", 400, ""));
+	return t_graph_parts("'meta': {'torch': '2.14.1'}, ", nodes, "'y'", "null, 'gx', 'gw'");
+}
+
+START_TEST(mc_sym_input_knapsack)
+{
+	ilp_graph *g = sym_dropout_graph(", 'sym': 'int'");
+	ilpi_mincut_options o;
+	ilpi_mincut_info info;
+	ilp_partition *p;
+
+	ck_assert(t_nd(g, "s")->flags & ILPI_F_SYM);
+	ck_assert(ilpi_size_of(g, t_node(g, "s")) == 1);
+	ilpi_mincut_options_init(&o);
+	o.activation_memory_budget = 0.1;
+	p = run(g, &o, &info);
+	expect(g, p, ILPI_P_SAVED, "x w d1");
+	ck_assert_uint_eq(info.knapsack_items, 1);
+	ck_assert(weight_of(g, &info, "s") == 1);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+
+	g = sym_dropout_graph("");
+	ck_assert(!(t_nd(g, "s")->flags & ILPI_F_SYM));
+	p = run(g, &o, &info);
+	expect(g, p, ILPI_P_SAVED, "x w");
+	expect(g, p, ILPI_P_RECOMPUTED, "mm d d1");
+	ck_assert_uint_eq(info.knapsack_items, 2);
+	ck_assert(weight_of(g, &info, "s") > 1);
+	ilpi_mincut_info_free(&info);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* Which rules a version gets: the nearest of 2.6 and 2.14 (a tie: the newer), from
  * --torch, else the graph's meta.torch, else the newest. */
 START_TEST(mc214_version_choice)
@@ -1484,6 +1543,7 @@ suite_mincut(void)
 	tcase_add_test(tc, mc214_split_is_a_view);
 	tcase_add_test(tc, mc214_must_save_kept_under_budget);
 	tcase_add_test(tc, mc214_knapsack_ties_in_graph_order);
+	tcase_add_test(tc, mc_sym_input_knapsack);
 	tcase_add_test(tc, mc214_version_choice);
 	tcase_add_test(tc, knapsack_hirschberg_torch);
 	tcase_add_test(tc, mc_used_far_apart);

@@ -617,7 +617,8 @@ END_TEST
  * hardswish and the pointwise backward ops are not tagged pointwise, so not recomputable
  * (torch bans them outside the allowlist: torchvision's MobileNetV3 saves hardswish's
  * output); relu6, selu, celu, hardshrink, softshrink, logit_backward and
- * native_dropout_backward are. */
+ * native_dropout_backward are, and so is SymInt arithmetic (operator.mul of a graph
+ * compiled with dynamic shapes). */
 START_TEST(op_classes_follow_torch)
 {
 	const char *not_rec[] = { "aten.hardswish.default", "aten.hardswish_backward.default",
@@ -629,7 +630,9 @@ START_TEST(op_classes_follow_torch)
 	const char *rec[] = { "aten.relu6.default", "aten.selu.default", "aten.celu.default",
 		"aten.hardshrink.default", "aten.softshrink.default", "aten.clip.default",
 		"aten.logit_backward.default", "aten.native_dropout_backward.default",
-		"aten.special_i1.default", "aten.gcd.default", "aten.angle.default" };
+		"aten.special_i1.default", "aten.gcd.default", "aten.angle.default",
+		/* method_to_operator(magic_methods): arithmetic on symbolic sizes */
+		"operator.mul", "operator.floordiv", "torch.sym_max", "math.floor" };
 
 	for (size_t i = 0; i < sizeof not_rec / sizeof not_rec[0]; i++)
 		ck_assert_msg(!(ilpi_op_class(not_rec[i]) & ILPI_OPC_RECOMPUTABLE), "%s",

@@ -225,6 +225,12 @@ def _value_fields(val):
         return out
     if isinstance(val, (tuple, list)):
         return {"tuple": True}
+    if isinstance(val, torch.SymFloat):
+        # a symbolic scalar (docs/format.md "sym"): torch's partitioners weigh it as
+        # such, and it has no storage
+        return {"bytes": 8, "sym": "float"}
+    if isinstance(val, (torch.SymInt, torch.SymBool)):
+        return {"bytes": 8, "sym": "int"}
     if _is_sym(val):
         return {"bytes": 8}
     return {"bytes": 0}

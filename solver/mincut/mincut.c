@@ -57,8 +57,8 @@ of_packet(const char *target, const char *packet)
 }
 
 /* torch 2.14's get_default_op_list beside 2.6's (policies/op_table.c): split is a view op,
- * prepare_softmax_online recomputable, the max-pool offsets op renamed, and four more
- * ops tagged pointwise. */
+ * prepare_softmax_online recomputable, the max-pool offsets op renamed, four more
+ * ops tagged pointwise, and operator.xor among the magic methods. */
 static unsigned
 op_class_2_14(const char *target, unsigned cls)
 {
@@ -67,7 +67,8 @@ op_class_2_14(const char *target, unsigned cls)
 	if (of_packet(target, "aten.split"))
 		return cls | ILPI_OPC_VIEW | ILPI_OPC_RECOMPUTABLE;
 	if (of_packet(target, "aten.leaky_relu") || of_packet(target, "aten.float_power") ||
-	    of_packet(target, "aten.ldexp") || of_packet(target, "aten.equal"))
+	    of_packet(target, "aten.ldexp") || of_packet(target, "aten.equal") ||
+	    of_packet(target, "operator.xor"))
 		return cls | ILPI_OPC_RECOMPUTABLE; /* tagged pointwise in 2.14, not 2.6 */
 	if (of_packet(target, "prims.prepare_softmax_online") ||
 	    of_packet(target, "prims._low_memory_max_pool_offsets_to_indices"))
@@ -526,6 +527,8 @@ ban_if_allowed(mc *m, size_t i, ilpi_mc_ban why)
 		return 0;
 	if (m->dont_ban != NULL && m->dont_ban[i] && why != ILPI_MC_UNSAFE)
 		return 0;
+	if (m->g->node[i].flags & ILPI_F_SYM_FLOAT)
+		return 0; /* torch never bans a SymFloat */
 	if (!m->ban[i])
 		m->ban[i] = (uint8_t)why;
 	return 1;
@@ -538,6 +541,8 @@ node_weight(const mc *m, size_t i)
 	int64_t k = m->dist[i];
 	double w;
 
+	if (n->flags & ILPI_F_SYM) /* is_sym_node: sym_node_size, whatever the distance */
+		return (n->flags & ILPI_F_SYM_FLOAT) ? 4 : 1;
 	if (m->free_params && n->kind == ILPI_PRIMAL && (n->flags & ILPI_F_PARAM))
 		return 0; /* treat_parameters_as_free_to_save: a static-lifetime input */
 	if ((n->flags & ILPI_F_TUPLE) || is_get_attr(n))

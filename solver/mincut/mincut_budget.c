@@ -153,6 +153,27 @@ knapsack_failure(const ilp_graph *g, const ilpi_mincut_options *o, ilp_error *er
 	    (ilpi_knapsack_solver)o->activation_memory_budget_solver), msg);
 }
 
+/* torch's get_node_storage is None for a value that is no tensor: a tuple, a symbolic
+ * scalar (a lifted constant has no val either, but is never banned). */
+static int
+no_storage(const ilpi_node *n)
+{
+	return (n->flags & (ILPI_F_TUPLE | ILPI_F_SYM)) != 0;
+}
+
+/* torch's `get_node_storage(i) in input_storages`: i's storage is a primal's; and when
+ * a primal has no storage (a SymInt input of a graph compiled with dynamic shapes),
+ * None is among the inputs' storages, so every banned node without storage (a tuple:
+ * dropout, attention, layer norm) counts as an input's storage too and is never a
+ * knapsack item. */
+static int
+input_storage(const ilp_graph *g, size_t i, int sym_input)
+{
+	if (no_storage(&g->node[i]))
+		return sym_input;
+	return g->node[g->node[i].storage].kind == ILPI_PRIMAL;
+}
+
 /* The knapsack over the recomputable banned nodes and the final cut. */
 static int
 knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_switches *sw,
@@ -163,16 +184,17 @@ knapsack_cut(const ilp_graph *g, const ilpi_mincut_options *o, const ilpi_mc_swi
 	item *it = malloc((g->n + 1) * sizeof *it);
 	double *mem = malloc((g->n + 1) * sizeof *mem), *rt = malloc((g->n + 1) * sizeof *rt);
 	uint8_t *keep = calloc(g->n + 1, 1), *dont_ban = calloc(g->n + 1, 1);
-	int rules = ilpi_mincut_torch_rules(g, o), rc = -1;
+	int rules = ilpi_mincut_torch_rules(g, o), rc = -1, sym_input = 0;
 
+	for (size_t i = 0; i < g->n; i++)
+		sym_input |= g->node[i].kind == ILPI_PRIMAL && no_storage(&g->node[i]);
 	if (it == NULL || mem == NULL || rt == NULL || keep == NULL || dont_ban == NULL) {
 		ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", g->path);
 		goto out;
 	}
 	/* get_recomputable_banned_nodes: needed by the backward, not an input's storage */
 	for (size_t i = 0; i < g->n; i++) {
-		if (!banned[i] || dist[i] >= 1000000000 ||
-		    g->node[g->node[i].storage].kind == ILPI_PRIMAL ||
+		if (!banned[i] || dist[i] >= 1000000000 || input_storage(g, i, sym_input) ||
 		    (rules >= ILPI_TORCH_2_14 && must_save_ban(banned[i])))
 			continue;
 		it[n].node = i;

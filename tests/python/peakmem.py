@@ -11,17 +11,35 @@ import torch
 
 
 def make_inputs(jm):
-    """Real tensors for the joint module's placeholders: (primals, tangents)."""
+    """Real values for the joint module's placeholders: (primals, tangents). A graph
+    compiled with dynamic shapes has symbolic sizes: each symbol is bound to the size it
+    had at capture (its hint), in a SymInt primal and in every tensor's shape alike."""
+    from ilpart.export import size_hint
     prim, tang = [], []
     g = torch.Generator().manual_seed(0)
     for n in jm.graph.find_nodes(op="placeholder"):
         v = n.meta.get("val")
-        if v.dtype.is_floating_point:
-            t = torch.randn(v.shape, dtype=v.dtype, generator=g)
+        if isinstance(v, (torch.SymInt, torch.SymBool, torch.SymFloat)):
+            t = {torch.SymInt: int, torch.SymBool: bool, torch.SymFloat: float}[type(v)](
+                size_hint(v) if isinstance(v, torch.SymInt) else v.node.hint)
         else:
-            t = torch.zeros(v.shape, dtype=v.dtype)
+            shape = [size_hint(d) for d in v.shape]
+            if v.dtype.is_floating_point:
+                t = torch.randn(shape, dtype=v.dtype, generator=g)
+            else:
+                t = torch.zeros(shape, dtype=v.dtype)
         (tang if "tangents" in n.name else prim).append(t)
     return prim, tang
+
+
+def backward_args(n_user_outputs, outs, tangents):
+    """The backward's arguments from the forward's outputs `outs` and the tangents. The
+    extraction hands the saved tensors first and the saved symbolic sizes last out of the
+    forward, and takes the sizes first into the backward (AOTAutograd's ctx.symints, then
+    ctx.saved_tensors), each in the same order."""
+    saved = outs[n_user_outputs:]
+    syms = [v for v in saved if not isinstance(v, torch.Tensor)]
+    return syms + [v for v in saved if isinstance(v, torch.Tensor)] + list(tangents)
 
 
 def boxed(gm):
@@ -72,7 +90,7 @@ def measure(fw, bw, n_user_outputs, primals, tangents):
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         outs = list(fw(*primals))
         user = outs[:n_user_outputs]
-        args = outs[n_user_outputs:] + list(tangents)
+        args = backward_args(n_user_outputs, outs, tangents)
         del outs
         grads = run_bw(args)
         del args

@@ -23,7 +23,7 @@ DTYPES = {"f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5
 KEYS = {"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
         "view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
         "ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget",
-        "nested_inputs"}
+        "nested_inputs", "sym"}
 
 
 def capture(model, *inputs):

@@ -187,3 +187,18 @@ def assert_fraction_status(tc, row, label="", allow_time_limit=False):
         tc.assertEqual(row["status"], "feasible", "%s: %s" % (label, row))
     tc.assertIsNotNone(row.get("peak_cap_bytes"), "%s: %s" % (label, row))
     tc.assertLessEqual(row["peak_bytes"], row["peak_cap_bytes"], "%s: %s" % (label, row))
+
+
+def backward_inputs(jm, num_fwd_outputs, saved):
+    """The joint nodes (names, graph order) the backward module receives when
+    `saved` is handed over through PyTorch's own extraction (ilpart.bridge.split_modules):
+    the saved values it reads, and the nodes binding the symbols of its inputs' sizes in a
+    graph compiled with dynamic shapes (what reference_saved reads off torch's partition)."""
+    from ilpart.bridge import split_modules
+    from ilpart.export import _copy_for_partitioning
+    order = {n.name: k for k, n in enumerate(jm.graph.nodes)}
+    _fw, bw = split_modules(_copy_for_partitioning(jm), list(saved), num_fwd_outputs,
+                            functionalize_rng=False)
+    names = {n.name for n in bw.graph.find_nodes(op="placeholder")
+             if "tangents" not in n.name and n.name in order}
+    return sorted(names, key=order.__getitem__)
