@@ -2,6 +2,7 @@
 op (a diagnostic run by hand, not a test; docs/python.md "Simulated and measured peak").
 
     python3 peakops.py MODEL VARIANT [PARTITION] [--no-mkldnn]
+    python3 peakops.py --mm
 
 MODEL and VARIANT as test_realmodels.py names them (zoo.py; set ILPART_REALMODELS_MODELS
 for the models outside zoo.MODELS), PARTITION one of pytorch@1, pytorch@0.5, pytorch@0.3,
@@ -12,7 +13,9 @@ there, and the ops that allocate memory they free before returning (workspace: b
 above what is live when the op returns), largest first. Each op of the split graphs runs
 inside a profiler `record_function` opened by a dispatch mode, and the allocator's memory
 events of the chrome trace are assigned to the op whose interval holds them.
---no-mkldnn measures with torch.backends.mkldnn disabled (simulated and measured only)."""
+--no-mkldnn measures with torch.backends.mkldnn disabled (simulated and measured only).
+--mm prints the workspace of one CPU `torch.mm` alone per dtype, shape (M, K, N) and layout
+(the first or the second operand a transposed view), and of bfloat16 with oneDNN off."""
 
 import json
 import os
@@ -138,7 +141,45 @@ def report(sim, where, measured, res, limit=8):
               % (r["peak"] - r["after"], r["name"], r["op"], r["before"], r["peak"], r["after"]))
 
 
+def _alone(fn):
+    """(output bytes, workspace bytes) of fn() run alone under the profiler: the output is
+    what is still allocated when it returns, the workspace what it held above that."""
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        out = fn()
+    del out
+    cur = top = 0
+    for e in sorted((e for e in _trace(prof) if e.get("name") == "[memory]"),
+                    key=lambda e: (e["ts"], e["args"].get("Ev Idx", 0))):
+        cur += e["args"]["Bytes"]
+        top = max(top, cur)
+    return cur, top - cur
+
+
+def mm_table():
+    shapes = ((32, 32, 32), (32, 32, 64), (32, 64, 32), (64, 32, 32), (128, 32, 32),
+              (32, 128, 32), (32, 32, 128), (128, 128, 128), (256, 256, 256))
+    print("torch %s, oneDNN %s, %d thread(s)" % (torch.__version__,
+                                                torch.backends.mkldnn.is_available(),
+                                                torch.get_num_threads()))
+    for dt in (torch.bfloat16, torch.float16, torch.float32):
+        for m, k, n in shapes:
+            row = []
+            for ta, tb in ((0, 0), (1, 0), (0, 1)):
+                a = torch.randn(k, m, dtype=dt).t() if ta else torch.randn(m, k, dtype=dt)
+                b = torch.randn(n, k, dtype=dt).t() if tb else torch.randn(k, n, dtype=dt)
+                row.append(_alone(lambda: torch.mm(a, b))[1])
+            print("  %-8s M %3d K %3d N %3d: workspace %6d, first transposed %6d, second "
+                  "transposed %6d" % (str(dt).replace("torch.", ""), m, k, n, *row))
+    a = torch.randn(32, 32, dtype=torch.bfloat16)
+    with torch.backends.mkldnn.flags(enabled=False):
+        print("  bfloat16 M  32 K  32 N  32, oneDNN off: workspace %d"
+              % _alone(lambda: torch.mm(a, a))[1])
+
+
 def main(argv):
+    if argv == ["--mm"]:
+        mm_table()
+        return
     import test_peak
     import test_realmodels as T
     from ilpart.bridge import split_modules
