@@ -84,21 +84,8 @@ def inputs(n):
     return (torch.randint(0, 50, (2, n), generator=torch.Generator().manual_seed(n)),)
 
 
-def grads_of(model, args, seed=0):
-    for p in model.parameters():
-        p.grad = None
-    torch.manual_seed(seed)
-    loss = model(*args)
-    loss.backward()
-    return loss.detach().clone(), [None if p.grad is None else p.grad.detach().clone()
-                                   for p in model.parameters()]
-
-
-def cli(*args):
-    import subprocess
-    r = subprocess.run([ilpart.find_binary()] + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    return r.returncode, r.stdout, r.stderr
+grads_of = util.grads_of
+cli = util.cli
 
 
 def violation(path, saved):

@@ -47,7 +47,6 @@ Without transformers and torchvision (Debian's torch 2.6) every test is a counte
 import copy
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -102,21 +101,8 @@ def run_split(fw, bw, n_out, primals, tangents, seed=0):
     return outs[:n_out] + grads
 
 
-def cli(*args):
-    r = subprocess.run([ilpart.find_binary()] + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    return r.returncode, r.stdout, r.stderr
-
-
-def grads_of(model, inputs, seed=0):
-    """One training step's loss and gradients (parameters in order; None kept)."""
-    for p in model.parameters():
-        p.grad = None
-    torch.manual_seed(seed)
-    loss = model(*inputs)
-    loss.backward()
-    return loss.detach().clone(), [None if p.grad is None else p.grad.detach().clone()
-                                   for p in model.parameters()]
+cli = util.cli
+grads_of = util.grads_of
 
 
 def max_diff(a, b):

@@ -171,7 +171,8 @@ def compare_bytes(tc, label, entry, strict=True):
 
 
 __all__ = ["run", "compile_ilpart", "compile_pytorch", "assert_same", "check_entry", "compare_bytes",
-           "forward_side", "required_forward", "saved_names", "recomputed_names"]
+           "forward_side", "required_forward", "saved_names", "recomputed_names", "cli",
+           "grads_of"]
 
 
 def assert_fraction_status(tc, row, label="", allow_time_limit=False):
@@ -202,3 +203,21 @@ def backward_inputs(jm, num_fwd_outputs, saved):
     names = {n.name for n in bw.graph.find_nodes(op="placeholder")
              if "tangents" not in n.name and n.name in order}
     return sorted(names, key=order.__getitem__)
+
+
+def cli(*args):
+    """Runs the ilpart binary: (exit status, stdout, stderr)."""
+    r = subprocess.run([ilpart.find_binary()] + [str(a) for a in args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def grads_of(model, inputs, seed=0):
+    """One training step's loss and gradients (parameters in order; None kept)."""
+    for p in model.parameters():
+        p.grad = None
+    torch.manual_seed(seed)
+    loss = model(*inputs)
+    loss.backward()
+    return loss.detach().clone(), [None if p.grad is None else p.grad.detach().clone()
+                                   for p in model.parameters()]
