@@ -668,8 +668,9 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 	return -1;
 }
 
-/* Rows first..last of lp without the column `skip` that hold whatever the columns are
- * within their bounds. */
+/* How many rows of lp from `first` on, among those without the column `skip` and with
+ * every column bounded on both sides, hold whatever values the columns take within
+ * their bounds. ind, val: room for every column. */
 static int
 vacuous_rows(glp_prob *lp, int first, int skip, int *ind, double *val)
 {
@@ -677,13 +678,13 @@ vacuous_rows(glp_prob *lp, int first, int skip, int *ind, double *val)
 
 	for (int i = first; i <= last; i++) {
 		int type = glp_get_row_type(lp, i), len = glp_get_mat_row(lp, i, ind, val);
-		int t, open = 0;
+		int open = 0;
 		double lo = 0, hi = 0;
 
 		for (int k = 1; k <= len; k++) {
 			double a = val[k], l = glp_get_col_lb(lp, ind[k]), u = glp_get_col_ub(lp, ind[k]);
+			int t = glp_get_col_type(lp, ind[k]);
 
-			t = glp_get_col_type(lp, ind[k]);
 			if (ind[k] == skip || (t != GLP_DB && t != GLP_FX))
 				open = 1;
 			lo += fmin(a * l, a * u);
