@@ -88,17 +88,7 @@ grads_of = util.grads_of
 cli = util.cli
 
 
-def violation(path, saved):
-    """`ilpart check --prefer pytorch`'s verdict on a saved set: None or the message."""
-    part = {"format": "ilpart-partition", "version": 1, "producer": {"prefer": "pytorch"},
-            "saved": saved}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(part, f)
-    try:
-        rc, out, err = cli("check", path, f.name, "--prefer", "pytorch")
-    finally:
-        os.unlink(f.name)
-    return None if rc == 0 else ((err or out).strip().splitlines() or ["exit %d" % rc])[-1]
+violation = util.violation
 
 
 class Captured:

@@ -216,22 +216,7 @@ def ilpart_inductor(model, inputs, random):
     return out, pf
 
 
-def violation(path, saved, rng_states=()):
-    """`ilpart check --prefer pytorch`'s verdict on a saved set: None or the message.
-    rng_states: the random ops whose RNG state the partition replays."""
-    part = {"format": "ilpart-partition", "version": 1, "producer": {"prefer": "pytorch"},
-            "saved": saved}
-    if rng_states:
-        part["rng_states"] = list(rng_states)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(part, f)
-    try:
-        rc, out, err = cli("check", path, f.name, "--prefer", "pytorch")
-    finally:
-        os.unlink(f.name)
-    if rc == 0:
-        return None
-    return (err or out).strip().splitlines()[-1] if (err or out).strip() else "exit %d" % rc
+violation = util.violation
 
 
 def assert_close(tc, got, want, what):

@@ -172,7 +172,7 @@ def compare_bytes(tc, label, entry, strict=True):
 
 __all__ = ["run", "compile_ilpart", "compile_pytorch", "assert_same", "check_entry", "compare_bytes",
            "forward_side", "required_forward", "saved_names", "recomputed_names", "cli",
-           "grads_of"]
+           "grads_of", "violation"]
 
 
 def assert_fraction_status(tc, row, label="", allow_time_limit=False):
@@ -221,3 +221,21 @@ def grads_of(model, inputs, seed=0):
     loss.backward()
     return loss.detach().clone(), [None if p.grad is None else p.grad.detach().clone()
                                    for p in model.parameters()]
+
+
+def violation(path, saved, rng_states=()):
+    """`ilpart check --prefer pytorch`'s verdict on a saved set: None or the message.
+    rng_states: the random ops whose RNG state the partition replays."""
+    part = {"format": "ilpart-partition", "version": 1, "producer": {"prefer": "pytorch"},
+            "saved": saved}
+    if rng_states:
+        part["rng_states"] = list(rng_states)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(part, f)
+    try:
+        rc, out, err = cli("check", path, f.name, "--prefer", "pytorch")
+    finally:
+        os.unlink(f.name)
+    if rc == 0:
+        return None
+    return (err or out).strip().splitlines()[-1] if (err or out).strip() else "exit %d" % rc
