@@ -58,10 +58,8 @@ def boxed(gm):
     return scope["forward"].__get__(gm)
 
 
-def _peak(prof):
-    """High-water mark of the running sum of the allocator's memory events (the chrome
-    trace has them one by one, with their sizes; frees of blocks allocated before the
-    profile started are not reported)."""
+def trace_events(prof):
+    """The events of a finished profile, from its chrome trace."""
     import json
     import os
     import tempfile
@@ -73,8 +71,14 @@ def _peak(prof):
             trace = json.load(f)
     finally:
         os.unlink(path)
-    events = trace["traceEvents"] if isinstance(trace, dict) else trace
-    mem = sorted((e for e in events if e.get("name") == "[memory]"),
+    return trace["traceEvents"] if isinstance(trace, dict) else trace
+
+
+def _peak(prof):
+    """High-water mark of the running sum of the allocator's memory events (the chrome
+    trace has them one by one, with their sizes; frees of blocks allocated before the
+    profile started are not reported)."""
+    mem = sorted((e for e in trace_events(prof) if e.get("name") == "[memory]"),
                  key=lambda e: (e["ts"], e["args"].get("Ev Idx", 0)))
     cur = peak = 0
     for e in mem:

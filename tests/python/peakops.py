@@ -17,10 +17,8 @@ events of the chrome trace are assigned to the op whose interval holds them.
 --mm prints the workspace of one CPU `torch.mm` alone per dtype, shape (M, K, N) and layout
 (the first or the second operand a transposed view), and of bfloat16 with oneDNN off."""
 
-import json
 import os
 import sys
-import tempfile
 
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
@@ -53,18 +51,6 @@ def _aten_nodes(gm):
             if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)]
 
 
-def _trace(prof):
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        prof.export_chrome_trace(path)
-        with open(path) as f:
-            t = json.load(f)
-    finally:
-        os.unlink(path)
-    return t["traceEvents"] if isinstance(t, dict) else t
-
-
 def measure_ops(fw, bw, n_out, primals, tangents):
     """peakmem.measure's run, op by op: (peak, index of the peak event, memory events,
     running totals, one dict per op: name, op, before, peak, after, events)."""
@@ -77,7 +63,7 @@ def measure_ops(fw, bw, n_out, primals, tangents):
             del outs
             run_bw(args)
             del args
-    ev = _trace(prof)
+    ev = peakmem.trace_events(prof)
     mem = sorted((e for e in ev if e.get("name") == "[memory]"),
                  key=lambda e: (e["ts"], e["args"].get("Ev Idx", 0)))
     marks = sorted((e for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("op|")),
@@ -148,7 +134,7 @@ def _alone(fn):
         out = fn()
     del out
     cur = top = 0
-    for e in sorted((e for e in _trace(prof) if e.get("name") == "[memory]"),
+    for e in sorted((e for e in peakmem.trace_events(prof) if e.get("name") == "[memory]"),
                     key=lambda e: (e["ts"], e["args"].get("Ev Idx", 0))):
         cur += e["args"]["Bytes"]
         top = max(top, cur)

@@ -117,14 +117,7 @@ class PeakBudgetTest(unittest.TestCase):
     the budget is part of the store's key and of Inductor's cache key."""
 
     def peak_of(self, graph, part):
-        with tempfile.TemporaryDirectory() as d:
-            g, p = os.path.join(d, "g.json"), os.path.join(d, "p.json")
-            with open(g, "w") as f:
-                json.dump(graph, f)
-            with open(p, "w") as f:
-                json.dump(part, f)
-            out = subprocess.run([ilpart.find_binary(), "check", g, p],
-                                 stdout=subprocess.PIPE, universal_newlines=True).stdout
+        out = util.ilpart_check(self, graph, part)
         return int(out.split("peak ")[1].split()[0])
 
     def test_least_peak_is_reachable_as_a_budget(self):

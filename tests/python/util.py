@@ -144,6 +144,7 @@ def check_entry(tc, entry, prefer="hard"):
 
 
 def ilpart_check(tc, graph, partition):
+    """Assert that `ilpart check` passes the partition on the graph; its output."""
     with tempfile.TemporaryDirectory() as d:
         gp, pp = os.path.join(d, "g.json"), os.path.join(d, "p.json")
         with open(gp, "w") as f:
@@ -153,6 +154,7 @@ def ilpart_check(tc, graph, partition):
         r = subprocess.run([ilpart.find_binary(), "check", gp, pp], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, universal_newlines=True)
         tc.assertEqual(r.returncode, 0, "ilpart check: " + r.stdout)
+        return r.stdout
 
 
 def compare_bytes(tc, label, entry, strict=True):
