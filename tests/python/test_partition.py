@@ -51,10 +51,19 @@ class PartitionTest(unittest.TestCase):
         self.assertTrue(att)
 
     def test_convnet(self):
+        """Under torch 2.6, oneDNN's convolution backward sometimes returns NaN in the
+        input's gradient when it runs PyTorch's own partition of this model (compiled, the
+        split graphs run as they are; eager never): 3 of 30 runs in one process on this
+        2-core machine, 1 of 40 with one thread, 0 of 40 with oneDNN off, 0 of 40 under
+        torch 2.14. The comparison with that partition is bit for bit, so there oneDNN
+        is off for all three runs: a torch kernel's flakiness is not the partition's."""
         torch.manual_seed(0)
         m = models.ConvNet()
         x = torch.randn(4, 3, 16, 16, requires_grad=True)
-        self.train_compare("convnet", m, [x])
+        old_torch = tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 14)
+        with torch.backends.mkldnn.flags(enabled=not old_torch and
+                                         torch.backends.mkldnn.enabled):
+            self.train_compare("convnet", m, [x])
 
     def test_dropout_in_sac_region(self):
         """Random ops inside a recompute region: the backward must see the forward's mask.
