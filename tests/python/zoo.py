@@ -1,5 +1,5 @@
 """Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
-and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 32 more; VARIED: 8 variations
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 40 more; VARIED: 8 variations
 of them at another width, dtype or SAC policy; selected by name), at tiny sizes with
 random initialisation (no download), each plain, with the library's own gradient
 checkpointing, and under a SAC policy that saves matmuls. Used by
@@ -29,7 +29,11 @@ EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "rob
          # experts, ALiBi, multi-query, disentangled attention, random masking, a
          # two-tower contrastive loss; bottleneck and channel-shuffle convolutions
          "qwen3_moe", "mixtral", "qwen3", "gptj", "bloom", "gpt_bigcode", "deberta_v2",
-         "electra", "vitmae", "clip", "resnet50", "shufflenet", "mobilenet_v2", "mnasnet")
+         "electra", "vitmae", "clip", "resnet50", "shufflenet", "mobilenet_v2", "mnasnet",
+         # the third sweep (docs/python.md "A third sweep"): local attention, state-space
+         # and recurrent models, two-stream and relative attention, pooling between
+         # blocks, sliding-window and LSH attention, a non-parametric layer norm
+         "gpt_neo", "mamba", "rwkv", "xlnet", "funnel", "longformer", "reformer", "olmo")
 # Variants of a zoo model at another size, dtype or SAC policy (NAME_SUFFIX; VARIATIONS
 # says what each suffix changes), selected by name as EXTRA's are: "wide" is 4 layers,
 # hidden 256, sequence 128; "bf16" the model in bfloat16; "f8" the MLP's
@@ -62,15 +66,20 @@ def split_name(name):
     return name, ""
 
 
+# transformers' models without gradient checkpointing: plain only.
+NO_CHECKPOINTING = {"albert": "AlbertForMaskedLM", "xlnet": "XLNetLMHeadModel",
+                    "funnel": "FunnelForMaskedLM", "reformer": "ReformerModelWithLMHead"}
+
+
 def unsupported(name, variant):
     """Why model `name` cannot be built in `variant` ("" when it can)."""
     base, var = split_name(name)
     if var in POLICY_ONLY and variant != "sac":
         return ("%s changes only the SAC policy: its %s variant is %s/%s"
                 % (name, variant, base, variant))
-    if name == "albert" and variant != "plain":
-        return ("transformers' AlbertForMaskedLM does not support gradient checkpointing "
-                "(supports_gradient_checkpointing is False)")
+    if name in NO_CHECKPOINTING and variant != "plain":
+        return ("transformers' %s does not support gradient checkpointing "
+                "(supports_gradient_checkpointing is False)" % NO_CHECKPOINTING[name])
     return ""
 
 
@@ -380,6 +389,58 @@ def _hf_third(T, name, common, enc):
                            vision_config=dict(image_size=IMAGE, patch_size=8, **tower),
                            projection_dim=16)
         return T.CLIPModel(cfg)
+    return _hf_fourth(T, name, common, enc)
+
+
+def _hf_fourth(T, name, common, enc):
+    # the third sweep (docs/python.md "A third sweep")
+    if name == "gpt_neo":
+        # alternating global and local (window 8) attention layers
+        cfg = T.GPTNeoConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64,
+                             attention_types=[[["global", "local"], 1]], window_size=8,
+                             max_position_embeddings=64, bos_token_id=0, eos_token_id=0,
+                             **common)
+        return T.GPTNeoForCausalLM(cfg)
+    if name == "mamba":
+        # selective scan, no attention (the slow path: no CUDA kernels on CPU)
+        cfg = T.MambaConfig(hidden_size=32, state_size=8, num_hidden_layers=2, expand=2,
+                            conv_kernel=4, time_step_rank=4, use_mambapy=False,
+                            bos_token_id=0, eos_token_id=0, pad_token_id=0, **common)
+        return T.MambaForCausalLM(cfg)
+    if name == "rwkv":
+        # time mixing (a recurrence over the sequence) and channel mixing
+        cfg = T.RwkvConfig(hidden_size=32, attention_hidden_size=32, intermediate_size=64,
+                           num_hidden_layers=2, context_length=64, bos_token_id=0,
+                           eos_token_id=0, **common)
+        return T.RwkvForCausalLM(cfg)
+    if name == "xlnet":
+        # two-stream attention over relative positions
+        cfg = T.XLNetConfig(d_model=32, n_layer=2, n_head=2, d_inner=64, bos_token_id=0,
+                            eos_token_id=0, pad_token_id=0, **common)
+        return T.XLNetLMHeadModel(cfg)
+    if name == "funnel":
+        # the sequence pooled (halved) between blocks, upsampled for the masked-LM head
+        cfg = T.FunnelConfig(d_model=32, n_head=2, d_head=16, d_inner=64,
+                             block_sizes=[1, 1], num_decoder_layers=1, **common)
+        return T.FunnelForMaskedLM(cfg)
+    if name == "longformer":
+        # sliding-window attention (window 4 over SEQ 16) with global attention
+        cfg = T.LongformerConfig(attention_window=4, pad_token_id=1, **enc, **common)
+        return T.LongformerForMaskedLM(cfg)
+    if name == "reformer":
+        # LSH and local attention, reversible layers (custom autograd Functions)
+        cfg = T.ReformerConfig(hidden_size=32, attention_head_size=16, num_attention_heads=2,
+                               feed_forward_size=64, attn_layers=["local", "lsh"],
+                               axial_pos_embds=False, max_position_embeddings=SEQ,
+                               local_attn_chunk_length=8, lsh_attn_chunk_length=8,
+                               num_buckets=2, num_hashes=1, is_decoder=True,
+                               pad_token_id=0, eos_token_id=2, **common)
+        return T.ReformerModelWithLMHead(cfg)
+    if name == "olmo":
+        # non-parametric layer norm (no weight or bias)
+        return T.OlmoForCausalLM(T.OlmoConfig(num_key_value_heads=2, pad_token_id=1,
+                                              bos_token_id=0, eos_token_id=2, **_DECODER,
+                                              **common))
     raise KeyError(name)
 
 
