@@ -494,8 +494,9 @@ def _tv(name, variant):
 
 
 def _batchnorm_to_groupnorm(m):
-    """Every BatchNorm2d (and BatchNorm3d) of `m` replaced by a GroupNorm over the same channels (see
-    ResNet-18 above: checkpointed training-mode BatchNorm fails in torch.compile)."""
+    """Every BatchNorm2d (and BatchNorm3d) of `m` replaced by a GroupNorm over the same
+    channels (see ResNet-18 above: checkpointed training-mode BatchNorm fails in
+    torch.compile)."""
     for parent in list(m.modules()):
         for k, child in list(parent.named_children()):
             if isinstance(child, (nn.BatchNorm2d, nn.BatchNorm3d)):
