@@ -92,7 +92,18 @@ def _functionalize_recomputed_rng(fw_module, bw_module, num_sym_nodes):
                 if n.op == "call_function" and hasattr(n.target, "tags")
                 and torch.Tag.nondeterministic_seeded in n.target.tags and _draws(n)}
 
-    fw_rng, bw_rng = rng_nodes(fw_module), rng_nodes(bw_module)
+    # Only a random op whose value the backward uses is recomputed: torch 2.14's extraction
+    # also copies a random op whose input the backward has and whose outputs are saved,
+    # dead (fx keeps random ops as impure); min-cut replays none of those
+    live = set()
+    todo = list(bw_module.graph.find_nodes(op="output"))
+    while todo:
+        n = todo.pop()
+        if n not in live:
+            live.add(n)
+            todo.extend(n.all_input_nodes)
+    fw_rng = rng_nodes(fw_module)
+    bw_rng = {k: n for k, n in rng_nodes(bw_module).items() if n in live}
     pairs = [(fw_rng[k], bw_rng[k]) for k in fw_rng if k in bw_rng]
     if not pairs:
         return fw_module, bw_module

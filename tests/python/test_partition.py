@@ -297,6 +297,35 @@ class PartitionTest(unittest.TestCase):
         self.assertTrue(syms, "no symbolic-size inputs in a dynamic graph")
         util.check_entry(self, pf.history[0])
 
+    def test_saved_dropout_is_not_replayed(self):
+        """A dropout whose outputs are saved and whose input the backward also has: torch
+        2.14's extraction copies the dropout into the backward, dead (fx keeps random ops
+        as impure). The RNG pairing took the copy for a recomputation and ran the forward's
+        dropout under run_and_save_rng_state (under Inductor with fallback_random another
+        draw than eager's: DeepLabV3's loss, docs/python.md "A third sweep")."""
+        from torch._functorch.aot_autograd import aot_function
+        from ilpart.bridge import split_modules
+        seen = []
+
+        def partition(jm, joint_inputs, *, num_fwd_outputs, **kw):
+            ops = {str(n.target): n.name for n in jm.graph.nodes if n.op == "call_function"}
+            drop = next(n for n in jm.graph.nodes if "native_dropout.default" in str(n.target))
+            outs = [u.name for u in drop.users]
+            saved = ["primals_1", "primals_2", ops["aten.relu.default"]] + outs
+            fw, bw = split_modules(jm, saved, num_fwd_outputs)
+            seen.append((fw.code, bw.code))
+            return fw, bw
+
+        def f(x, w):
+            return torch.nn.functional.dropout(torch.relu(x @ w), 0.5, True).sum()
+
+        x = torch.randn(4, 8, requires_grad=True)
+        w = torch.randn(8, 8, requires_grad=True)
+        aot_function(f, fw_compiler=lambda gm, _: gm, partition_fn=partition)(x, w).backward()
+        fw_code, bw_code = seen[0]
+        self.assertNotIn("run_and_save_rng_state", fw_code)
+        self.assertNotIn("rng_state", bw_code)
+
     def test_autograd_order_is_torchs(self):
         """split_modules orders the backward in place (bridge._autograd_order) instead of
         through torch's reordering_to_mimic_autograd_engine, which copies it into a new

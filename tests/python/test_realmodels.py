@@ -105,6 +105,15 @@ cli = util.cli
 grads_of = util.grads_of
 
 
+def diff(a, b):
+    """max |a - b| of two tensors, or why there is none (shapes; bool: how many differ)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return "%s %s against %s %s" % (a.dtype, tuple(a.shape), b.dtype, tuple(b.shape))
+    if a.dtype == torch.bool:
+        return "%d of %d elements" % ((a != b).sum().item(), a.numel())
+    return "%g" % (a.double() - b.double()).abs().max().item()
+
+
 def max_diff(a, b):
     (la, ga), (lb, gb) = a, b
     d = (la - lb).abs().max().item()
@@ -265,9 +274,9 @@ class RealModels(unittest.TestCase):
             for k, (a, b) in enumerate(zip(mine, theirs)):
                 self.assertEqual(a is None, b is None, "%s graph %d output %d" % (label, i, k))
                 if a is not None:
-                    self.assertTrue(torch.equal(a, b), "%s graph %d output %d differs from "
-                                    "PyTorch's partition: max |diff| %g" % (
-                                        label, i, k, (a - b).abs().max().item()))
+                    self.assertTrue(torch.equal(a, b), "%s graph %d output %d (%s %s) differs "
+                                    "from PyTorch's partition: max |diff| %s" % (
+                                        label, i, k, a.dtype, tuple(a.shape), diff(a, b)))
             util.check_entry(self, e)
             g = e["graph"]
             ref = c.reference()[i]

@@ -215,10 +215,18 @@ def cli(*args):
 
 
 def grads_of(model, inputs, seed=0):
-    """One training step's loss and gradients (parameters in order; None kept)."""
+    """One training step's loss and gradients (parameters in order; None kept). torch's
+    and numpy's random generators are seeded: transformers' Wav2Vec2 draws its time masks
+    and layer drops with numpy's, so two steps compare only on the same draws."""
     for p in model.parameters():
         p.grad = None
     torch.manual_seed(seed)
+    try:
+        import numpy
+    except ImportError:
+        pass
+    else:
+        numpy.random.seed(seed)
     loss = model(*inputs)
     loss.backward()
     return loss.detach().clone(), [None if p.grad is None else p.grad.detach().clone()

@@ -1,5 +1,5 @@
 """Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
-and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 40 more; VARIED: 8 variations
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 50 more; VARIED: 8 variations
 of them at another width, dtype or SAC policy; selected by name), at tiny sizes with
 random initialisation (no download), each plain, with the library's own gradient
 checkpointing, and under a SAC policy that saves matmuls. Used by
@@ -32,8 +32,13 @@ EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "rob
          "electra", "vitmae", "clip", "resnet50", "shufflenet", "mobilenet_v2", "mnasnet",
          # the third sweep (docs/python.md "A third sweep"): local attention, state-space
          # and recurrent models, two-stream and relative attention, pooling between
-         # blocks, sliding-window and LSH attention, a non-parametric layer norm
-         "gpt_neo", "mamba", "rwkv", "xlnet", "funnel", "longformer", "reformer", "olmo")
+         # blocks, sliding-window and LSH attention, a non-parametric layer norm;
+         # auxiliary classifiers, 3D and dilated convolutions, multi-axis attention, fused
+         # MBConv, CTC with random time masking, relative position bias, a segmentation
+         # head, DINOv2
+         "gpt_neo", "mamba", "rwkv", "xlnet", "funnel", "longformer", "reformer", "olmo",
+         "googlenet", "inception_v3", "r3d", "maxvit", "efficientnet_v2", "deeplabv3",
+         "wav2vec2", "beit", "segformer", "dinov2")
 # Variants of a zoo model at another size, dtype or SAC policy (NAME_SUFFIX; VARIATIONS
 # says what each suffix changes), selected by name as EXTRA's are: "wide" is 4 layers,
 # hidden 256, sequence 128; "bf16" the model in bfloat16; "f8" the MLP's
@@ -215,6 +220,43 @@ class Classify(nn.Module):
         return F.cross_entropy(self.model(x), y)
 
 
+class AuxClassify(nn.Module):
+    """GoogLeNet, Inception v3: in training their forward returns the logits with one or
+    two auxiliary classifiers' logits; the loss is the sum of their cross-entropies."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x, y):
+        out = self.model(x)
+        logits = [t for t in out if t is not None] if isinstance(out, tuple) else [out]
+        return sum(F.cross_entropy(t, y) for t in logits)
+
+
+class Segment(nn.Module):
+    """A torchvision segmentation model: cross-entropy of out["out"] against a label per
+    pixel."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x, y):
+        return F.cross_entropy(self.model(x)["out"], y)
+
+
+class SquareLoss(nn.Module):
+    """A transformers backbone (DINOv2): the mean square of its last hidden state."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(pixel_values=x).last_hidden_state.pow(2).mean()
+
+
 class Checkpointed(nn.Module):
     """`block` under torch.utils.checkpoint (non-reentrant), with `context_fn` for SAC."""
 
@@ -329,6 +371,42 @@ def _hf_extra(T, name, common):
     return _hf_third(T, name, common, enc)
 
 
+def _hf_fifth(T, name):
+    vit = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, image_size=IMAGE,
+               patch_size=8)
+    if name == "wav2vec2":
+        # convolutional feature extractor (kernels 10, 3; strides 5, 2) over raw audio,
+        # a grouped positional convolution (weight norm), random time masking (numpy's
+        # random spans, then masked_spec_embed written over them), CTC loss
+        cfg = T.Wav2Vec2Config(vocab_size=32, hidden_size=32, num_hidden_layers=2,
+                               num_attention_heads=2, intermediate_size=64, conv_dim=(32, 32),
+                               conv_stride=(5, 2), conv_kernel=(10, 3),
+                               num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2,
+                               mask_time_prob=0.2, mask_time_length=2,
+                               ctc_loss_reduction="mean", pad_token_id=0)
+        return T.Wav2Vec2ForCTC(cfg)
+    if name == "beit":
+        # relative position bias per layer, layer scale, mean pooling. Classification: the
+        # masked-image-modeling head indexes by a boolean mask (a data-dependent shape)
+        cfg = T.BeitConfig(intermediate_size=64, use_relative_position_bias=True,
+                           use_mean_pooling=True, layer_scale_init_value=0.1,
+                           drop_path_rate=0.1, num_labels=10, **vit)
+        return T.BeitForImageClassification(cfg)
+    if name == "segformer":
+        # two stages of overlapping patch embeddings, spatial-reduction attention (sr 2),
+        # Mix-FFN (depthwise conv), an all-MLP decode head (BatchNorm), upsampled loss
+        cfg = T.SegformerConfig(num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1],
+                                hidden_sizes=[16, 32], patch_sizes=[7, 3], strides=[4, 2],
+                                num_attention_heads=[1, 2], mlp_ratios=[2, 2],
+                                decoder_hidden_size=32, num_labels=4, drop_path_rate=0.1)
+        return T.SegformerForSemanticSegmentation(cfg)
+    if name == "dinov2":
+        # layer scale, stochastic depth; the loss is the mean square of the last hidden state
+        cfg = T.Dinov2Config(mlp_ratio=2, layerscale_value=0.1, drop_path_rate=0.1, **vit)
+        return T.Dinov2Model(cfg)
+    raise KeyError(name)
+
+
 def _hf_third(T, name, common, enc):
     if name == "qwen3_moe":
         # mixture of experts: a router picks 2 of 4 experts per token (data-dependent)
@@ -441,7 +519,7 @@ def _hf_fourth(T, name, common, enc):
         return T.OlmoForCausalLM(T.OlmoConfig(num_key_value_heads=2, pad_token_id=1,
                                               bos_token_id=0, eos_token_id=2, **_DECODER,
                                               **common))
-    raise KeyError(name)
+    return _hf_fifth(T, name)
 
 
 def _tv(name, variant):
@@ -477,11 +555,12 @@ def _tv(name, variant):
 
 
 def _batchnorm_to_groupnorm(m):
-    """Every BatchNorm2d of `m` replaced by a GroupNorm over the same channels (see
-    ResNet-18 above: checkpointed training-mode BatchNorm fails in torch.compile)."""
+    """Every BatchNorm2d (and BatchNorm3d) of `m` replaced by a GroupNorm over the same
+    channels (see ResNet-18 above: checkpointed training-mode BatchNorm fails in
+    torch.compile)."""
     for parent in list(m.modules()):
         for k, child in list(parent.named_children()):
-            if isinstance(child, nn.BatchNorm2d):
+            if isinstance(child, (nn.BatchNorm2d, nn.BatchNorm3d)):
                 c = child.num_features
                 setattr(parent, k, nn.GroupNorm(next(g for g in (8, 4, 2, 1) if c % g == 0), c))
     return m
@@ -540,7 +619,7 @@ def _tv_extra(torchvision, name, variant):
         m = tvm.mnasnet0_5(num_classes=10)
         blocks = [b for stage in m.layers[8:14] for b in stage]
     else:
-        raise KeyError(name)
+        m, blocks = _tv_third(tvm, name)
     if variant == "plain":
         return m
     _batchnorm_to_groupnorm(m)
@@ -559,9 +638,57 @@ def _tv_extra(torchvision, name, variant):
     return m
 
 
+def _tv_third(tvm, name):
+    """The third sweep's torchvision models and the blocks their checkpointed variants wrap."""
+    if name == "googlenet":
+        # inception modules (four concatenated branches), two auxiliary classifiers
+        m = tvm.googlenet(num_classes=10, aux_logits=True, init_weights=True)
+        blocks = [getattr(m, "inception" + k) for k in
+                  ("3a", "3b", "4a", "4b", "4c", "4d", "4e", "5a", "5b")]
+    elif name == "inception_v3":
+        # factorised 7x7 convolutions, an auxiliary classifier; 299x299 (build: the
+        # auxiliary classifier's pooling needs 17x17 at Mixed_6e)
+        m = tvm.inception_v3(num_classes=10, aux_logits=True, init_weights=True)
+        blocks = [getattr(m, "Mixed_" + k) for k in
+                  ("5b", "5c", "5d", "6a", "6b", "6c", "6d", "6e", "7a", "7b", "7c")]
+    elif name == "r3d":
+        # 3D convolutions over a clip of FRAMES frames (BatchNorm3d)
+        m = tvm.video.r3d_18(num_classes=10)
+        blocks = [b for layer in (m.layer1, m.layer2, m.layer3, m.layer4) for b in layer]
+    elif name == "maxvit":
+        # MBConv, block attention and grid attention (window partitions of 2x2), relative
+        # position bias
+        m = tvm.MaxVit(input_size=(IMAGE, IMAGE), stem_channels=16, partition_size=2,
+                       block_channels=[16, 32], block_layers=[1, 1], head_dim=8,
+                       stochastic_depth_prob=0.1, num_classes=10)
+        blocks = [layer for block in m.blocks for layer in block.layers]
+    elif name == "efficientnet_v2":
+        # efficientnet_v2_s's first four stages, one layer each: fused MBConv (expanding
+        # 3x3 convolution), then MBConv with squeeze-and-excitation
+        import dataclasses
+        from torchvision.models.efficientnet import _efficientnet_conf
+        setting, _ = _efficientnet_conf("efficientnet_v2_s")
+        setting = [dataclasses.replace(c, num_layers=1) for c in setting[:4]]
+        m = tvm.EfficientNet(setting, dropout=0.2, stochastic_depth_prob=0.2, num_classes=10,
+                             last_channel=256)
+        blocks = m.features[1:-1]
+    elif name == "deeplabv3":
+        # MobileNetV3-large with dilated convolutions in its last stage, atrous spatial
+        # pyramid pooling (dilations 12, 24, 36 and an image pool), 4 classes per pixel
+        from torchvision.models.segmentation import deeplabv3_mobilenet_v3_large
+        m = deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=4)
+        blocks = [b for k, b in m.backbone.named_children() if type(b).__name__ ==
+                  "InvertedResidual"]
+    else:
+        raise KeyError(name)
+    return m, blocks
+
+
 TORCHVISION = ("resnet18", "vit", "mobilenet_v3", "efficientnet", "convnext", "swin",
                "densenet", "regnet", "squeezenet", "resnet50", "shufflenet", "mobilenet_v2",
-               "mnasnet")
+               "mnasnet", "googlenet", "inception_v3", "r3d", "maxvit", "efficientnet_v2",
+               "deeplabv3")
+FRAMES = 4
 
 
 def build(name, variant="plain", seed=0):
@@ -581,9 +708,16 @@ def build(name, variant="plain", seed=0):
     if base in TORCHVISION:
         if var:
             raise KeyError(name)
-        model = Classify(_tv(base, variant))
-        inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g),
-                  torch.randint(0, 10, (BATCH,), generator=g)]
+        tv = _tv(base, variant)
+        size = 299 if base == "inception_v3" else IMAGE
+        shape = (BATCH, 3, FRAMES, size, size) if base == "r3d" else (BATCH, 3, size, size)
+        model = Classify(tv)
+        inputs = [torch.randn(*shape, generator=g), torch.randint(0, 10, (BATCH,), generator=g)]
+        if base in ("googlenet", "inception_v3"):
+            model = AuxClassify(tv)
+        elif base == "deeplabv3":
+            model = Segment(tv)
+            inputs[1] = torch.randint(0, 4, (BATCH, IMAGE, IMAGE), generator=g)
     else:
         hf = _hf(base, wide=var == "wide")
         if var == "f8":
@@ -619,6 +753,20 @@ def build(name, variant="plain", seed=0):
         elif base == "clip":
             model = LossOf(hf, ("input_ids", "pixel_values"), {"return_loss": True})
             inputs = [ids, torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g)]
+        elif base == "wav2vec2":
+            # 400 samples: the two convolutions make 79, then 39 frames; CTC labels of 8
+            # tokens (1..31; 0 is the blank)
+            model = LossOf(hf, ("input_values", "labels"))
+            inputs = [torch.randn(BATCH, 400, generator=g),
+                      torch.randint(1, 32, (BATCH, SEQ // 2), generator=g)]
+        elif base in ("beit", "segformer"):
+            model = LossOf(hf, ("pixel_values", "labels"))
+            labels = (torch.randint(0, 10, (BATCH,), generator=g) if base == "beit" else
+                      torch.randint(0, 4, (BATCH, IMAGE, IMAGE), generator=g))
+            inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g), labels]
+        elif base == "dinov2":
+            model = SquareLoss(hf)
+            inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g)]
     model.train()
     return model, inputs
 
