@@ -106,7 +106,7 @@
 	X(time_limit, "--time-limit", NULL, "S", \
 	    (void)0, time_limit, time_limit, \
 	    REC_NUM("time_limit", ILP, >, o->time_limit > 0 ? o->time_limit : -1), 0, \
-	    "stop after S seconds with the best partition found") \
+	    "stop after S seconds with the best partition found (default 60)") \
 	X(gap, "--gap", NULL, "G", \
 	    (void)0, gap, gap, REC_NUM("gap", ILP, >, o->gap > 0 ? o->gap : -1), 1, \
 	    "stop at a proven relative gap G (default 0)") \

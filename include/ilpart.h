@@ -247,7 +247,7 @@ typedef struct ilp_solve_options {
 	ilp_prefer_mode prefer;
 	ilp_bans bans;
 	ilp_device device;
-	double time_limit;         /* seconds, <= 0: none */
+	double time_limit;         /* seconds, <= 0: the default, 60 */
 	double gap;                /* relative MIP gap to stop at, 0: prove optimal */
 	int verbose;               /* route GLPK's terminal output to log */
 	ilp_log_fn log;            /* progress and verbose lines; may be NULL */
@@ -271,7 +271,8 @@ typedef struct ilp_solve_options {
 	double offload_bw;           /* host link, bytes/s; <= 0: the device profile's */
 } ilp_solve_options;
 
-/* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no limits. */
+/* Defaults: memory objective, hard preferences, PyTorch bans, "h100", no budgets; no
+ * time_limit, which a solve reads as 60 s. */
 void ilp_solve_options_init(ilp_solve_options *o);
 
 /* Optimal partition by ILP (GLPK). The result has passed ilp_check. On conflicting
