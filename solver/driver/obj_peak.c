@@ -29,7 +29,7 @@ static int
 peak_start(solve_ctx *c, int64_t *best, peak_starts *st, ilp_error *err)
 {
 	size_t n = c->red.n_items;
-	double unit = c->m.byte_unit, limit = drv_peak_limit(c);
+	double unit = c->m.byte_unit, limit = drv_time_limit(c);
 	int64_t seeded;
 	double t1, floor0;
 
@@ -104,7 +104,7 @@ peak_loop(solve_ctx *c, int64_t *best, peak_starts *st, ilpi_mip *mip, int *iter
 	size_t n = c->red.n_items;
 	/* The decisions' tiny costs add at most half a byte: bounds stay exact in bytes. */
 	double unit = c->m.byte_unit, eps = 0.5 / unit / (double)(2 * n + 1);
-	double limit = drv_peak_limit(c);
+	double limit = drv_time_limit(c);
 	int64_t sim;
 	int failed;
 
@@ -267,7 +267,7 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	/* the rows relaxed along the repeated layers: a bound, often the proof */
 	if (best >= 0 && !c->cuts_invalid && !c->o->monolithic && !drv_peak_late(c)) {
 		double lb;
-		int pr = drv_peak_relax_bound(c, c->t0 + drv_peak_limit(c), &lb);
+		int pr = drv_peak_relax_bound(c, c->t0 + drv_time_limit(c), &lb);
 
 		if (pr < 0) {
 			ilpi_err(err, ILP_ERR_SYSTEM, "%s: out of memory", c->g->path);
@@ -422,7 +422,7 @@ peak_budget_search(solve_ctx *c, uint8_t *s, uint8_t *r, int64_t *sim_out, doubl
 {
 	ilpi_terms tb = { 1, 0, NULL, NULL }, tc = drv_terms(c, 0, 1, 1);
 	size_t n = c->red.n_items;
-	double limit = drv_peak_limit(c), until = fmin(ilpi_now() + 0.25 * limit, c->t0 + limit);
+	double limit = drv_time_limit(c), until = fmin(ilpi_now() + 0.25 * limit, c->t0 + limit);
 	int64_t best = -1;
 	peak_starts st;
 
@@ -498,7 +498,7 @@ budget_descent(solve_ctx *c, uint8_t *fb, int64_t *sim, double *cost)
 	ilpi_terms tc = drv_terms(c, 0, 1, 1);
 	double t1 = ilpi_now(), cap = c->budget < 0 ? -1 :
 	    floor((double)c->budget / c->m.byte_unit) + 0.5;
-	double until = fmin(t1 + drv_peak_limit(c) * 0.15, c->t0 + drv_peak_limit(c));
+	double until = fmin(t1 + drv_time_limit(c) * 0.15, c->t0 + drv_time_limit(c));
 
 	if (drv_peak_late(c))
 		return;
@@ -563,7 +563,7 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 		size_t budget = 2 * n + 200;
 
 		have_fb = drv_repair_bytes(c, fb, fb + n, c->o->peak_budget, cap,
-		    fmin(ilpi_now() + drv_peak_limit(c) * 0.05, c->t0 + drv_peak_limit(c)), &budget);
+		    fmin(ilpi_now() + drv_time_limit(c) * 0.05, c->t0 + drv_time_limit(c)), &budget);
 		if (have_fb) {
 			fb_sim = drv_simulate(c, fb, fb + n);
 			fb_cost = ilpi_model_value(&c->m, &tc, fb, fb + n);
@@ -579,8 +579,8 @@ drv_obj_runtime_peak(solve_ctx *c, ilp_error *err)
 	 * when the caller takes the descent's answer (below) */
 	if (!(quick && beats) && !drv_peak_late(c) &&
 	    drv_peak_blocks_budget(c, c->o->peak_budget, c->ts, c->tr,
-	    &pb_sim, &pb_time, fmin(ilpi_now() + drv_peak_limit(c) * (have_fb ? 0.1 : 0.25),
-	    c->t0 + drv_peak_limit(c)))) {
+	    &pb_sim, &pb_time, fmin(ilpi_now() + drv_time_limit(c) * (have_fb ? 0.1 : 0.25),
+	    c->t0 + drv_time_limit(c)))) {
 		double v = ilpi_model_value(&c->m, &tc, c->ts, c->tr);
 
 		drv_note(c, "peak budget: the chain's partition fits (simulated %lld bytes, "

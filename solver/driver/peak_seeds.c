@@ -54,7 +54,7 @@ drv_peak_seeds(solve_ctx *c, ilp_error *err)
 	ilp_error e = { 0 };
 	const ilpi_solve_hooks *h = c->hooks;
 	size_t cap = g->n_ref + 16 + (h != NULL ? h->n_seeds : 0);
-	double limit = drv_peak_limit(c), t1, dur = 0;
+	double limit = drv_time_limit(c), t1, dur = 0;
 	int skipped = 0;
 
 	if ((c->seed = calloc(cap, sizeof *c->seed)) == NULL) {

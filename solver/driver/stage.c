@@ -17,11 +17,10 @@
 #include "solver/driver/stage.h"
 
 /* A solve's time limit: the caller's, else the hooks' peak_default_limit when set, else
- * 60 s. Their search ends by a proof or by the clock (docs/solver.md
- * "Peak memory"); every MIP solve and seed solve in it keeps to this, not only the loop
- * between solves (before, a stage had no limit of its own without --time-limit). */
+ * 60 s. The peak search ends by a proof or by the clock (docs/solver.md "Peak memory");
+ * every MIP solve and seed solve keeps to this, not only the loop between solves. */
 double
-drv_peak_limit(const solve_ctx *c)
+drv_time_limit(const solve_ctx *c)
 {
 	double l = c->o->time_limit > 0 ? c->o->time_limit : c->hooks != NULL &&
 	    c->hooks->peak_default_limit > 0 ? c->hooks->peak_default_limit :
@@ -41,7 +40,7 @@ drv_peak_late(solve_ctx *c)
 	if (!c->late && c->hooks != NULL && c->hooks->peak_checks > 0 &&
 	    --c->hooks->peak_checks == 0)
 		c->late = 1;
-	if (!c->late && ilpi_now() - c->t0 > drv_peak_limit(c))
+	if (!c->late && ilpi_now() - c->t0 > drv_time_limit(c))
 		c->late = 1;
 	return c->late;
 }
@@ -73,7 +72,7 @@ drv_note(const solve_ctx *c, const char *fmt, ...)
 int
 drv_peak_room(solve_ctx *c, const char *what)
 {
-	double left = drv_peak_limit(c) - (ilpi_now() - c->t0);
+	double left = drv_time_limit(c) - (ilpi_now() - c->t0);
 	double need = PEAK_SETUP_PER_NZ * (double)glp_get_num_nz(c->m.lp);
 
 	if (drv_peak_late(c))
@@ -208,12 +207,12 @@ drv_stage(solve_ctx *c, const char *what, unsigned flags, const ilpi_terms *t,
 	if (c->peak.col != 0)
 		ws = wr = NULL; /* a start knows nothing of the peak column */
 	/* Without a limit of the caller's, every solve keeps to the default of
-	 * drv_peak_limit (60 s), as the peak search does: a model the decomposition gave
+	 * drv_time_limit (60 s), as the peak search does: a model the decomposition gave
 	 * up on (transformers' 100-layer Llama at 0.1, whose whole model ran for more than
 	 * 9 minutes) or does not apply to (transformers' RWKV at 0.3: no narrow cut, GLPK
 	 * at a 0.03 % gap after 18 minutes) would otherwise hold a compile indefinitely. */
 	mip->time_limit = (o->time_limit > 0 && c->peak.col == 0 && !c->blocks_over ?
-	    o->time_limit : drv_peak_limit(c)) - (t1 - c->t0);
+	    o->time_limit : drv_time_limit(c)) - (t1 - c->t0);
 	if (mip->time_limit < 0.001)
 		mip->time_limit = 0.001;
 	ilpi_model_set_objective(&c->m, t);

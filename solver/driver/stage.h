@@ -4,7 +4,7 @@
 
 #include "solver/driver/ctx.h"
 
-double drv_peak_limit(const solve_ctx *c);
+double drv_time_limit(const solve_ctx *c);
 int drv_peak_late(solve_ctx *c);
 /* A -v line to o->log (nothing without -v). */
 void drv_note(const solve_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
