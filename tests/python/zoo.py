@@ -53,9 +53,21 @@ VARIATIONS = {
     "prefer": "SAC: PREFER_SAVE on matmuls, PREFER_RECOMPUTE the rest (no MUST tag)",
     "norm": "SAC: matmuls MUST_SAVE, the norm (native_layer_norm, rsqrt) MUST_RECOMPUTE, "
             "PREFER_RECOMPUTE the rest",
+    # training-code patterns (docs/python.md "Training-code patterns")
+    "amp": "the step under torch.autocast('cpu', bfloat16), float32 weights",
+    "lora": "base weights frozen; low-rank adapters (rank 4) on the attention projections",
+    "flex": "transformers' attn_implementation='flex_attention' (Llama only in 5.12.1)",
+    "cl": "torchvision: model and input in channels_last",
 }
 VARIED = ("llama_wide", "gpt2_wide", "llama_bf16", "llama_f8", "llama_sdpa", "gpt2_prefer",
-          "gpt2_norm", "llama_norm")
+          "gpt2_norm", "llama_norm", "llama_amp", "gpt2_amp", "resnet18_amp", "llama_lora",
+          "gpt2_lora", "llama_flex", "resnet18_cl")
+# the variations a torchvision model takes (the others change transformers' models)
+TV_VARIATIONS = ("amp", "cl")
+LORA_RANK, LORA_ALPHA = 4, 8
+# the projections LoRA wraps: Llama's q/k/v/o (nn.Linear), GPT-2's c_attn and the
+# attention's c_proj (transformers' Conv1D: weight [in, out])
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "c_attn")
 POLICY_ONLY = ("sdpa", "prefer", "norm")
 VARIANTS = ("plain", "ckpt", "sac")
 VOCAB, SEQ, BATCH = 128, 16, 2
@@ -74,6 +86,43 @@ def split_name(name):
 # transformers' models without gradient checkpointing: plain only.
 NO_CHECKPOINTING = {"albert": "AlbertForMaskedLM", "xlnet": "XLNetLMHeadModel",
                     "funnel": "FunnelForMaskedLM", "reformer": "ReformerModelWithLMHead"}
+
+
+@functools.lru_cache(maxsize=None)
+def flex_backward_refused():
+    """Why this torch cannot train FlexAttention on CPU ("" when it can): torch 2.14
+    refuses its backward on CPU (`_validate_device`, eagerly and while Dynamo traces it,
+    with any backend: docs/python.md "Training-code patterns")."""
+    try:
+        from torch.nn.attention.flex_attention import flex_attention
+    except ImportError as e:
+        return "this torch has no flex_attention (%s)" % e
+    q = torch.zeros(1, 1, 16, 8, requires_grad=True)
+    try:
+        flex_attention(q, q, q)
+    except NotImplementedError as e:
+        return "torch %s: %s" % (torch.__version__, e)
+    return ""
+
+
+def lift_flex_cpu_guard():
+    """Let FlexAttention's backward run on CPU: torch 2.14's flex_attention refuses CPU
+    inputs that need a gradient before it reaches the higher-order op
+    (nn/attention/flex_attention.py `_validate_device`), although the op's CPU
+    implementation (a dense one under aot_eager) trains. The "flex" variation lifts that
+    guard, for this process, so that ilpart meets the flex_attention and
+    flex_attention_backward ops; the other devices' checks stay."""
+    import torch.nn.attention.flex_attention as fa
+    if getattr(fa._validate_device, "ilpart_lifted", False):
+        return
+    guard = fa._validate_device
+
+    def validate(query, key, value):
+        if query.device.type == "cpu":
+            return None
+        return guard(query, key, value)
+    validate.ilpart_lifted = True
+    fa._validate_device = validate
 
 
 def unsupported(name, variant):
@@ -189,6 +238,57 @@ class Float8Linear(nn.Module):
         if self.bias is not None:
             y = y + self.bias
         return y.reshape(*shape[:-1], y.shape[-1])
+
+
+class LoRA(nn.Module):
+    """A frozen projection plus a trainable low-rank update, as LoRA training code writes
+    it: y = base(x) + B(A(x)) * alpha / rank. `base` is an nn.Linear or transformers'
+    Conv1D (GPT-2; weight [in, out]). B starts small and random, not zero, so that A's
+    gradient is not zero in one step."""
+
+    def __init__(self, base, rank=LORA_RANK, alpha=LORA_ALPHA):
+        super().__init__()
+        if isinstance(base, nn.Linear):
+            n_in, n_out = base.in_features, base.out_features
+        else:
+            n_in, n_out = base.weight.shape
+        self.base = base
+        self.lora_a = nn.Linear(n_in, rank, bias=False)
+        self.lora_b = nn.Linear(rank, n_out, bias=False)
+        nn.init.normal_(self.lora_b.weight, std=0.02)
+        self.scale = alpha / rank
+
+    def forward(self, x):
+        return self.base(x) + self.lora_b(self.lora_a(x)) * self.scale
+
+
+def add_lora(model):
+    """Freeze every parameter of `model`, then wrap LORA_TARGETS (and GPT-2's attention
+    c_proj) in LoRA: only the adapters train."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for mod in list(model.modules()):
+        for k, child in list(mod.named_children()):
+            if isinstance(child, LoRA):
+                continue
+            attn = type(mod).__name__.endswith("Attention")
+            if k in LORA_TARGETS or (attn and k == "c_proj"):
+                setattr(mod, k, LoRA(child))
+    return model
+
+
+class Autocast(nn.Module):
+    """The training step's forward under torch.autocast on CPU (bfloat16), as mixed
+    precision training code writes it; the weights stay float32."""
+
+    def __init__(self, model, dtype=torch.bfloat16):
+        super().__init__()
+        self.model = model
+        self.dtype = dtype
+
+    def forward(self, *args):
+        with torch.autocast("cpu", dtype=self.dtype):
+            return self.model(*args)
 
 
 class LossOf(nn.Module):
@@ -706,7 +806,7 @@ def build(name, variant="plain", seed=0):
     g = torch.Generator().manual_seed(seed + 1)
     seq = WIDE_SEQ if var == "wide" else SEQ
     if base in TORCHVISION:
-        if var:
+        if var and var not in TV_VARIATIONS:
             raise KeyError(name)
         tv = _tv(base, variant)
         size = 299 if base == "inception_v3" else IMAGE
@@ -718,8 +818,20 @@ def build(name, variant="plain", seed=0):
         elif base == "deeplabv3":
             model = Segment(tv)
             inputs[1] = torch.randint(0, 4, (BATCH, IMAGE, IMAGE), generator=g)
+        if var == "cl":
+            model.to(memory_format=torch.channels_last)
+            inputs[0] = inputs[0].contiguous(memory_format=torch.channels_last)
     else:
+        if var in TV_VARIATIONS and var != "amp":
+            raise KeyError(name)
         hf = _hf(base, wide=var == "wide")
+        if var == "flex":
+            # transformers checks the model class supports it (_supports_flex_attn)
+            if flex_backward_refused():
+                lift_flex_cpu_guard()
+            hf.set_attn_implementation("flex_attention")
+        if var == "lora":
+            add_lora(hf)
         if var == "f8":
             for mod in list(hf.modules()):
                 for k, child in list(mod.named_children()):
@@ -767,6 +879,8 @@ def build(name, variant="plain", seed=0):
         elif base == "dinov2":
             model = SquareLoss(hf)
             inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g)]
+    if var == "amp":
+        model = Autocast(model)
     model.train()
     return model, inputs
 
