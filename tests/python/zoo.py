@@ -113,8 +113,8 @@ def lift_flex_cpu_guard():
     guard, for this process, so that ilpart meets the flex_attention and
     flex_attention_backward ops; the other devices' checks stay."""
     import torch.nn.attention.flex_attention as fa
-    if getattr(fa._validate_device, "ilpart_lifted", False):
-        return
+    if getattr(getattr(fa, "_validate_device", None), "ilpart_lifted", True):
+        return  # lifted already, or a torch without that guard
     guard = fa._validate_device
 
     def validate(query, key, value):
