@@ -113,9 +113,9 @@ def lift_flex_cpu_guard():
     guard, for this process, so that ilpart meets the flex_attention and
     flex_attention_backward ops; the other devices' checks stay."""
     import torch.nn.attention.flex_attention as fa
-    if getattr(getattr(fa, "_validate_device", None), "ilpart_lifted", True):
-        return  # lifted already, or a torch without that guard
-    guard = fa._validate_device
+    guard = getattr(fa, "_validate_device", None)
+    if guard is None or getattr(guard, "ilpart_lifted", False):
+        return  # a torch without that guard, or lifted already
 
     def validate(query, key, value):
         if query.device.type == "cpu":
