@@ -1,8 +1,8 @@
 """Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
-and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 50 more; VARIED: 8 variations
-of them at another width, dtype or SAC policy; selected by name), at tiny sizes with
-random initialisation (no download), each plain, with the library's own gradient
-checkpointing, and under a SAC policy that saves matmuls. Used by
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 50 more; VARIED: 15 variations
+of them at another width, dtype, SAC policy or training-code pattern; selected by
+name), at tiny sizes with random initialisation (no download), each plain, with the
+library's own gradient checkpointing, and under a SAC policy that saves matmuls. Used by
 tests/python/test_realmodels.py and bench/partition_bench.py.
 
 `build(name, variant)` returns (module, inputs): the module's forward returns the scalar
