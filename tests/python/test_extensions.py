@@ -13,7 +13,8 @@
 Per model: one training step through partition_fn (the split graphs run as they are)
 equals PyTorch's own partition in the same compile bit for bit, the split graphs obey the
 tags and `ilpart check` accepts them (util.check_entry); through ilpart.backend()
-(Inductor) it equals torch.compile's default path within float tolerance; `ilpart mincut
+(Inductor; the attention block, the custom op and cond, to keep cold-cache compiles short)
+it equals torch.compile's default path within float tolerance; `ilpart mincut
 --prefer pytorch` saves torch's set at budget 1, 0.5 and 0.3; `ilpart compare`'s ILP at
 0.5 and 0.3 is no worse than PyTorch's partition at the same fraction. Both torches.
 """
@@ -28,6 +29,7 @@ import unittest
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import CheckpointPolicy
+from torch.utils.flop_counter import register_flop_formula
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ilpart  # noqa: E402
@@ -70,6 +72,12 @@ def _gate_backward(ctx, gy, gh):
 
 
 gate.register_autograd(_gate_backward, setup_context=_gate_setup)
+
+
+@register_flop_formula(torch.ops.ilpart_test.gate)
+def _gate_flops(x_shape, w_shape, *args, out_shape=None, **kwargs):
+    """The matmul's flops: the cost model knows none of a custom op's own unless told."""
+    return 2 * x_shape[0] * x_shape[1] * w_shape[1]
 
 
 class CustomOpMLP(nn.Module):
@@ -259,6 +267,8 @@ class Extensions(unittest.TestCase):
             self.assertLessEqual(ilp["peak_bytes"], ref["peak_bytes"], label)
 
     def all_paths(self, label, make, inputs, inductor=True):
+        """Every check on one model; `inductor` also the Inductor step (a few seconds of
+        C++ compiles each with a cold cache: kept to one model per kind)."""
         torch.manual_seed(0)
         model = make()
         history = self.step_eager_split(label, model, inputs)
@@ -270,7 +280,7 @@ class Extensions(unittest.TestCase):
     # 1. torch.autograd.Function -----------------------------------------------------------
 
     def test_function_mlp(self):
-        (e,) = self.all_paths("Function MLP", models.FunctionMLP, [x2d()])
+        (e,) = self.all_paths("Function MLP", models.FunctionMLP, [x2d()], inductor=False)
         self.assertTrue(any(n.get("target") == "aten.tanh.default"
                             for n in e["graph"]["nodes"]), "the Function's forward not inlined")
 
@@ -301,10 +311,23 @@ class Extensions(unittest.TestCase):
         (e,) = self.all_paths("custom_op", CustomOpMLP, [x2d()])
         ops = [n for n in e["graph"]["nodes"] if n.get("target") == "ilpart_test.gate.default"]
         self.assertEqual(len(ops), 1, "the custom op is not one node of the joint graph")
+        # one tuple node (no storage of its own) and a getitem per output; its flops from
+        # the formula registered with torch's flop counter
+        self.assertTrue(ops[0].get("tuple"))
+        self.assertEqual(ops[0].get("flops"), 2 * 16 * 32 * 32)
+        outs = [n for n in e["graph"]["nodes"] if n.get("inputs") == [ops[0]["name"]]]
+        self.assertEqual(sorted(n["index"] for n in outs), [0, 1])
+        for n in outs:
+            self.assertNotIn("view_of", n)
 
     def test_custom_op_under_sac(self):
-        self.all_paths("custom_op SAC", functools.partial(CustomOpMLP, policy=SAVE_MM),
-                       [x2d()], inductor=False)
+        """A policy that saves matmuls sees the custom op as one op, not the matmul inside
+        it: the op is PREFER_RECOMPUTE and its backward re-runs it."""
+        (e,) = self.all_paths("custom_op SAC", functools.partial(CustomOpMLP, policy=SAVE_MM),
+                              [x2d()], inductor=False)
+        (op,) = [n for n in e["graph"]["nodes"] if n.get("target") == "ilpart_test.gate.default"]
+        self.assertEqual(op.get("recompute"), "PREFER_RECOMPUTE")
+        self.assertIn(op["name"], util.recomputed_names(e["graph"], e["backward"]))
 
     # 3. control flow ----------------------------------------------------------------------
 
@@ -369,7 +392,8 @@ class Extensions(unittest.TestCase):
 
     def test_prefer_save_must_recompute(self):
         (e,) = self.all_paths("PREFER_SAVE+MUST_RECOMPUTE", functools.partial(
-            models.FunctionAttention, policy=prefer_save_must_recompute), [x3d()])
+            models.FunctionAttention, policy=prefer_save_must_recompute), [x3d()],
+            inductor=False)
         tags = {n.get("recompute") for n in e["graph"]["nodes"]}
         self.assertLessEqual({"PREFER_SAVE", "MUST_RECOMPUTE"}, tags)
 
