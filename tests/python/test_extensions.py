@@ -13,8 +13,8 @@
 Per model: one training step through partition_fn (the split graphs run as they are)
 equals PyTorch's own partition in the same compile bit for bit, the split graphs obey the
 tags and `ilpart check` accepts them (util.check_entry); through ilpart.backend()
-(Inductor; the attention block, the custom op and cond, to keep cold-cache compiles short)
-it equals torch.compile's default path within float tolerance; `ilpart mincut
+(Inductor; the attention block, the custom op and cond, to keep cold-cache compiles short;
+every model with ILPART_EXTENSIONS_INDUCTOR=all) it equals torch.compile's default path within float tolerance; `ilpart mincut
 --prefer pytorch` saves torch's set at budget 1, 0.5 and 0.3; `ilpart compare`'s ILP at
 0.5 and 0.3 is no worse than PyTorch's partition at the same fraction. Both torches.
 """
@@ -268,7 +268,9 @@ class Extensions(unittest.TestCase):
 
     def all_paths(self, label, make, inputs, inductor=True):
         """Every check on one model; `inductor` also the Inductor step (a few seconds of
-        C++ compiles each with a cold cache: kept to one model per kind)."""
+        C++ compiles each with a cold cache: kept to one model per kind by default,
+        every model with ILPART_EXTENSIONS_INDUCTOR=all)."""
+        inductor = inductor or os.environ.get("ILPART_EXTENSIONS_INDUCTOR") == "all"
         torch.manual_seed(0)
         model = make()
         history = self.step_eager_split(label, model, inputs)
