@@ -184,20 +184,22 @@ def x3d(seed=0):
 
 
 class Extensions(unittest.TestCase):
-    def step_eager_split(self, label, model, inputs, **pf_kw):
+    def step_eager_split(self, label, model, inputs, want=None, **pf_kw):
         """One step with ilpart's partition_fn and one with PyTorch's partition, both
         running the split graphs as they are: bit for bit; tags and `ilpart check` hold.
-        Returns the history."""
-        theirs = util.run(util.compile_pytorch(model), inputs)
+        want: (PyTorch's step, eager's step) when already run. Returns the history and
+        `want`."""
+        if want is None:
+            want = (util.run(util.compile_pytorch(model), inputs), util.run(model, inputs))
         compiled, pf = util.compile_ilpart(model, **pf_kw)
         got = util.run(compiled, inputs)
         self.assertTrue(pf.history, "%s: partition_fn was not called" % label)
-        util.assert_same(self, theirs, got, exact=True)
-        util.assert_same(self, util.run(model, inputs), got, rtol=RTOL, atol=ATOL)
+        util.assert_same(self, want[0], got, exact=True)
+        util.assert_same(self, want[1], got, rtol=RTOL, atol=ATOL)
         for e in pf.history:
             util.check_entry(self, e, prefer=pf_kw.get("prefer", "hard"))
             util.compare_bytes(self, label, e, strict=False)
-        return pf.history
+        return pf.history, want
 
     def step_inductor(self, label, model, inputs):
         """One step through ilpart.backend() against torch.compile's default (Inductor with
@@ -273,9 +275,9 @@ class Extensions(unittest.TestCase):
         inductor = inductor or os.environ.get("ILPART_EXTENSIONS_INDUCTOR") == "all"
         torch.manual_seed(0)
         model = make()
-        history = self.step_eager_split(label, model, inputs)
+        history, want = self.step_eager_split(label, model, inputs)
         # and at the smaller fraction (ilpart's bytes printed; compare_at compares them)
-        self.step_eager_split("%s @%s" % (label, BUDGETS[-1]), model, inputs,
+        self.step_eager_split("%s @%s" % (label, BUDGETS[-1]), model, inputs, want,
                               memory_budget=BUDGETS[-1])
         if inductor:
             self.step_inductor(label, model, inputs)
