@@ -12,11 +12,13 @@
 
 Per model: one training step through partition_fn (the split graphs run as they are)
 equals PyTorch's own partition in the same compile bit for bit, the split graphs obey the
-tags and `ilpart check` accepts them (util.check_entry); through ilpart.backend()
-(Inductor; the attention block, the custom op and cond, to keep cold-cache compiles short;
-every model with ILPART_EXTENSIONS_INDUCTOR=all) it equals torch.compile's default path within float tolerance; `ilpart mincut
---prefer pytorch` saves torch's set at budget 1, 0.5 and 0.3; `ilpart compare`'s ILP at
-0.5 and 0.3 is no worse than PyTorch's partition at the same fraction. Both torches.
+tags and `ilpart check` accepts them (util.check_entry), at budget 1 and at
+memory_budget 0.3; through ilpart.backend() (Inductor; the attention block, the custom op
+and cond, to keep cold-cache compiles short; every model with
+ILPART_EXTENSIONS_INDUCTOR=all) it equals torch.compile's default path within float
+tolerance; `ilpart mincut --prefer pytorch` saves torch's set at budget 1, 0.5 and 0.3;
+`ilpart compare`'s ILP at 0.5 and 0.3 is no worse than PyTorch's partition at the same
+fraction. Both torches; see docs/python.md "User-written autograd extensions".
 """
 
 import functools
