@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph/graph.h"
 #include "graph/partition.h"
@@ -90,6 +91,9 @@ check_saved(const checker *c, size_t i)
 	if (n->flags & ILPI_F_TUPLE)
 		return violation(c, i, "saved, but it is a tuple with no storage "
 		    "(save its getitem projections)");
+	if (n->kind == ILPI_OP && n->target != NULL && strcmp(n->target, "get_attr") == 0)
+		return violation(c, i, "saved, but it is a get_attr (a constant or subgraph of "
+		    "the module): each graph that uses it reads it itself");
 	/* Then no op reading it can be recomputed either: its input is not available. */
 	if (c->g->node[n->storage].flags & ILPI_F_MUTATED) {
 		snprintf(why, sizeof why, "saved, but the forward writes its storage in place "

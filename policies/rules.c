@@ -64,6 +64,8 @@ ilpi_reason_text(ilpi_reason why)
 		return "the forward writes this input in place (mutated): never saved";
 	case ILPI_WHY_READS_MUTATED:
 		return "reads an input the forward writes in place (mutated): never recomputed";
+	case ILPI_WHY_GET_ATTR:
+		return "get_attr: copied into each graph that uses it, never saved";
 	}
 	return "?";
 }
@@ -250,6 +252,12 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 	tag_rules(g, r, i, o->prefer, boundary);
 	if (n->flags & ILPI_F_TUPLE)
 		set_bit(r, i, ILPI_R_NO_SAVE, ILPI_WHY_TUPLE);
+	/* A get_attr (a lifted constant, a torch.cond branch's subgraph): torch's
+	 * extraction copies it into each graph that uses it, and its min-cut weighs it
+	 * infinite (no "val": is_non_tensor_node). Saved, it would reach the backward as
+	 * a placeholder without a value, which AOTAutograd fails on. */
+	if (n->target != NULL && strcmp(n->target, "get_attr") == 0)
+		set_bit(r, i, ILPI_R_NO_SAVE, ILPI_WHY_GET_ATTR);
 	if ((n->flags & ILPI_F_RANDOM) && !g->rng_functionalized && !o->rng_replay)
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_RANDOM);
 	if (n->flags & ILPI_F_EFFECTFUL)

@@ -39,7 +39,8 @@ typedef enum ilpi_reason {
 	ILPI_WHY_BAN_ALLOWLIST,  /* not in PyTorch's recomputable-op allowlist */
 	ILPI_WHY_BAN_MATERIALIZED, /* a non-fusible backward user materialises it anyway */
 	ILPI_WHY_MUTATED,        /* its storage is an input the forward writes in place */
-	ILPI_WHY_READS_MUTATED   /* reads such a storage: would see the written value */
+	ILPI_WHY_READS_MUTATED,  /* reads such a storage: would see the written value */
+	ILPI_WHY_GET_ATTR        /* a get_attr: copied into each graph that uses it */
 } ilpi_reason;
 
 typedef struct ilpi_rule_options {

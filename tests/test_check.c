@@ -186,6 +186,23 @@ START_TEST(check_tuple_not_saved)
 }
 END_TEST
 
+START_TEST(check_get_attr_not_saved)
+{
+	/* A get_attr (a torch.cond branch's subgraph, a lifted constant): torch's extraction
+	 * copies it into each graph that uses it; saved, it would reach the backward as a
+	 * placeholder without a value. */
+	ilp_graph *g = t_graph_parts("", P16("x") ", "
+	    OP("sub", "get_attr", "", 0, "") ", " OP16("y", "'x', 'sub'", "") ", "
+	    T16("g") ", " OP16("gb", "'g', 'sub'", ""), "'y'", "'gb'");
+
+	PASSES(g, "", "sub", ILP_PREFER_HARD);
+	FAILS(g, "sub", "", ILP_PREFER_HARD,
+	    "partition: node 'sub': saved, but it is a get_attr (a constant or subgraph of the "
+	    "module): each graph that uses it reads it itself");
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(check_primal_gradient_saved)
 {
 	/* The gradient of x is x itself: PyTorch returns the primal from the backward. */
@@ -883,6 +900,7 @@ suite_check(void)
 	tcase_add_loop_test(c, check_chain_cases, 0,
 	    (int)(sizeof chain_cases / sizeof chain_cases[0]));
 	tcase_add_test(c, check_tuple_not_saved);
+	tcase_add_test(c, check_get_attr_not_saved);
 	tcase_add_test(c, check_primal_gradient_saved);
 	tcase_add_test(c, check_forward_gradient_available);
 	tcase_add_test(c, check_size_mismatch);

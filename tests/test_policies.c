@@ -341,6 +341,27 @@ START_TEST(getitem_later_region_reproducer_f3)
 }
 END_TEST
 
+START_TEST(get_attr_cannot_be_saved)
+{
+	/* A get_attr (here a lifted constant read by the forward and the backward) is
+	 * never saved: torch copies it into each graph that uses it. */
+	ilp_graph *g = t_graph_outputs("", "{'name': 'x', 'kind': 'primal', 'shape': [4, 4], "
+	    "'dtype': 'f32'}, " OPS("k", "get_attr", "[]", "[4, 4]", "") ", "
+	    OPS("a", "aten.mul.Tensor", "['x', 'k']", "[4, 4]", "") ", " TS("g", "[4, 4]") ", "
+	    OPS("g2", "aten.mul.Tensor", "['g', 'k']", "[4, 4]", ""),
+	    "{'forward': ['a'], 'backward': ['g2']}");
+	ilpi_rules r;
+
+	for (int b = 0; b < 2; b++) {
+		build(g, ILP_PREFER_HARD, b ? ILP_BANS_PYTORCH : ILP_BANS_NONE, &r);
+		ck_assert_uint_eq(bits(g, &r, "k"), ILPI_R_NO_SAVE);
+		ck_assert_int_eq(why_ns(g, &r, "k"), ILPI_WHY_GET_ATTR);
+		ilpi_rules_free(&r);
+	}
+	ilp_graph_free(g);
+}
+END_TEST
+
 START_TEST(tuple_cannot_be_saved_and_getitem_inherits_bans)
 {
 	/* untagged tuple op outside any region: no save (tuple); not in the allowlist,
@@ -582,7 +603,7 @@ START_TEST(bans_pass_over_lifted_constants)
 	ilpi_rules r;
 
 	build(g, ILP_PREFER_HARD, ILP_BANS_PYTORCH, &r);
-	ck_assert_uint_eq(bits(g, &r, "c"), 0);
+	ck_assert_uint_eq(bits(g, &r, "c"), ILPI_R_NO_SAVE); /* never saved: get_attr */
 	ck_assert_uint_eq(bits(g, &r, "l"), 0);
 	ilpi_rules_free(&r);
 	ilp_graph_free(g);
@@ -1273,6 +1294,7 @@ suite_policies(void)
 	tcase_add_test(tags, getitem_own_tag_and_region_ignored);
 	tcase_add_test(tags, getitem_later_region_reproducer_f3);
 	tcase_add_test(tags, tuple_cannot_be_saved_and_getitem_inherits_bans);
+	tcase_add_test(tags, get_attr_cannot_be_saved);
 	tcase_add_test(tags, primals_are_never_recomputed);
 	tcase_add_test(tags, random_ops);
 	tcase_add_test(tags, effectful_and_collective_ops);
