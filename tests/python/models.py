@@ -355,3 +355,110 @@ class NonZeroSelect(nn.Module):
         y = self.lin(x)
         idx = (y > 0).nonzero()
         return y[idx[:, 0], idx[:, 1]].sum() + torch.masked_select(y, y < 0).pow(2).sum()
+
+
+# User-written autograd extensions (test_extensions.py).
+
+class ScaledTanhMM(torch.autograd.Function):
+    """y = scale * tanh(x @ w) with a hand-written backward. Saves both inputs and the
+    intermediate y, keeps the float `scale` on ctx, and returns a second output, the sign
+    mask of x @ w, marked non-differentiable."""
+
+    @staticmethod
+    def forward(ctx, x, w, scale):
+        h = x @ w
+        y = torch.tanh(h) * scale
+        mask = h > 0
+        ctx.save_for_backward(x, w, y)
+        ctx.scale = scale
+        ctx.mark_non_differentiable(mask)
+        return y, mask
+
+    @staticmethod
+    def backward(ctx, gy, _gmask):
+        x, w, y = ctx.saved_tensors
+        gh = gy * (ctx.scale - y * y / ctx.scale)  # d(s tanh h)/dh = s - y^2 / s
+        return gh @ w.t(), x.t() @ gh, None
+
+
+class ScaledTanhMMOnce(ScaledTanhMM):
+    """The same with a once_differentiable backward (no double backward). The backward
+    is written out again: dynamo fails on a backward that calls another Function's
+    backward ("Expected FakeBackwardCFunction, got FunctionCtx", torch 2.6 and 2.14)."""
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, gy, _gmask):
+        x, w, y = ctx.saved_tensors
+        gh = gy * (ctx.scale - y * y / ctx.scale)
+        return gh @ w.t(), x.t() @ gh, None
+
+
+class SoftmaxScores(torch.autograd.Function):
+    """Attention probabilities softmax(q k^T * scale) with a hand-written backward: saves
+    q, k and the probabilities, keeps `scale` on ctx, and returns the argmax of each row
+    (non-differentiable) as a second output."""
+
+    @staticmethod
+    def forward(ctx, q, k, scale):
+        p = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)
+        ctx.save_for_backward(q, k, p)
+        ctx.scale = scale
+        top = p.argmax(dim=-1)
+        ctx.mark_non_differentiable(top)
+        return p, top
+
+    @staticmethod
+    def backward(ctx, gp, _gtop):
+        q, k, p = ctx.saved_tensors
+        gs = p * (gp - (gp * p).sum(-1, keepdim=True)) * ctx.scale
+        return gs @ k, gs.transpose(-2, -1) @ q, None
+
+
+class FunctionMLP(nn.Module):
+    """Linear -> ScaledTanhMM (its own weight) -> masked -> Linear; with `policy`, the
+    middle runs in a SAC region under that policy."""
+
+    def __init__(self, d=32, hidden=48, once=False, policy=None):
+        super().__init__()
+        self.l1 = nn.Linear(d, hidden)
+        self.w = nn.Parameter(torch.randn(hidden, hidden) / hidden ** 0.5)
+        self.l2 = nn.Linear(hidden, d)
+        self.fn = ScaledTanhMMOnce if once else ScaledTanhMM
+        self.context = sac_context(policy) if policy is not None else None
+
+    def body(self, x):
+        h = self.l1(x)
+        y, mask = self.fn.apply(h, self.w, 1.5)
+        return self.l2(y * mask + 0.1 * y)
+
+    def forward(self, x):
+        if self.context is None:
+            return self.body(x)
+        return sac(self.body, x, context=self.context)
+
+
+class FunctionAttention(nn.Module):
+    """Single-head attention whose probabilities come from SoftmaxScores, then a
+    ScaledTanhMM feed-forward; with `policy`, the block runs in a SAC region."""
+
+    def __init__(self, d=32, policy=None):
+        super().__init__()
+        self.qkv = nn.Linear(d, 3 * d)
+        self.o = nn.Linear(d, d)
+        self.w = nn.Parameter(torch.randn(d, d) / d ** 0.5)
+        self.d = d
+        self.context = sac_context(policy) if policy is not None else None
+
+    def body(self, x):
+        q, k, v = self.qkv(x).split(self.d, dim=-1)
+        p, top = SoftmaxScores.apply(q, k, self.d ** -0.5)
+        a = self.o(p @ v) + top.unsqueeze(-1).to(x.dtype) * 1e-3
+        b, s, d = a.shape
+        y, _mask = ScaledTanhMM.apply((x + a).reshape(b * s, d), self.w, 2.0)
+        return x + a + y.reshape(b, s, d)
+
+    def forward(self, x):
+        if self.context is None:
+            return self.body(x)
+        return sac(self.body, x, context=self.context)
