@@ -61,7 +61,8 @@ VARIATIONS = {
 }
 VARIED = ("llama_wide", "gpt2_wide", "llama_bf16", "llama_f8", "llama_sdpa", "gpt2_prefer",
           "gpt2_norm", "llama_norm", "llama_amp", "gpt2_amp", "resnet18_amp", "llama_lora",
-          "gpt2_lora", "llama_flex", "resnet18_cl", "convnext_cl", "mobilenet_v2_cl")
+          "gpt2_lora", "llama_flex", "resnet18_cl", "convnext_cl", "mobilenet_v2_cl", "t5_amp", "bert_amp",
+          "vit_amp", "qwen2_lora")
 # the variations a torchvision model takes (the others change transformers' models)
 TV_VARIATIONS = ("amp", "cl")
 LORA_RANK, LORA_ALPHA = 4, 8
