@@ -45,6 +45,10 @@ EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "rob
 # linears cast to float8 (e4m3fn) and back before their matmul, as the seed's model
 # (../shared/seed), the SAC policy saving only aten.mm; "sdpa", "prefer" and "norm" only
 # change the SAC policy (their plain and ckpt variants are the base model's: skipped).
+# The training-code patterns: "amp" the step under CPU autocast (Autocast), "lora" the
+# base frozen with adapters on the attention projections (add_lora), "flex" transformers'
+# FlexAttention (torch's CPU guard lifted: lift_flex_cpu_guard), "cl" a torchvision
+# model and its input in channels_last.
 VARIATIONS = {
     "wide": "4 layers, hidden 256 (4 heads), intermediate 512, sequence 128",
     "bf16": "the model in bfloat16",
@@ -56,13 +60,16 @@ VARIATIONS = {
     # training-code patterns (docs/python.md "Training-code patterns")
     "amp": "the step under torch.autocast('cpu', bfloat16), float32 weights",
     "lora": "base weights frozen; low-rank adapters (rank 4) on the attention projections",
-    "flex": "transformers' attn_implementation='flex_attention' (Llama only in 5.12.1)",
+    "flex": "transformers' attn_implementation='flex_attention' (Llama only in 5.12.1; "
+            "torch's CPU guard on its backward lifted)",
     "cl": "torchvision: model and input in channels_last",
 }
 VARIED = ("llama_wide", "gpt2_wide", "llama_bf16", "llama_f8", "llama_sdpa", "gpt2_prefer",
-          "gpt2_norm", "llama_norm", "llama_amp", "gpt2_amp", "resnet18_amp", "llama_lora",
-          "gpt2_lora", "llama_flex", "resnet18_cl", "convnext_cl", "mobilenet_v2_cl", "t5_amp", "bert_amp",
-          "vit_amp", "qwen2_lora")
+          "gpt2_norm", "llama_norm",
+          # training-code patterns
+          "llama_amp", "gpt2_amp", "resnet18_amp", "t5_amp", "bert_amp", "vit_amp",
+          "llama_lora", "gpt2_lora", "qwen2_lora", "llama_flex", "resnet18_cl", "convnext_cl",
+          "mobilenet_v2_cl")
 # the variations a torchvision model takes (the others change transformers' models)
 TV_VARIATIONS = ("amp", "cl")
 LORA_RANK, LORA_ALPHA = 4, 8
