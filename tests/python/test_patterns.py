@@ -105,7 +105,7 @@ class Patterns(unittest.TestCase):
         mask_graph) that the forward's flex_attention does not: saved (0 bytes), they
         reached the backward as placeholders without a value and AOTAutograd failed
         (KeyError 'val'; transformers' Llama with attn_implementation="flex_attention")."""
-        zoo.lift_flex_cpu_guard()
+        self.addCleanup(zoo.lift_flex_cpu_guard())
         torch.manual_seed(0)
         pf = self.same_as_pytorch(FlexBlock(), [torch.randn(2, 8, 16)])
         g = pf.history[0]["graph"]

@@ -119,11 +119,12 @@ def lift_flex_cpu_guard():
     (nn/attention/flex_attention.py `_validate_device`), although the op's CPU
     implementation (a dense one under aot_eager) trains. The "flex" variation lifts that
     guard, for this process, so that ilpart meets the flex_attention and
-    flex_attention_backward ops; the other devices' checks stay."""
+    flex_attention_backward ops; the other devices' checks stay. Returns a function that
+    puts the guard back (a test that lifts it calls it when done)."""
     import torch.nn.attention.flex_attention as fa
     guard = getattr(fa, "_validate_device", None)
     if guard is None or getattr(guard, "ilpart_lifted", False):
-        return  # a torch without that guard, or lifted already
+        return lambda: None  # a torch without that guard, or lifted already
 
     def validate(query, key, value):
         if query.device.type == "cpu":
@@ -131,6 +132,10 @@ def lift_flex_cpu_guard():
         return guard(query, key, value)
     validate.ilpart_lifted = True
     fa._validate_device = validate
+
+    def restore():
+        fa._validate_device = guard
+    return restore
 
 
 def unsupported(name, variant):
