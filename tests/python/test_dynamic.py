@@ -247,28 +247,8 @@ class DynamicShapes(unittest.TestCase):
     def test_budget(self):
         c = captured()
         for budget in BUDGETS:
-            want = ilpart.reference_name(budget)
             for i, path in enumerate(c.paths):
-                label = "budget %s graph %d" % (budget, i)
-                rc, out, err = cli("compare", path, "--memory-budget", budget, "--prefer",
-                                   "pytorch", "--json", "--no-times")
-                self.assertEqual(rc, 0, "%s: %s" % (label, err))
-                rows = json.loads(out)["rows"]
-                ilp = [r for r in rows if r["kind"] == "ilp"][0]
-                (ref,) = [r for r in rows if r["name"] == "ref:" + want]
-                util.assert_fraction_status(self, ilp, label)
-                self.assertIsNone(ilp.get("violation"), label)
-                print("\n  %s: ilpart %d B %.3f us peak %d, PyTorch %d B %.3f us peak %d%s" % (
-                    label, ilp["saved_bytes"], ilp["recompute_time_us"], ilp["peak_bytes"],
-                    ref["saved_bytes"], ref["recompute_time_us"], ref["peak_bytes"],
-                    "" if ref["violation"] is None else " (PyTorch breaks a rule)"), end="")
-                if ilp.get("note"):
-                    self.assertIn("out of reach", ilp["note"])
-                elif ref["violation"] is None:
-                    self.assertLessEqual(ilp["saved_bytes"], ref["saved_bytes"], label)
-                    self.assertLessEqual(ilp["recompute_time_us"],
-                                         ref["recompute_time_us"] * (1 + 1e-9), label)
-                    self.assertLessEqual(ilp["peak_bytes"], ref["peak_bytes"], label)
+                util.assert_budget_no_worse(self, "graph %d" % i, path, budget)
 
 
 if __name__ == "__main__":

@@ -245,30 +245,8 @@ class Extensions(unittest.TestCase):
                     self.assertEqual(sorted(got), sorted(set(ref) - sym),
                                      "%s graph %d: mincut at %s" % (label, i, budget))
                 for budget in BUDGETS:
-                    self.compare_at(label, path, budget)
+                    util.assert_budget_no_worse(self, label, path, budget)
         return graphs
-
-    def compare_at(self, label, path, budget):
-        label = "%s budget %s" % (label, budget)
-        rc, out, err = util.cli("compare", path, "--memory-budget", budget, "--prefer",
-                                "pytorch", "--json", "--no-times")
-        self.assertEqual(rc, 0, "%s: %s" % (label, err))
-        rows = json.loads(out)["rows"]
-        ilp = [r for r in rows if r["kind"] == "ilp"][0]
-        (ref,) = [r for r in rows if r["name"] == "ref:" + ilpart.reference_name(budget)]
-        util.assert_fraction_status(self, ilp, label)
-        self.assertIsNone(ilp.get("violation"), label)
-        print("\n  %s: ilpart %d B %.3f us peak %d, PyTorch %d B %.3f us peak %d%s" % (
-            label, ilp["saved_bytes"], ilp["recompute_time_us"], ilp["peak_bytes"],
-            ref["saved_bytes"], ref["recompute_time_us"], ref["peak_bytes"],
-            "" if ref["violation"] is None else " (PyTorch breaks a rule)"), end="")
-        if ilp.get("note"):
-            self.assertIn("out of reach", ilp["note"])
-        elif ref["violation"] is None:
-            self.assertLessEqual(ilp["saved_bytes"], ref["saved_bytes"], label)
-            self.assertLessEqual(ilp["recompute_time_us"],
-                                 ref["recompute_time_us"] * (1 + 1e-9), label)
-            self.assertLessEqual(ilp["peak_bytes"], ref["peak_bytes"], label)
 
     def all_paths(self, label, make, inputs, inductor=True):
         """Every check on one model; `inductor` also the Inductor step (a few seconds of

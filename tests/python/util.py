@@ -192,6 +192,33 @@ def assert_fraction_status(tc, row, label="", allow_time_limit=False):
     tc.assertLessEqual(row["peak_bytes"], row["peak_cap_bytes"], "%s: %s" % (label, row))
 
 
+def assert_budget_no_worse(tc, label, path, budget):
+    """`ilpart compare` at fraction `budget` under `--prefer pytorch`: ilpart's row has the
+    fraction status and keeps the rules, and where PyTorch's recorded partition at that
+    fraction keeps them too, ilpart saves no more bytes, recomputes no longer and has no
+    higher simulated peak (a fraction the tags put out of reach says so instead)."""
+    label = "%s budget %s" % (label, budget)
+    rc, out, err = cli("compare", path, "--memory-budget", budget, "--prefer", "pytorch",
+                       "--json", "--no-times")
+    tc.assertEqual(rc, 0, "%s: %s" % (label, err))
+    rows = json.loads(out)["rows"]
+    ilp = [r for r in rows if r["kind"] == "ilp"][0]
+    (ref,) = [r for r in rows if r["name"] == "ref:" + ilpart.reference_name(budget)]
+    assert_fraction_status(tc, ilp, label)
+    tc.assertIsNone(ilp.get("violation"), label)
+    print("\n  %s: ilpart %d B %.3f us peak %d, PyTorch %d B %.3f us peak %d%s" % (
+        label, ilp["saved_bytes"], ilp["recompute_time_us"], ilp["peak_bytes"],
+        ref["saved_bytes"], ref["recompute_time_us"], ref["peak_bytes"],
+        "" if ref["violation"] is None else " (PyTorch breaks a rule)"), end="")
+    if ilp.get("note"):
+        tc.assertIn("out of reach", ilp["note"])
+    elif ref["violation"] is None:
+        tc.assertLessEqual(ilp["saved_bytes"], ref["saved_bytes"], label)
+        tc.assertLessEqual(ilp["recompute_time_us"], ref["recompute_time_us"] * (1 + 1e-9),
+                           label)
+        tc.assertLessEqual(ilp["peak_bytes"], ref["peak_bytes"], label)
+
+
 def backward_inputs(jm, num_fwd_outputs, saved):
     """The joint nodes (names, graph order) the backward module receives when
     `saved` is handed over through PyTorch's own extraction (ilpart.bridge.split_modules):
