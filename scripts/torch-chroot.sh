@@ -16,8 +16,17 @@
 # available they are made in the host namespace and unmounted by an EXIT trap.
 #
 # Packages: torch and the ilpart binary's runtime libraries, and what Inductor's CPU code
-# generation compiles with (g++, the Python and ATen headers). A cached chroot that lacks some
-# of them (made by an older version of this script) gets them installed on the next run.
+# generation compiles with (g++, the Python and ATen headers, SLEEF's). A cached chroot that
+# lacks some of them (made by an older version of this script) gets them installed on the
+# next run.
+#
+# Vectorised Inductor: Debian's torch links SLEEF as a shared library, and Inductor's probe
+# of the CPU's vector ISA (torch/_inductor/cpu_vec_isa.py) dlopens a test kernel that calls
+# SLEEF without linking it: "undefined symbol: Sleef_expf8_u10", so Debian's torch compiles
+# every CPU kernel as scalar C++ and refuses templates that need a vector ISA (FlexAttention).
+# A pip-installed torch carries SLEEF inside libtorch_cpu and vectorises. The command runs
+# with the chroot's libsleef preloaded so Inductor here vectorises as it does for most users;
+# ILPART_INDUCTOR_VEC=0 runs it as stock Debian does (scalar).
 #
 # Environment: ILPART_CHROOT (chroot directory), ILPART_BUILD (build directory inside the
 # repository whose `ilpart` is used, default build), ILPART_MIRROR (Debian mirror for
@@ -32,7 +41,7 @@ trixie|sid) ;;
 esac
 root=${ILPART_CHROOT:-/var/cache/ilpart/$suite}
 build=${ILPART_BUILD:-build}
-pkgs="python3-torch python3-numpy libglpk40 libcjson1 g++ python3-dev python3-setuptools libtorch-dev python3-matplotlib"
+pkgs="python3-torch python3-numpy libglpk40 libcjson1 g++ python3-dev python3-setuptools libtorch-dev libsleef-dev python3-matplotlib"
 [ "$suite" = sid ] && pkgs="$pkgs python3-transformers python3-torchvision"
 stamp="etc/ilpart-chroot"
 
@@ -206,11 +215,19 @@ for v in $passthru; do
 	esac
 done
 set +f
-# shellcheck disable=SC2086  # $keep splits between its NAME=VALUE words on purpose
-in_chroot "$root" /usr/bin/env -i $keep \
+# Inductor caches its ISA probe's verdict with its kernels: one cache per mode.
+preload=
+cache=/tmp/torchinductor-scalar
+if [ "${ILPART_INDUCTOR_VEC:-1}" != 0 ]; then
+	for f in "$root"/usr/lib/*/libsleef.so.3; do
+		[ -e "$f" ] && preload="LD_PRELOAD=${f#"$root"}" && cache=/tmp/torchinductor
+	done
+fi
+# shellcheck disable=SC2086  # $keep and $preload split between NAME=VALUE words on purpose
+in_chroot "$root" /usr/bin/env -i $keep $preload \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/tmp LANG=C.UTF-8 TERM="${TERM:-dumb}" \
     PYTHONPATH=/ilpart/python PYTHONDONTWRITEBYTECODE=1 \
     ILPART_BIN="/ilpart/$build/ilpart" ILPART_TOP=/ilpart \
-    TORCHINDUCTOR_CACHE_DIR=/tmp/torchinductor \
+    TORCHINDUCTOR_CACHE_DIR=$cache \
     sh -c 'cd /ilpart && exec "$@"' sh "$@"
