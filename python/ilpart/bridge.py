@@ -620,8 +620,6 @@ def backend(partition: Optional[Callable[..., Any]] = None, codegen: str = "indu
     if codegen == "inductor":
         from .inductor import inductor_compiler
         return inductor_compiler(pf)
-    if codegen != "eager":
-        raise ValueError("backend: codegen must be 'inductor' or 'eager', not %r" % (codegen,))
     from torch._dynamo.backends.common import aot_autograd
     return aot_autograd(fw_compiler=nop_compiler, bw_compiler=nop_compiler, partition_fn=pf)
 

@@ -22,10 +22,8 @@ fraction. Both torches; see docs/python.md "User-written autograd extensions".
 """
 
 import functools
-import json
 import os
 import sys
-import tempfile
 import unittest
 
 import torch
@@ -187,66 +185,13 @@ def x3d(seed=0):
 
 class Extensions(unittest.TestCase):
     def step_eager_split(self, label, model, inputs, want=None, **pf_kw):
-        """One step with ilpart's partition_fn and one with PyTorch's partition, both
-        running the split graphs as they are: bit for bit; tags and `ilpart check` hold.
-        want: (PyTorch's step, eager's step) when already run. Returns the history and
-        `want`."""
-        if want is None:
-            want = (util.run(util.compile_pytorch(model), inputs), util.run(model, inputs))
-        compiled, pf = util.compile_ilpart(model, **pf_kw)
-        got = util.run(compiled, inputs)
-        self.assertTrue(pf.history, "%s: partition_fn was not called" % label)
-        util.assert_same(self, want[0], got, exact=True)
-        util.assert_same(self, want[1], got, rtol=RTOL, atol=ATOL)
-        for e in pf.history:
-            util.check_entry(self, e, prefer=pf_kw.get("prefer", "hard"))
-            util.compare_bytes(self, label, e, strict=False)
-        return pf.history, want
+        return util.step_eager_split(self, label, model, inputs, want, RTOL, ATOL, **pf_kw)
 
     def step_inductor(self, label, model, inputs):
-        """One step through ilpart.backend() against torch.compile's default (Inductor with
-        PyTorch's partition): within float tolerance; tags and `ilpart check` hold."""
-        import torch._dynamo
-        import torch._inductor.config as iconfig
-        with iconfig.patch(fallback_random=True):
-            torch._dynamo.reset()
-            want = util.run(torch.compile(model), inputs)
-            torch._dynamo.reset()
-            pf = ilpart.partition_fn()
-            got = util.run(torch.compile(model, backend=ilpart.backend(partition=pf)), inputs)
-        self.assertTrue(pf.history, "%s: ilpart's partitioner was not called" % label)
-        util.assert_same(self, want, got, rtol=RTOL, atol=ATOL)
-        for e in pf.history:
-            util.check_entry(self, e)
-        return pf.history
+        return util.step_inductor(self, label, model, inputs, RTOL, ATOL)
 
     def mincut_and_budgets(self, label, model, inputs):
-        """`ilpart mincut --prefer pytorch` saves torch's set at 1 and BUDGETS;
-        `ilpart compare` at BUDGETS no worse than PyTorch's partition."""
-        import torch._dynamo
-        torch._dynamo.reset()
-        graphs = ilpart.capture(model, *inputs, budgets=BUDGETS)
-        with tempfile.TemporaryDirectory() as d:
-            for i, g in enumerate(graphs):
-                path = os.path.join(d, "g%d.json" % i)
-                ilpart.write_json(path, g)
-                refs = {r["name"]: r["saved"] for r in g.get("reference", ())}
-                for budget in (None,) + BUDGETS:
-                    ref = refs.get(ilpart.reference_name(budget))
-                    self.assertIsNotNone(ref, "%s: no PyTorch partition at %s" % (label, budget))
-                    extra = ["--memory-budget", budget] if budget else []
-                    rc, out, err = util.cli("mincut", path, "--prefer", "pytorch", "--no-check",
-                                            *extra)
-                    self.assertEqual(rc, 0, err)
-                    got = json.loads(out)["saved"]
-                    # torch's extraction adds the symbolic sizes the backward's inputs are
-                    # shaped by (a recompile made the graph dynamic): not mincut's choice
-                    sym = {n["name"] for n in g["nodes"] if n.get("sym")}
-                    self.assertEqual(sorted(got), sorted(set(ref) - sym),
-                                     "%s graph %d: mincut at %s" % (label, i, budget))
-                for budget in BUDGETS:
-                    util.assert_budget_no_worse(self, label, path, budget)
-        return graphs
+        return util.mincut_and_budgets(self, label, model, inputs, BUDGETS)
 
     def all_paths(self, label, make, inputs, inductor=True):
         """Every check on one model; `inductor` also the Inductor step (a few seconds of

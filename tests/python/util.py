@@ -219,6 +219,76 @@ def assert_budget_no_worse(tc, label, path, budget):
         tc.assertLessEqual(ilp["peak_bytes"], ref["peak_bytes"], label)
 
 
+def step_eager_split(tc, label, model, inputs, want=None, rtol=1e-4, atol=1e-5, **pf_kw):
+    """One step with ilpart's partition_fn and one with PyTorch's partition, both running
+    the split graphs as they are: bit for bit, and within rtol/atol of eager; the tags and
+    `ilpart check` hold. want: (PyTorch's step, eager's step) when already run. Returns
+    the history and `want`."""
+    if want is None:
+        want = (run(compile_pytorch(model), inputs), run(model, inputs))
+    compiled, pf = compile_ilpart(model, **pf_kw)
+    got = run(compiled, inputs)
+    tc.assertTrue(pf.history, "%s: partition_fn was not called" % label)
+    assert_same(tc, want[0], got, exact=True)
+    assert_same(tc, want[1], got, rtol=rtol, atol=atol)
+    for e in pf.history:
+        check_entry(tc, e, prefer=pf_kw.get("prefer", "hard"))
+        compare_bytes(tc, label, e, strict=False)
+    return pf.history, want
+
+
+def step_inductor(tc, label, model, inputs, rtol=1e-4, atol=1e-5):
+    """One step through ilpart.backend() against torch.compile's default (Inductor with
+    PyTorch's partition): within float tolerance; tags and `ilpart check` hold."""
+    import torch._dynamo
+    import torch._inductor.config as iconfig
+    with iconfig.patch(fallback_random=True):
+        torch._dynamo.reset()
+        want = run(torch.compile(model), inputs)
+        torch._dynamo.reset()
+        pf = ilpart.partition_fn()
+        got = run(torch.compile(model, backend=ilpart.backend(partition=pf)), inputs)
+    tc.assertTrue(pf.history, "%s: ilpart's partitioner was not called" % label)
+    assert_same(tc, want, got, rtol=rtol, atol=atol)
+    for e in pf.history:
+        check_entry(tc, e)
+    return pf.history
+
+
+def mincut_and_budgets(tc, label, model, inputs, budgets=(0.5, 0.3)):
+    """Every joint graph of one compile (ilpart.capture): `ilpart mincut --prefer pytorch`
+    saves torch's set at budget 1 and at each of `budgets`; `ilpart compare` at `budgets`
+    no worse than PyTorch's partition (assert_budget_no_worse). Returns the graphs."""
+    import torch._dynamo
+    torch._dynamo.reset()
+    graphs = ilpart.capture(model, *inputs, budgets=budgets)
+    check_mincut_and_budgets(tc, label, graphs, budgets)
+    return graphs
+
+
+def check_mincut_and_budgets(tc, label, graphs, budgets=(0.5, 0.3)):
+    """mincut_and_budgets' checks on graphs already captured (with `budgets`)."""
+    with tempfile.TemporaryDirectory() as d:
+        for i, g in enumerate(graphs):
+            path = os.path.join(d, "g%d.json" % i)
+            ilpart.write_json(path, g)
+            refs = {r["name"]: r["saved"] for r in g.get("reference", ())}
+            for budget in (None,) + tuple(budgets):
+                ref = refs.get(ilpart.reference_name(budget))
+                tc.assertIsNotNone(ref, "%s: no PyTorch partition at %s" % (label, budget))
+                extra = ["--memory-budget", budget] if budget else []
+                rc, out, err = cli("mincut", path, "--prefer", "pytorch", "--no-check", *extra)
+                tc.assertEqual(rc, 0, err)
+                got = json.loads(out)["saved"]
+                # torch's extraction adds the symbolic sizes the backward's inputs are
+                # shaped by (a recompile made the graph dynamic): not mincut's choice
+                sym = {n["name"] for n in g["nodes"] if n.get("sym")}
+                tc.assertEqual(sorted(got), sorted(set(ref) - sym),
+                               "%s graph %d: mincut at %s" % (label, i, budget))
+            for budget in budgets:
+                assert_budget_no_worse(tc, label, path, budget)
+
+
 def backward_inputs(jm, num_fwd_outputs, saved):
     """The joint nodes (names, graph order) the backward module receives when
     `saved` is handed over through PyTorch's own extraction (ilpart.bridge.split_modules):
