@@ -129,8 +129,9 @@ check_recomputed(const checker *c, size_t i)
 		    "saves no RNG state for it (rng_states)");
 	if (n->flags & ILPI_F_EFFECTFUL)
 		return violation(c, i, "recomputed, but it is an effectful op");
-	if (n->flags & ILPI_F_COLLECTIVE)
-		return violation(c, i, "recomputed, but it is a collective op");
+	if ((n->flags & ILPI_F_COLLECTIVE) && !ilpi_collective_recomputable(c->g, i, c->mode))
+		return violation(c, i, "recomputed, but it is a collective op its tag does not "
+		    "ask to recompute");
 	/* PyTorch may recompute a view of a saved value whatever its tag. */
 	if (n->view_of != ILPI_NONE)
 		return 0;

@@ -80,3 +80,10 @@ ilpi_region_end(const ilp_graph *g, size_t i, ilp_prefer_mode mode)
 
 	return u >= 0 ? u : own_region_end(g, i, mode);
 }
+
+int
+ilpi_collective_recomputable(const ilp_graph *g, size_t i, ilp_prefer_mode mode)
+{
+	return ilpi_tag_binds_recompute(ilpi_sac_tag(g, i), mode) &&
+	    ilpi_region_end(g, i, mode) < 0;
+}

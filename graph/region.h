@@ -42,4 +42,13 @@ int ilpi_tag_binds_save(ilpi_tag t, ilp_prefer_mode mode);
  */
 long ilpi_region_end(const ilp_graph *g, size_t i, ilp_prefer_mode mode);
 
+/*
+ * Whether collective op i may be recomputed: torch never recomputes a collective
+ * (force_save_collectives, and min-cut's bans) unless it is must-recompute, its own tag
+ * asking for recomputation as `mode` reads it, and it ends no region. Under a SAC
+ * policy that saves only matmuls, tensor parallelism's all-reduce is PREFER_RECOMPUTE:
+ * torch runs it again in the backward, on every rank alike.
+ */
+int ilpi_collective_recomputable(const ilp_graph *g, size_t i, ilp_prefer_mode mode);
+
 #endif /* ILPART_GRAPH_REGION_H */

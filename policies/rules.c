@@ -45,7 +45,7 @@ ilpi_reason_text(ilpi_reason why)
 	case ILPI_WHY_EFFECTFUL:
 		return "effectful op: never recomputed";
 	case ILPI_WHY_COLLECTIVE:
-		return "collective: never recomputed";
+		return "collective: never recomputed unless its tag asks to";
 	case ILPI_WHY_PRIMAL:
 		return "graph input: never recomputed";
 	case ILPI_WHY_TUPLE:
@@ -262,7 +262,7 @@ node_rules(const ilp_graph *g, const ilpi_rule_options *o, ilpi_rules *r, size_t
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_RANDOM);
 	if (n->flags & ILPI_F_EFFECTFUL)
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_EFFECTFUL);
-	if (n->flags & ILPI_F_COLLECTIVE)
+	if ((n->flags & ILPI_F_COLLECTIVE) && !ilpi_collective_recomputable(g, i, o->prefer))
 		set_bit(r, i, ILPI_R_NO_RECOMPUTE, ILPI_WHY_COLLECTIVE);
 	if (ilpi_getitem_parent(g, i) != ILPI_NONE &&
 	    (r->bits[ilpi_getitem_parent(g, i)] & ILPI_R_NO_RECOMPUTE))

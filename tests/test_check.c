@@ -145,8 +145,17 @@ static const struct chain_case {
 	{ ", 'effectful': true", "", "x", "a b", ILP_PREFER_HARD,
 	  "partition: node 'a': recomputed, but it is an effectful op" },
 	{ ", 'collective': true", "", "x", "a b", ILP_PREFER_HARD,
-	  "partition: node 'a': recomputed, but it is a collective op" },
+	  "partition: node 'a': recomputed, but it is a collective op its tag does not ask to "
+	  "recompute" },
 	{ ", 'collective': true", "", "a", "b", ILP_PREFER_HARD, NULL },
+	/* ... unless its own recompute tag binds (torch's must_recompute) */
+	{ ", 'collective': true" PR, "", "x", "a b", ILP_PREFER_HARD, NULL },
+	{ ", 'collective': true" PR, "", "x", "a b", ILP_PREFER_SOFT,
+	  "partition: node 'a' (PREFER_RECOMPUTE): recomputed, but it is a collective op its "
+	  "tag does not ask to recompute" },
+	{ ", 'collective': true" MS, "", "x", "a b", ILP_PREFER_HARD,
+	  "partition: node 'a' (MUST_SAVE): recomputed, but it is a collective op its tag does "
+	  "not ask to recompute" },
 };
 
 START_TEST(check_chain_cases)

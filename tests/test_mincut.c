@@ -1136,6 +1136,24 @@ corpus_parity(const char *ref_name, double budget, int via_graph)
 	    pr.equal, graphs);
 }
 
+/* Tensor-parallel graphs with collectives (scripts/gen_distributed.py, torch 2.14, two
+ * ranks): saved sets equal to torch's at budget 1, and checked. In tp-sac.json each
+ * sublayer's all-reduce is PREFER_RECOMPUTE in a SAC region: torch recomputes the
+ * first in the backward (its must_recompute exempts it from force_save_collectives),
+ * and keeps the MUST_SAVE matmul before the second saved although no gradient needs it
+ * (the all-reduce and its wait_tensor stay in the backward graph it extracts until
+ * dead-code elimination, which keeps the wait). Both fail without the matching rule. */
+START_TEST(parity_distributed)
+{
+	parity_run pr = { "pytorch-2.14-mincut", 1.0, 0, 0, 0, 0, 0, 0 };
+	long graphs = t_each_graph_in("tests/data/distributed", parity_one, &pr);
+
+	ck_assert_int_ge(graphs, 2);
+	ck_assert_msg(pr.equal == graphs, "parity on %d of %ld tensor-parallel graphs",
+	    pr.equal, graphs);
+}
+END_TEST
+
 /* The torch 2.14 corpus at budget 1, 0.1, 0.3 and 0.5 (_i), under the graphs' own
  * meta.torch: every saved set equal to torch 2.14's, and at budget 1 the checker's
  * verdict on it the same as on PyTorch's (torch 2.14 recomputes a getitem that ends a
@@ -1560,6 +1578,7 @@ suite_mincut(void)
 	tcase_add_test(tc, parity_corpus);
 	tcase_add_loop_test(tc, parity_corpus_budget, 0, 3);
 	tcase_add_loop_test(tc, parity_corpus214, 0, 4);
+	tcase_add_test(tc, parity_distributed);
 	tcase_add_test(tc, mc_budget_of_graph);
 	tcase_add_test(tc, mc_profile_estimator);
 	suite_add_tcase(s, tc);

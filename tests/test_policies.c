@@ -450,6 +450,33 @@ START_TEST(effectful_and_collective_ops)
 	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_RECOMPUTE | ILPI_R_PREFER_RECOMPUTE);
 	ck_assert_int_eq(why_nr(g, &r, "b"), ILPI_WHY_COLLECTIVE);
 	ilpi_rules_free(&r);
+	/* Where the collective's own PREFER_RECOMPUTE binds (torch's must_recompute), it
+	 * may be recomputed as torch does: only saving is forbidden. */
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	build(g, ILP_PREFER_PYTORCH, ILP_BANS_PYTORCH, &r);
+	ck_assert_uint_eq(bits(g, &r, "b"), ILPI_R_NO_SAVE);
+	ilpi_rules_free(&r);
+	ilp_graph_free(g);
+}
+END_TEST
+
+/* A collective tagged for recomputation that ends its region (a later region's
+ * must-recompute op reads it) is stashed, as torch's cleanup_recompute_tags makes it
+ * MUST_SAVE before force_save_collectives: never recomputed. */
+START_TEST(collective_ending_a_region_stays_saved)
+{
+	ilp_graph *g = chain_graph(
+	    OPS("a", "_c10d_functional.all_reduce.default", "['x']", "[4, 4]",
+	    ", 'collective': true" IN1("PREFER_RECOMPUTE")),
+	    OPS("b", "aten.relu.default", "['a']", "[4, 4]",
+	    ", 'recompute': 'PREFER_RECOMPUTE', 'ac_graph_id': 2"));
+	ilpi_rules r;
+
+	build(g, ILP_PREFER_HARD, ILP_BANS_NONE, &r);
+	ck_assert(bits(g, &r, "a") & ILPI_R_NO_RECOMPUTE);
+	ilpi_rules_free(&r);
 	ilp_graph_free(g);
 }
 END_TEST
@@ -720,7 +747,7 @@ START_TEST(conflict_shortest_chain_wins)
 	    IN1("MUST_RECOMPUTE")) ", "
 	    OPS("c2", "aten.relu.default", "['bad1']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
 	    OPS("c1", "aten.relu.default", "['c2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
-	    OPS("bad2", "aten.relu.default", "['x']", "[4, 4]", ", 'collective': true"
+	    OPS("bad2", "aten.relu.default", "['x']", "[4, 4]", ", 'effectful': true"
 	    IN1("MUST_RECOMPUTE")) ", "
 	    OPS("d1", "aten.relu.default", "['bad2']", "[4, 4]", IN1("MUST_RECOMPUTE")) ", "
 	    OPS("y", "aten.add.Tensor", "['c1', 'd1']", "[4, 4]", "") ", " TS("t", "[4, 4]") ", "
@@ -731,7 +758,7 @@ START_TEST(conflict_shortest_chain_wins)
 
 	ck_assert_int_eq(ilp_rules_check(g, ILP_PREFER_HARD, ILP_BANS_NONE, &err), -1);
 	ck_assert_msg(strstr(err.msg, "'d1' (MUST_RECOMPUTE)") != NULL &&
-	    strstr(err.msg, "'bad2' (collective") != NULL && strstr(err.msg, "c1") == NULL,
+	    strstr(err.msg, "'bad2' (effectful") != NULL && strstr(err.msg, "c1") == NULL,
 	    "%s", err.msg);
 	ilp_graph_free(g);
 }
@@ -1298,6 +1325,7 @@ suite_policies(void)
 	tcase_add_test(tags, primals_are_never_recomputed);
 	tcase_add_test(tags, random_ops);
 	tcase_add_test(tags, effectful_and_collective_ops);
+	tcase_add_test(tags, collective_ending_a_region_stays_saved);
 	tcase_add_test(bans, ban_compute_intensive_outside_regions);
 	tcase_add_test(bans, ban_reduction_allowlist_materialized);
 	tcase_add_test(bans, ban_reduction_counts_direct_arguments);

@@ -1001,6 +1001,90 @@ out:
 	return rc;
 }
 
+/* torch's _extract_fwd_bwd_modules keeps a saved value when the backward graph it
+ * extracts still reads it after dead-code elimination. That graph holds every op whose
+ * arguments the backward has (the saved values, the tangents, what it computes from
+ * them), in graph order, and FX's elimination keeps impure ops: a wait_tensor of a
+ * collective (both torches) stays, with the collective and the saved value that feeds
+ * it, though no gradient needs them. Torch 2.14 then drops a saved value whose only
+ * users are such waits with no users themselves (its "dead activation" peek, one node
+ * deep). A forward all-reduce the backward does not need, whose input min-cut saves
+ * (a MUST_SAVE matmul before a PREFER_RECOMPUTE collective in a SAC region under tensor
+ * parallelism), so stays saved in torch's partition: ilpart's completion, which drops
+ * every saved value no gradient needs, gives those back. Random ops, impure for
+ * torch 2.14's elimination too, are not followed (no graph here has shown one). */
+static int
+is_wait(const ilpi_node *n)
+{
+	return n->kind == ILPI_OP && n->target != NULL &&
+	    of_packet(n->target, "_c10d_functional.wait_tensor");
+}
+
+static int
+keep_dead_saves(const ilp_graph *g, int rules, const uint8_t *cut, ilp_partition *p)
+{
+	uint8_t *valid = calloc(g->n + 1, 1), *live = calloc(g->n + 1, 1);
+
+	if (valid == NULL || live == NULL) {
+		free(valid);
+		free(live);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, n);
+
+		if (cut[i] || n->kind == ILPI_TANGENT) {
+			valid[i] = 1;
+			continue;
+		}
+		if (n->kind != ILPI_OP || n->cls == ILPI_DEAD)
+			continue;
+		valid[i] = 1;
+		for (uint32_t k = 0; k < n->in_count && valid[i]; k++)
+			valid[i] = valid[in[k]];
+	}
+	for (size_t k = 0; k < g->n_bw_out; k++)
+		if (g->bw_out[k] != ILPI_NONE && valid[g->bw_out[k]])
+			live[g->bw_out[k]] = 1;
+	for (size_t i = g->n; i-- > 0;) {
+		const ilpi_node *n = &g->node[i];
+
+		if (!valid[i] || cut[i] || n->kind == ILPI_TANGENT)
+			continue; /* placeholders of the backward graph end the walk */
+		if (is_wait(n))
+			live[i] = 1;
+		for (uint32_t k = 0; k < n->use_count && !live[i]; k++)
+			live[i] = live[ilpi_users(g, n)[k]] && valid[ilpi_users(g, n)[k]];
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const ilpi_node *n = &g->node[i];
+		int users = 0, dead_waits = 0;
+
+		if (!cut[i] || ilpi_saved(p, i))
+			continue;
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int32_t u = ilpi_users(g, n)[k];
+			int u_users = 0;
+
+			if (!valid[u] || !live[u] || cut[u])
+				continue;
+			users++;
+			for (uint32_t j = 0; j < g->node[u].use_count; j++) {
+				int32_t w = ilpi_users(g, &g->node[u])[j];
+
+				u_users += valid[w] && (live[w] || cut[w]);
+			}
+			dead_waits += is_wait(&g->node[u]) && u_users == 0;
+		}
+		if (users > 0 && !(rules >= ILPI_TORCH_2_14 && dead_waits == users))
+			p->state[i] |= ILPI_P_SAVED;
+	}
+	free(valid);
+	free(live);
+	return 0;
+}
+
 int
 ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition **out,
     ilpi_mincut_info *info, ilp_error *err)
@@ -1033,6 +1117,10 @@ ilpi_mincut_run(const ilp_graph *g, const ilpi_mincut_options *o, ilp_partition 
 		if (saved[i])
 			p->state[i] |= ILPI_P_SAVED;
 	ilpi_partition_complete(g, p, 1);
+	if (keep_dead_saves(g, ilpi_mincut_torch_rules(g, o), saved, p) != 0) {
+		ilpi_err(err, ILP_ERR_SYSTEM, "%s: min-cut: out of memory", g->path);
+		goto fail;
+	}
 	ilpi_partition_mark_rng(g, p);
 	ilpi_partition_set_producer(p, "mincut", "", ilp_prefer_name(o->prefer), "heuristic");
 	p->objective_value = info->cut_value;
