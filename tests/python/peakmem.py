@@ -10,10 +10,13 @@ import re
 import torch
 
 
-def make_inputs(jm):
+def make_inputs(jm, uniform=False):
     """Real values for the joint module's placeholders: (primals, tangents). A graph
     compiled with dynamic shapes has symbolic sizes: each symbol is bound to the size it
-    had at capture (its hint), in a SymInt primal and in every tensor's shape alike."""
+    had at capture (its hint), in a SymInt primal and in every tensor's shape alike.
+    Floating-point values are normal, or with `uniform` in [0, 1) (graphs that read an
+    index from a float, as torchvision's roi_align reads a box's image index unchecked:
+    zoo.UNIFORM_INPUTS); integers are 0."""
     from ilpart.export import size_hint
     prim, tang = [], []
     g = torch.Generator().manual_seed(0)
@@ -25,7 +28,7 @@ def make_inputs(jm):
         else:
             shape = [size_hint(d) for d in v.shape]
             if v.dtype.is_floating_point:
-                t = torch.randn(shape, dtype=v.dtype, generator=g)
+                t = (torch.rand if uniform else torch.randn)(shape, dtype=v.dtype, generator=g)
             else:
                 t = torch.zeros(shape, dtype=v.dtype)
         (tang if "tangents" in n.name else prim).append(t)

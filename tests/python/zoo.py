@@ -1,5 +1,5 @@
 """Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
-and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 50 more; VARIED: 15 variations
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 66 more; VARIED: 21 variations
 of them at another width, dtype, SAC policy or training-code pattern; selected by
 name), at tiny sizes with random initialisation (no download), each plain, with the
 library's own gradient checkpointing, and under a SAC policy that saves matmuls. Used by
@@ -38,7 +38,20 @@ EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "rob
          # head, DINOv2
          "gpt_neo", "mamba", "rwkv", "xlnet", "funnel", "longformer", "reformer", "olmo",
          "googlenet", "inception_v3", "r3d", "maxvit", "efficientnet_v2", "deeplabv3",
-         "wav2vec2", "beit", "segformer", "dinov2")
+         "wav2vec2", "beit", "segformer", "dinov2",
+         # the fourth sweep (docs/python.md "A fourth sweep"): local and global layers
+         # with q/k norms, scaling multipliers, parallel blocks with interleaved rotary,
+         # post-norms, a shared expert beside routed ones, per-layer relative position
+         # bias, sinusoidal positions, bottlenecks with a no-op norm, Fourier mixing
+         # (complex numbers), relative position buckets; global response norm, attention
+         # with BatchNorm between, continuous position bias, optical flow (a correlation
+         # volume sampled by grid_sample), a lite segmentation head, a detector's losses
+         "gemma3", "granite", "cohere", "olmo2", "qwen2_moe", "umt5", "marian", "mobilebert",
+         "fnet", "mpnet", "convnextv2", "levit", "swin_v2", "raft", "lraspp", "fasterrcnn")
+# Models whose graphs take index-like floats (torchvision's roi_align reads a box's image
+# index from a float column without a bound check): the harness's inputs for their
+# split graphs are uniform in [0, 1) (peakmem.make_inputs(uniform=True)), not normal.
+UNIFORM_INPUTS = ("fasterrcnn",)
 # Variants of a zoo model at another size, dtype or SAC policy (NAME_SUFFIX; VARIATIONS
 # says what each suffix changes), selected by name as EXTRA's are: "wide" is 4 layers,
 # hidden 256, sequence 128; "bf16" the model in bfloat16; "f8" the MLP's
@@ -93,7 +106,10 @@ def split_name(name):
 
 # transformers' models without gradient checkpointing: plain only.
 NO_CHECKPOINTING = {"albert": "AlbertForMaskedLM", "xlnet": "XLNetLMHeadModel",
-                    "funnel": "FunnelForMaskedLM", "reformer": "ReformerModelWithLMHead"}
+                    "funnel": "FunnelForMaskedLM", "reformer": "ReformerModelWithLMHead",
+                    "mpnet": "MPNetForMaskedLM",
+                    "convnextv2": "ConvNextV2ForImageClassification",
+                    "levit": "LevitForImageClassification"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -517,6 +533,90 @@ def _hf_fifth(T, name):
         # layer scale, stochastic depth; the loss is the mean square of the last hidden state
         cfg = T.Dinov2Config(mlp_ratio=2, layerscale_value=0.1, drop_path_rate=0.1, **vit)
         return T.Dinov2Model(cfg)
+    return _hf_sixth(T, name)
+
+
+def _hf_sixth(T, name):
+    # the fourth sweep (docs/python.md "A fourth sweep")
+    common = dict(vocab_size=VOCAB, use_cache=False)
+    if name == "gemma3":
+        # text only: a sliding-window and a global layer (their own rotary bases), q and k
+        # RMS-normed per head, pre- and post-norms
+        cfg = T.Gemma3TextConfig(head_dim=16, num_key_value_heads=1, sliding_window=8,
+                                 layer_types=["sliding_attention", "full_attention"],
+                                 **_DECODER, **common)
+        return T.Gemma3ForCausalLM(cfg)
+    if name == "granite":
+        # embedding, residual, attention and logit multipliers
+        cfg = T.GraniteConfig(num_key_value_heads=2, embedding_multiplier=12.0,
+                              residual_multiplier=0.22, attention_multiplier=0.0625,
+                              logits_scaling=8.0, **_DECODER, **common)
+        return T.GraniteForCausalLM(cfg)
+    if name == "cohere":
+        # parallel attention and MLP, bias-free LayerNorm, interleaved rotary, logit scale
+        cfg = T.CohereConfig(num_key_value_heads=2, logit_scale=0.0625, pad_token_id=0,
+                             bos_token_id=1, eos_token_id=2, **_DECODER, **common)
+        return T.CohereForCausalLM(cfg)
+    if name == "olmo2":
+        # norms after attention and MLP, q and k RMS-normed over the whole projection
+        cfg = T.Olmo2Config(num_key_value_heads=2, pad_token_id=1, bos_token_id=0,
+                            eos_token_id=2, **_DECODER, **common)
+        return T.Olmo2ForCausalLM(cfg)
+    if name == "qwen2_moe":
+        # 4 routed experts (2 per token) and a shared expert behind a sigmoid gate
+        cfg = T.Qwen2MoeConfig(num_key_value_heads=1, moe_intermediate_size=32,
+                               shared_expert_intermediate_size=64, num_experts=4,
+                               num_experts_per_tok=2, decoder_sparse_step=1, **_DECODER,
+                               **common)
+        return T.Qwen2MoeForCausalLM(cfg)
+    if name == "umt5":
+        # T5 with a relative position bias in every layer (not only the first), gated GELU
+        cfg = T.UMT5Config(d_model=32, d_ff=64, d_kv=16, num_layers=2, num_decoder_layers=2,
+                           num_heads=2, decoder_start_token_id=0, pad_token_id=0,
+                           eos_token_id=1, **common)
+        return T.UMT5ForConditionalGeneration(cfg)
+    if name == "marian":
+        # sinusoidal position embeddings, a scaled embedding
+        cfg = T.MarianConfig(d_model=32, encoder_layers=2, decoder_layers=2,
+                             encoder_attention_heads=2, decoder_attention_heads=2,
+                             encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
+                             pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
+                             forced_eos_token_id=1, **common)
+        return T.MarianMTModel(cfg)
+    if name == "mobilebert":
+        # trigram input embedding, bottlenecks (16 wide inside the 32 wide layers), two
+        # stacked feed-forward networks, NoNorm (an elementwise affine map)
+        cfg = T.MobileBertConfig(hidden_size=32, embedding_size=16, intra_bottleneck_size=16,
+                                 num_hidden_layers=2, num_attention_heads=2,
+                                 intermediate_size=32, num_feedforward_networks=2,
+                                 max_position_embeddings=64, **common)
+        return T.MobileBertForMaskedLM(cfg)
+    if name == "fnet":
+        # token mixing by a 2D Fourier transform (complex tensors; its real part), no
+        # attention
+        cfg = T.FNetConfig(hidden_size=32, num_hidden_layers=2, intermediate_size=64,
+                           max_position_embeddings=64, use_tpu_fourier_optimizations=False,
+                           **common)
+        return T.FNetForMaskedLM(cfg)
+    if name == "mpnet":
+        # relative position buckets added to the attention scores
+        cfg = T.MPNetConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                            intermediate_size=64, max_position_embeddings=64, pad_token_id=1,
+                            **common)
+        return T.MPNetForMaskedLM(cfg)
+    if name == "convnextv2":
+        # depthwise 7x7 convolutions, global response normalisation, stochastic depth
+        cfg = T.ConvNextV2Config(num_stages=2, hidden_sizes=[16, 32], depths=[1, 1],
+                                 num_labels=10, drop_path_rate=0.1, image_size=IMAGE)
+        return T.ConvNextV2ForImageClassification(cfg)
+    if name == "levit":
+        # convolutional patch embedding (4 stride-2 convolutions), attention with learned
+        # biases per offset, BatchNorm after every linear, subsampling attention between
+        # its 3 stages (transformers' LeViT takes 3)
+        cfg = T.LevitConfig(image_size=IMAGE, hidden_sizes=[32, 48, 64],
+                            num_attention_heads=[2, 2, 2], depths=[1, 1, 1], key_dim=[8, 8, 8],
+                            mlp_ratio=[2, 2, 2], attention_ratio=[2, 2, 2], num_labels=10)
+        return T.LevitForImageClassification(cfg)
     raise KeyError(name)
 
 
@@ -793,15 +893,85 @@ def _tv_third(tvm, name):
         blocks = [b for k, b in m.backbone.named_children() if type(b).__name__ ==
                   "InvertedResidual"]
     else:
+        return _tv_fourth(tvm, name)
+    return m, blocks
+
+
+def _tv_fourth(tvm, name):
+    """The fourth sweep's torchvision models and the blocks their checkpointed variants wrap."""
+    if name == "swin_v2":
+        # Swin V2: cosine attention with a learned logit scale, a continuous position bias
+        # (an MLP over log-spaced offsets), norms after attention and MLP
+        from torchvision.models.swin_transformer import PatchMergingV2, SwinTransformerBlockV2
+        m = tvm.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 1],
+                                num_heads=[2, 2], window_size=[2, 2],
+                                stochastic_depth_prob=0.1, num_classes=10,
+                                block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2)
+        blocks = [b for stage in m.features[1::2] for b in stage]
+    elif name == "raft":
+        # RAFT (small): feature and context encoders, an all-pairs correlation pyramid
+        # looked up with grid_sample, a convolutional GRU; RAFT_UPDATES updates
+        m = tvm.optical_flow.raft_small(weights=None)
+        # (the update block's parts: RAFT reads update_block.hidden_state_size)
+        u = m.update_block
+        blocks = [u.motion_encoder, u.recurrent_block, u.flow_head] + [
+            getattr(m.feature_encoder, k) for k in ("layer1", "layer2", "layer3")]
+    elif name == "lraspp":
+        # MobileNetV3-large, a lite R-ASPP head (an image-pool gate times the features,
+        # a low-level branch), 4 classes per pixel
+        from torchvision.models.segmentation import lraspp_mobilenet_v3_large
+        m = lraspp_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=4)
+        blocks = [b for b in m.backbone.children() if type(b).__name__ == "InvertedResidual"]
+    elif name == "fasterrcnn":
+        # Faster R-CNN on MobileNetV3-large with an FPN, training mode: anchors, the RPN's
+        # proposals (NMS, random sampling of anchors), RoIAlign, the box head; the loss is
+        # the sum of the four losses torchvision returns
+        from torchvision.models.detection import fasterrcnn_mobilenet_v3_large_fpn
+        m = fasterrcnn_mobilenet_v3_large_fpn(
+            weights=None, weights_backbone=None, num_classes=3, min_size=DETECT,
+            max_size=DETECT, rpn_pre_nms_top_n_train=64, rpn_post_nms_top_n_train=32,
+            rpn_batch_size_per_image=32, box_batch_size_per_image=16)
+        blocks = [b for b in m.backbone.body.children() if type(b).__name__ ==
+                  "InvertedResidual"]
+    else:
         raise KeyError(name)
     return m, blocks
+
+
+class Flow(nn.Module):
+    """RAFT: the mean absolute error of each of its flow predictions against a target
+    flow, summed (RAFT's sequence loss without the decay)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, a, b, flow):
+        preds = self.model(a, b, num_flow_updates=RAFT_UPDATES)
+        return sum((p - flow).abs().mean() for p in preds)
+
+
+class Detect(nn.Module):
+    """A torchvision detector in training mode: the sum of the losses it returns for
+    images (a batch tensor) and one box and label per image."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, images, boxes, labels):
+        targets = [{"boxes": b, "labels": lab} for b, lab in zip(boxes, labels)]
+        return sum(self.model(list(images), targets).values())
 
 
 TORCHVISION = ("resnet18", "vit", "mobilenet_v3", "efficientnet", "convnext", "swin",
                "densenet", "regnet", "squeezenet", "resnet50", "shufflenet", "mobilenet_v2",
                "mnasnet", "googlenet", "inception_v3", "r3d", "maxvit", "efficientnet_v2",
-               "deeplabv3")
+               "deeplabv3", "swin_v2", "raft", "lraspp", "fasterrcnn")
 FRAMES = 4
+# RAFT: 128x128 images (the least it takes: its features at 1/8, 16x16, make a
+# correlation pyramid of 4 levels), 2 flow updates; the detector's images are 64x64
+FLOW_IMAGE, RAFT_UPDATES, DETECT = 128, 2, 64
 
 
 def build(name, variant="plain", seed=0):
@@ -828,9 +998,22 @@ def build(name, variant="plain", seed=0):
         inputs = [torch.randn(*shape, generator=g), torch.randint(0, 10, (BATCH,), generator=g)]
         if base in ("googlenet", "inception_v3"):
             model = AuxClassify(tv)
-        elif base == "deeplabv3":
+        elif base in ("deeplabv3", "lraspp"):
             model = Segment(tv)
             inputs[1] = torch.randint(0, 4, (BATCH, IMAGE, IMAGE), generator=g)
+        elif base == "raft":
+            model = Flow(tv)
+            img = (BATCH, 3, FLOW_IMAGE, FLOW_IMAGE)
+            inputs = [torch.randn(*img, generator=g), torch.randn(*img, generator=g),
+                      torch.randn(BATCH, 2, FLOW_IMAGE, FLOW_IMAGE, generator=g)]
+        elif base == "fasterrcnn":
+            # one box per image, 8 to 32 pixels wide, inside the image; labels 1, 2
+            model = Detect(tv)
+            xy = torch.randint(0, DETECT // 2, (BATCH, 1, 2), generator=g).float()
+            wh = torch.randint(8, DETECT // 2, (BATCH, 1, 2), generator=g).float()
+            inputs = [torch.rand(BATCH, 3, DETECT, DETECT, generator=g),
+                      torch.cat([xy, xy + wh], dim=2),
+                      torch.randint(1, 3, (BATCH, 1), generator=g)]
         if var == "cl":
             model.to(memory_format=torch.channels_last)
             inputs[0] = inputs[0].contiguous(memory_format=torch.channels_last)
@@ -863,7 +1046,7 @@ def build(name, variant="plain", seed=0):
         ids = torch.randint(0, VOCAB, (BATCH, seq), generator=g)
         labels = torch.randint(0, VOCAB, (BATCH, seq), generator=g)
         inputs = [ids, labels]
-        if base in ("t5", "bart"):
+        if base in ("t5", "bart", "umt5", "marian"):
             inputs = [ids, torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
         elif base == "whisper":
@@ -884,9 +1067,9 @@ def build(name, variant="plain", seed=0):
             model = LossOf(hf, ("input_values", "labels"))
             inputs = [torch.randn(BATCH, 400, generator=g),
                       torch.randint(1, 32, (BATCH, SEQ // 2), generator=g)]
-        elif base in ("beit", "segformer"):
+        elif base in ("beit", "segformer", "convnextv2", "levit"):
             model = LossOf(hf, ("pixel_values", "labels"))
-            labels = (torch.randint(0, 10, (BATCH,), generator=g) if base == "beit" else
+            labels = (torch.randint(0, 10, (BATCH,), generator=g) if base != "segformer" else
                       torch.randint(0, 4, (BATCH, IMAGE, IMAGE), generator=g))
             inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g), labels]
         elif base == "dinov2":
