@@ -1055,7 +1055,7 @@ keep_dead_saves(const ilp_graph *g, int rules, const uint8_t *cut, ilp_partition
 		if (is_wait(n))
 			live[i] = 1;
 		for (uint32_t k = 0; k < n->use_count && !live[i]; k++)
-			live[i] = live[ilpi_users(g, n)[k]] && valid[ilpi_users(g, n)[k]];
+			live[i] = live[ilpi_users(g, n)[k]] && !cut[ilpi_users(g, n)[k]];
 	}
 	for (size_t i = 0; i < g->n; i++) {
 		const ilpi_node *n = &g->node[i];
@@ -1073,7 +1073,7 @@ keep_dead_saves(const ilp_graph *g, int rules, const uint8_t *cut, ilp_partition
 			for (uint32_t j = 0; j < g->node[u].use_count; j++) {
 				int32_t w = ilpi_users(g, &g->node[u])[j];
 
-				u_users += valid[w] && (live[w] || cut[w]);
+				u_users += live[w] && !cut[w]; /* a saved w is an input there */
 			}
 			dead_waits += is_wait(&g->node[u]) && u_users == 0;
 		}
