@@ -20,10 +20,12 @@
 # lacks some of them (made by an older version of this script) gets them installed on the
 # next run.
 #
-# Vectorised Inductor: Debian's torch links SLEEF as a shared library, and Inductor's probe
-# of the CPU's vector ISA (torch/_inductor/cpu_vec_isa.py) dlopens a test kernel that calls
-# SLEEF without linking it: "undefined symbol: Sleef_expf8_u10", so Debian's torch compiles
-# every CPU kernel as scalar C++ and refuses templates that need a vector ISA (FlexAttention).
+# Vectorised Inductor: ATen's vector code calls SLEEF; Debian's libtorch_cpu links
+# libsleef.so.3 instead of containing it, Inductor links a kernel without -lsleef (Windows
+# only) and Debian's g++ links --as-needed, so Inductor's probe of the CPU's vector ISA
+# (torch/_inductor/cpu_vec_isa.py) builds a kernel it cannot load ("undefined symbol:
+# Sleef_expf8_u10"): Debian's torch compiles every CPU kernel as scalar C++ and refuses
+# templates that need a vector ISA.
 # A pip-installed torch carries SLEEF inside libtorch_cpu and vectorises. The command runs
 # with the chroot's libsleef preloaded so Inductor here vectorises as it does for most users;
 # ILPART_INDUCTOR_VEC=0 runs it as stock Debian does (scalar).
@@ -215,12 +217,14 @@ for v in $passthru; do
 	esac
 done
 set +f
-# Inductor caches its ISA probe's verdict with its kernels: one cache per mode.
+# Inductor caches its ISA probe's verdict with its kernels, and its FX graph cache's key
+# has no CPU ISA: one cache per mode, neither the /tmp/torchinductor of older versions of
+# this script, whose kernels are scalar.
 preload=
 cache=/tmp/torchinductor-scalar
 if [ "${ILPART_INDUCTOR_VEC:-1}" != 0 ]; then
 	for f in "$root"/usr/lib/*/libsleef.so.3; do
-		[ -e "$f" ] && preload="LD_PRELOAD=${f#"$root"}" && cache=/tmp/torchinductor
+		[ -e "$f" ] && preload="LD_PRELOAD=${f#"$root"}" && cache=/tmp/torchinductor-vec
 	done
 fi
 # shellcheck disable=SC2086  # $keep and $preload split between NAME=VALUE words on purpose

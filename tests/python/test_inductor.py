@@ -2,7 +2,7 @@
 forward and backward, ilpart's partition in place of min-cut. Five SGD steps end where eager's
 end (float tolerance: Inductor fuses and reorders arithmetic), the backward PyTorch runs obeys
 the SAC tags, and `ilpart check` accepts every partition. Small models: Inductor's C++
-compiles dominate the run time (its cache lives in the chroot's /tmp/torchinductor)."""
+compiles dominate the run time (its cache lives in the chroot's /tmp/torchinductor-vec)."""
 
 import copy
 import os
