@@ -27,6 +27,7 @@ from .graphfile import dumps, untagged_in_regions, write_graphs
 from .offload import offload_bw_args
 from .options import (check_partition_options, memory_budget_value, peak_budget_arg,
                       time_budget_arg)
+from .ranks import agree
 from .runner import Budget, IlpartError, IlpartWarning, PathLike, find_binary, solve
 from .store import store_solver
 
@@ -367,7 +368,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                  keep_history: bool = True, method: str = "ilp", store: Optional[PathLike] = None,
                  on_miss: str = "solve", device: Optional[str] = None,
                  calibrate: bool = False, fraction_cap: Optional[str] = None,
-                 time_budget: Any = None, peak_budget: Any = None
+                 time_budget: Any = None, peak_budget: Any = None, agree_ranks: bool = True
                  ) -> Callable[..., Tuple[fx.GraphModule, fx.GraphModule]]:
     """A partition_fn for aot_autograd that partitions with `ilpart solve`
     (method="mincut": with `ilpart mincut`, ilpart's re-implementation of PyTorch's heuristic,
@@ -413,6 +414,11 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     joint graph's tensors live on (ilpart.device.device_profile), the CLI's default on meta.
     calibrate: time every forward op on this machine (ilpart.timing.time_ops, PyTorch's
     profiler) and give the solver those times (`time_us`) instead of roofline estimates.
+    agree_ranks: when torch.distributed is up and the graph has a collective its tags let
+    ilpart recompute, every rank of that collective's process groups trains with the
+    partition of the lowest rank among them (ilpart.ranks: a recomputed collective must
+    run on every rank, in the same order; a time-limited answer can differ between
+    ranks). False: every rank keeps its own answer.
     Every call logs one line on the "ilpart" logger (INFO; with the simulated peaks of this
     partition and of PyTorch's when INFO is enabled) and appends a summary to
     ilpart.history(); unless keep_history is false it also appends {"graph", "partition",
@@ -423,7 +429,7 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         time_limit=time_limit, policy=policy, extra_args=extra_args, method=method,
         on_miss=on_miss, device=device, fraction_cap=fraction_cap, time_budget=time_budget,
         peak_budget=peak_budget, reference=reference, functionalize_rng=functionalize_rng,
-        keep_history=keep_history, calibrate=calibrate)
+        keep_history=keep_history, calibrate=calibrate, agree_ranks=agree_ranks)
     pb = peak_budget_arg(peak_budget)
     if store is not None and not isinstance(store, (str, os.PathLike)) and \
             not hasattr(store, "root"):
@@ -474,12 +480,21 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
             # runner.solve turned the CLI's warning line into an IlpartWarning already
             warnings.warn(note, IlpartWarning, stacklevel=2)
         _warn_time_limit(part, len(graph.get("nodes", ())), time_limit)
+        agreed = None
+        if agree_ranks:
+            part, agreed = agree(jm, graph, part)
+            if agreed is not None and agreed["unknown"]:
+                warnings.warn("collectives %s may be recomputed but their process group is not "
+                              "named in the graph: the ranks were not made to agree on the "
+                              "partition; train from a partition store (every rank reads the "
+                              "same one)" % ", ".join(agreed["unknown"][:3]), IlpartWarning,
+                              stacklevel=2)
         fw, bw = split_modules(jm, part.get("saved", []), num_fwd_outputs,
                                functionalize_rng=replay, static_lifetime_input_indices=kwargs.get(
                                    "static_lifetime_input_indices"), partition=part)
         counter[0] += 1
         summary = _summarise(graph, part, method, budget, tb, dev, counter[0], binary,
-                             policy, prefer, extra if method == "ilp" else [])
+                             policy, prefer, extra if method == "ilp" else [], agreed)
         _HISTORY.append(summary)
         if keep_history:
             history.append({"graph": graph, "partition": part, "forward": fw, "backward": bw,
@@ -493,7 +508,8 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
                       binary=binary, reference=reference, functionalize_rng=functionalize_rng,
                       method=method, store=store, on_miss=on_miss, device=device,
                       calibrate=calibrate, fraction_cap=fraction_cap,
-                      time_budget=time_budget, peak_budget=peak_budget)
+                      time_budget=time_budget, peak_budget=peak_budget,
+                      agree_ranks=agree_ranks)
     return fn
 
 
@@ -551,7 +567,8 @@ def _mib(n):
     return "-" if n is None else "%.2f MiB" % (n / 1048576.0)
 
 
-def _summarise(graph, part, method, budget, tb, dev, n, binary, policy, prefer, extra):
+def _summarise(graph, part, method, budget, tb, dev, n, binary, policy, prefer, extra,
+               agreed=None):
     prod = part.get("producer", {})
     cost = part.get("cost", {})
     status = prod.get("status", "?")
@@ -570,7 +587,7 @@ def _summarise(graph, part, method, budget, tb, dev, n, binary, policy, prefer, 
          "recompute_time_us": cost.get("recompute_time_us"), "peak_bytes": peak,
          "pytorch_peak_bytes": pt_peak, "pytorch_breaks": pt_breaks, "device": dev,
          "budget": ("time %s" % tb) if tb is not None else budget,
-         "note": prod.get("note")}
+         "note": prod.get("note"), "ranks": agreed}
     if proven:
         quality = "proven optimal"
     elif status == "heuristic":
@@ -590,6 +607,10 @@ def _summarise(graph, part, method, budget, tb, dev, n, binary, policy, prefer, 
                 s["recompute_time_us"] if s["recompute_time_us"] is not None else -1,
                 _mib(peak), _mib(pt_peak), vs, "; note: %s" % s["note"] if s["note"]
                 else ""))
+    if agreed is not None and agreed["ranks"] > 1:
+        line += "; rank %d's partition, agreed by the %d ranks of its collectives%s" % (
+            agreed["from_rank"], agreed["ranks"],
+            " (this rank's own differed)" if agreed["own_differed"] else "")
     s["line"] = line
     log.info("%s", line)
     return s

@@ -322,6 +322,28 @@ def _worker(rank, world, store, out_dir, kind, sac):
         json.dump(res, f)
 
 
+def _agree_worker(rank, world, store, out_dir):
+    """A spawned rank of the agreement test, tensor parallelism with SAC: rank 0 solves
+    with hard preferences (the tagged all-reduces are recomputed in the backward), rank 1
+    with soft ones (it saves their outputs instead). Unless the ranks agree, rank 0's
+    backward runs all-reduces that rank 1's does not."""
+    import torch.distributed as dist
+    dist.init_process_group("gloo", rank=rank, world_size=world, init_method="file://" + store)
+    try:
+        eager = step("tp", True, rank)
+        pf = ilpart.partition_fn(prefer="hard" if rank == 0 else "soft")
+        mine = step("tp", True, rank, ilpart.backend(partition=pf, codegen="eager"))
+        res = {"eager_ok": all(torch.allclose(a, b, rtol=RTOL, atol=ATOL)
+                               for a, b in zip(flat(eager), flat(mine))),
+               "vs_eager": max_diff(eager, mine),
+               "entries": [{"graph": e["graph"], "partition": e["partition"],
+                            "ranks": e["summary"]["ranks"]} for e in pf.history]}
+    finally:
+        dist.destroy_process_group()
+    with open(os.path.join(out_dir, "rank%d.json" % rank), "w") as f:
+        json.dump(res, f)
+
+
 def needs_fsdp2(test):
     @functools.wraps(test)
     def fn(self):
@@ -410,12 +432,15 @@ class Distributed(unittest.TestCase):
             self.assertTrue(util.saved_names(e["backward"]), "FSDP2 + SAC: nothing saved")
 
     # -- world size 2, two spawned processes --------------------------------------------
-    def two_ranks(self, kind, sac, label):
+    def spawn(self, worker, args, label):
+        """Runs worker(rank, 2, store, tmp, *args) on two spawned ranks: their results."""
         import time
         import torch.multiprocessing as mp
         store = os.path.join(self.tmp.name, "store2")
-        ctx = mp.start_processes(_worker, args=(2, store, self.tmp.name, kind, sac), nprocs=2,
-                                 join=False, start_method="spawn")
+        if os.path.exists(store):
+            os.unlink(store)
+        ctx = mp.start_processes(worker, args=(2, store, self.tmp.name) + tuple(args),
+                                 nprocs=2, join=False, start_method="spawn")
         # a rank that dies or hangs must not hang the suite
         deadline = time.monotonic() + 300
         while not ctx.join(timeout=5):
@@ -427,6 +452,10 @@ class Distributed(unittest.TestCase):
         for r in range(2):
             with open(os.path.join(self.tmp.name, "rank%d.json" % r)) as f:
                 res.append(json.load(f))
+        return res
+
+    def two_ranks(self, kind, sac, label):
+        res = self.spawn(_worker, (kind, sac), label)
         for r, x in enumerate(res):
             self.assertTrue(x["entries"], "%s rank %d: ilpart was not called" % (label, r))
             self.assertTrue(x["exact"], "%s rank %d: ilpart's step differs from PyTorch's "
@@ -513,6 +542,44 @@ class Distributed(unittest.TestCase):
         refused that (a conflict, so the compile failed) before a collective's own
         recompute tag was let bind as torch reads it."""
         self.tensor_parallel(True, "TP + SAC")
+
+    def test_ranks_agree_on_partition(self):
+        """A recomputed collective must run on every rank: where the tags let ilpart
+        recompute one, the ranks train with one partition (the lowest rank's), even when
+        their own answers differ (here rank 1 asks for soft preferences and, alone, saves
+        the all-reduces' outputs that rank 0 recomputes; without agreement rank 0 would
+        wait in an all-reduce rank 1 never starts)."""
+        res = self.spawn(_agree_worker, (), "agreement")
+        for r, x in enumerate(res):
+            self.assertTrue(x["entries"], "rank %d: ilpart was not called" % r)
+            self.assertTrue(x["eager_ok"], "rank %d: ilpart's step differs from eager's by "
+                            "%.3g" % (r, x["vs_eager"]))
+        self.assertEqual(len(res[0]["entries"]), len(res[1]["entries"]))
+
+        def names(part):
+            return sorted(part["saved"]), sorted(part["recomputed"])
+        differed = 0
+        for i, (a, b) in enumerate(zip(res[0]["entries"], res[1]["entries"])):
+            for r, e in enumerate((a, b)):
+                util.ilpart_check(self, e["graph"], e["partition"])
+                self.assertIsNotNone(e["ranks"], "graph %d rank %d: no agreement" % (i, r))
+                self.assertEqual(e["ranks"]["from_rank"], 0)
+                self.assertEqual(e["ranks"]["ranks"], 2)
+            self.assertEqual(names(a["partition"]), names(b["partition"]),
+                             "graph %d: the ranks train with different partitions" % i)
+            self.assertTrue(any("all_reduce" in n for n in a["partition"]["recomputed"]),
+                            "graph %d: rank 0 recomputes no all-reduce" % i)
+            # rank 1's own answer, solved here: another partition (else nothing was tested)
+            path = os.path.join(self.tmp.name, "agree%d.json" % i)
+            ilpart.write_json(path, b["graph"])
+            rc, out, err = util.cli("solve", path, "--prefer", "soft")
+            self.assertEqual(rc, 0, err)
+            if names(json.loads(out)) != names(b["partition"]):
+                differed += 1
+                self.assertTrue(b["ranks"]["own_differed"], "graph %d" % i)
+        self.assertTrue(differed, "rank 1's own partitions equal rank 0's: nothing to agree on")
+        print("\n  agreement: %d graphs, %d where rank 1's own partition differed" % (
+            len(res[0]["entries"]), differed), end="")
 
     @needs_fsdp2
     def test_fsdp2_sac_two_ranks(self):
