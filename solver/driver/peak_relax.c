@@ -44,6 +44,19 @@ typedef struct pp_row {
 	size_t beg, len;          /* into tcol/tval */
 } pp_row;
 
+/* A saved value no backward op reads: at least `bytes` live at every row above its
+ * segment in every partition where the literals (s_X, r_U) hold (conj_sigmas). */
+#define PP_CONJ_LITS 2
+typedef struct pp_conj {
+	int seg;                  /* X's segment */
+	int active;
+	int n_lit;
+	int lit[PP_CONJ_LITS];    /* model columns */
+	double bytes;             /* model bytes */
+	int group;                /* the values that share retained storages */
+	int col;                  /* its column in the local model being built, 0 */
+} pp_conj;
+
 typedef struct pp {
 	solve_ctx *c;
 	size_t n_seg;             /* tail, windows, head */
@@ -70,6 +83,11 @@ typedef struct pp {
 	int32_t *lastbw;          /* per item: place of its last backward reader, -1 */
 	double *sbytes;           /* per item: model bytes sigma may count for s, 0 */
 	int32_t *rowop;           /* per model row: its op, -1 unknown */
+	uint8_t *ysave;           /* per column: 1 for a storage's saved column (y) */
+	pp_conj *conj;            /* saved values no backward op reads */
+	size_t n_conj;
+	size_t n_group;           /* their groups (pp_conj.group) */
+	int *gcol;                /* per group: its column in the local model being built */
 } pp;
 
 static void
@@ -90,6 +108,9 @@ pp_free(pp *p)
 	free(p->lastbw);
 	free(p->sbytes);
 	free(p->rowop);
+	free(p->ysave);
+	free(p->conj);
+	free(p->gcol);
 }
 
 /* Items' segments: windows 1..n_win, the tail 0 (items in no window that read no
@@ -217,6 +238,32 @@ column_segments(pp *p, int *ind, double *val)
 			if (p->item[j] < 0 && p->seg[j] < 0 && cand[j] >= 0)
 				p->seg[j] = cand[j];
 	}
+	/* With the structural sigma, a column left over (its side rows span segments:
+	 * a c(X, theta) or z linking a window to the one below) takes the highest
+	 * segment among them, where the columns below become entry columns
+	 * (extend_entries) */
+	for (int pass = 0; p->structural && pass < 2; pass++) {
+		for (int j = 0; j <= p->ncol; j++)
+			cand[j] = -1;
+		for (int i = 1; i <= nrow; i++) {
+			int len = glp_get_mat_row(lp, i, ind, val), sg = -1, isp = 0;
+
+			for (int k = 1; k <= len; k++) {
+				if (ind[k] == c->peak.col)
+					isp = 1;
+				else if (p->seg[ind[k]] > sg)
+					sg = p->seg[ind[k]];
+			}
+			if (isp || sg < 0)
+				continue;
+			for (int k = 1; k <= len; k++)
+				if (p->seg[ind[k]] < 0 && sg > cand[ind[k]])
+					cand[ind[k]] = sg;
+		}
+		for (int j = 1; j <= p->ncol; j++)
+			if (p->item[j] < 0 && p->seg[j] < 0 && cand[j] >= 0)
+				p->seg[j] = cand[j];
+	}
 	free(cand);
 	return 0;
 }
@@ -318,6 +365,53 @@ entry_columns(pp *p, uint8_t *entry)
 		}
 	}
 	return 0;
+}
+
+/* With the structural sigma: every column of segment w - 1 that shares a side row with
+ * a column of w is an entry column of w too (a copy in w's local model, as the s and r
+ * entry columns are), and its terms stay in w's local rows. An auxiliary
+ * column that a side row pushes up with a saved storage (z >= s + ... - (k - 1), y >= s)
+ * is marked 2: it may count a storage sigma counts, so its terms are left out there. */
+static void
+extend_entries(pp *p, uint8_t *entry, int *ind, double *val)
+{
+	glp_prob *lp = p->c->m.lp;
+
+	for (size_t t = 0; t < p->n_side; t++) {
+		int i = p->side[t], len = glp_get_mat_row(lp, i, ind, val), w = -1, bad = 0;
+
+		for (int k = 1; k <= len; k++) {
+			int sj = p->seg[ind[k]];
+
+			if (sj < 0)
+				bad = 1;
+			else if (sj > w)
+				w = sj;
+		}
+		if (bad || w < 1)
+			continue;
+		for (int k = 1; k <= len; k++)
+			if (p->seg[ind[k]] == w - 1)
+				entry[ind[k]] |= 1;
+	}
+	for (size_t t = 0; t < p->n_side; t++) {
+		int i = p->side[t], len = glp_get_mat_row(lp, i, ind, val), type;
+		int saved = 0;
+
+		type = glp_get_row_type(lp, i);
+		if (type != GLP_LO && type != GLP_FX && type != GLP_DB)
+			continue;
+		for (int k = 1; k <= len; k++) {
+			int j = ind[k], it = p->item[j];
+
+			if (val[k] < 0 && ((it >= 0 && p->c->m.col_s[it] == j) ||
+			    (it < 0 && p->ysave != NULL && p->ysave[j])))
+				saved = 1;
+		}
+		for (int k = 1; k <= len && saved; k++)
+			if (val[k] > 0 && p->item[ind[k]] < 0)
+				entry[ind[k]] |= 2;
+	}
 }
 
 /* sigma(v): the least coefficient of v over the rows above its segment (above the
@@ -524,7 +618,8 @@ local_coef(const pp *p, const uint8_t *entry, int w, int j, double t)
 	if (p->seg[j] == w)
 		return t;
 	if (w > 0 && p->seg[j] == w - 1 && entry[j])
-		return p->structural ? (p->sigma[j] > 0 ? 0 : t) : t - p->sigma[j];
+		return p->structural ? (p->sigma[j] > 0 || (entry[j] & 2) ? 0 : t) :
+		    t - p->sigma[j];
 	return 0;
 }
 
@@ -649,6 +744,422 @@ out:
 	return rc;
 }
 
+/* pp_conj: a saved value X that no backward op reads (so sigma cannot count it) stays
+ * live from the backward's start until a recomputed user U of it runs. U runs early
+ * only when something demands it, or an op computed from it, at a step up to T (the
+ * latest step of the rows above X's segment): a backward reader, an op's own turn, or a
+ * user in another segment (a pull). Those ops are the walk's terminals; every op the
+ * pull recomputes on the way from U to one is computed by then, and one whose storage a
+ * backward op of X's segment reads after T stays live through T. So in every partition
+ * with s_X and r_U, at every row above, at least min(bytes of X, m(U)) bytes are live:
+ * m(U) the least, over the paths from U to a terminal, of the largest such retained
+ * storage on the path. Retained storages are the op's own (no other item shares it, the
+ * caller does not hold it, no segment above reads it as an entry), and no two values
+ * of a segment share one (each is counted for one value only). */
+typedef struct conj_ctx {
+	const pp *p;
+	const uint8_t *entry;
+	int32_t *mark, stamp;
+	int32_t *walk;            /* the nodes walked from U, in the order met */
+	size_t n_walk;
+	double *m;                /* per node walked */
+	int32_t first_tan;        /* node index of the first tangent user */
+	int32_t *before;          /* per node: the backward ops before it in graph order */
+	int32_t *last;            /* per node: its storage's last backward reader, -1 */
+	uint8_t *excl;            /* per node: a storage retained ops may count */
+	int32_t *owner;           /* per node: the value whose retained set holds it, -1 */
+	int32_t *stack;
+} conj_ctx;
+
+typedef struct conj_cand {
+	int32_t x;                /* X's item */
+	int lit_r;                /* r_U */
+	double bytes;
+	size_t beg, n;            /* its retained nodes, in the pool */
+} conj_cand;
+
+/* Whether x's value may be demanded at a step up to T: a backward reader there, its
+ * own turn, or a user that is an item of another segment. */
+static int
+conj_terminal(const conj_ctx *cx, int32_t x, int w, int32_t T)
+{
+	const pp *p = cx->p;
+	const ilp_graph *g = p->c->g;
+	const ilpi_node *n = &g->node[x];
+	const int32_t *use = ilpi_users(g, n);
+
+	if (x > cx->first_tan && cx->before[x] <= T)
+		return 1;
+	for (uint32_t k = 0; k < n->use_count; k++) {
+		int32_t y = use[k], iy = p->c->red.item_of[y];
+
+		if (g->node[y].cls == ILPI_BACKWARD) {
+			if (p->bpos[y] >= 0 && p->bpos[y] <= T)
+				return 1;
+		} else if (iy >= 0 && p->iseg[iy] != w) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The bytes a recomputed x keeps live through T. */
+static double
+conj_retained(const conj_ctx *cx, int32_t x, int32_t T)
+{
+	const pp *p = cx->p;
+	const ilp_graph *g = p->c->g;
+	int32_t ix = p->c->red.item_of[x];
+
+	if (!cx->excl[x] || cx->last[x] < T || (ix >= 0 && ((p->c->m.col_s[ix] &&
+	    cx->entry[p->c->m.col_s[ix]]) || (p->c->m.col_r[ix] && cx->entry[p->c->m.col_r[ix]]))))
+		return 0;
+	return (double)g->node[x].bytes / p->c->m.byte_unit;
+}
+
+/* m(u) over the walk from u (the ops computed from it within segment w, up to the
+ * terminals); the walked nodes stay in cx->walk. */
+static double
+conj_walk_m(conj_ctx *cx, int32_t u, int w, int32_t T)
+{
+	const pp *p = cx->p;
+	const ilp_graph *g = p->c->g;
+	size_t qh = 0;
+
+	cx->stamp++;
+	cx->n_walk = 0;
+	cx->mark[u] = cx->stamp;
+	cx->walk[cx->n_walk++] = u;
+	while (qh < cx->n_walk) {
+		int32_t x = cx->walk[qh++];
+		const ilpi_node *n = &g->node[x];
+		const int32_t *use = ilpi_users(g, n);
+
+		if (conj_terminal(cx, x, w, T))
+			continue;
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int32_t y = use[k], iy = p->c->red.item_of[y];
+
+			if (g->node[y].cls == ILPI_BACKWARD || (iy >= 0 && p->iseg[iy] != w) ||
+			    cx->mark[y] == cx->stamp)
+				continue;
+			cx->mark[y] = cx->stamp;
+			cx->walk[cx->n_walk++] = y;
+		}
+	}
+	/* graph order is topological: users after their inputs */
+	for (size_t i = cx->n_walk; i-- > 0;) {
+		int32_t x = cx->walk[i];
+		const ilpi_node *n = &g->node[x];
+		const int32_t *use = ilpi_users(g, n);
+		double ret = conj_retained(cx, x, T), best = DBL_MAX;
+
+		if (conj_terminal(cx, x, w, T)) {
+			cx->m[x] = ret;
+			continue;
+		}
+		for (uint32_t k = 0; k < n->use_count; k++) {
+			int32_t y = use[k];
+
+			if (cx->mark[y] == cx->stamp && g->node[y].cls != ILPI_BACKWARD &&
+			    cx->m[y] < best && y > x)
+				best = cx->m[y];
+		}
+		cx->m[x] = best == DBL_MAX ? DBL_MAX : fmax(ret, best);
+	}
+	return cx->m[u];
+}
+
+typedef struct conj_users {
+	const pp *p;
+	int32_t *u;
+	size_t n, cap;
+} conj_users;
+
+static int
+conj_user(int32_t u, void *ctx)
+{
+	conj_users *cu = ctx;
+	const ilp_graph *g = cu->p->c->g;
+	int32_t iu = cu->p->c->red.item_of[u];
+
+	if (g->node[u].cls != ILPI_BACKWARD && iu >= 0 && cu->p->c->m.col_r[iu] != 0 &&
+	    cu->n < cu->cap)
+		cu->u[cu->n++] = u;
+	return 0;
+}
+
+/* Marks (entry bit 2: left out of the local rows above, local_coef) the columns that
+ * can count a storage the pp_conj terms count: the marked s and r columns, the
+ * auxiliary columns a side row ties to one (c(X, theta) = or <= r_X), and the
+ * auxiliary columns a side row pushes up with one of those (a z over c(X, kappa)). */
+static int
+conj_mark(pp *p, const uint8_t *entry_in, uint8_t *mark)
+{
+	glp_prob *lp = p->c->m.lp;
+	uint8_t *entry = (uint8_t *)entry_in;
+	int *ind = malloc(((size_t)p->ncol + 1) * sizeof *ind);
+	double *val = malloc(((size_t)p->ncol + 1) * sizeof *val);
+
+	if (ind == NULL || val == NULL) {
+		free(ind);
+		free(val);
+		return -1;
+	}
+	for (int hop = 0; hop < 2; hop++)
+		for (size_t t = 0; t < p->n_side; t++) {
+			int i = p->side[t], len = glp_get_mat_row(lp, i, ind, val), type, hit = 0;
+
+			type = glp_get_row_type(lp, i);
+			for (int k = 1; k <= len; k++)
+				if (mark[ind[k]] == (hop == 0 ? 1 : 2) &&
+				    (hop == 0 || (val[k] < 0 && type != GLP_UP)))
+					hit = 1;
+			for (int k = 1; k <= len && hit; k++)
+				if (p->item[ind[k]] < 0 && mark[ind[k]] == 0 && (hop == 0 || val[k] > 0))
+					mark[ind[k]] = (uint8_t)(hop == 0 ? 2 : 3);
+		}
+	for (int j = 1; j <= p->ncol; j++)
+		if (mark[j])
+			entry[j] |= 2;
+	free(ind);
+	free(val);
+	return 0;
+}
+
+/* The pp_conj terms, given top[u] (the latest step among the rows above segment u). */
+static int
+conj_sigmas(pp *p, const uint8_t *entry, const int32_t *top)
+{
+	solve_ctx *c = p->c;
+	const ilp_graph *g = c->g;
+	const ilpi_reduced *red = &c->red;
+	size_t n = g->n, ni = red->n_items, n_cand = 0, n_pool = 0, cap_pool = 0;
+	conj_ctx cx;
+	conj_users cu = { p, NULL, 0, 64 };
+	int32_t *first = malloc((n + 1) * sizeof *first), *cnt = calloc(n + 1, sizeof *cnt);
+	int32_t *pool = NULL;
+	uint8_t *held = calloc(n + 1, 1);
+	conj_cand *cand = malloc((ni + 1) * sizeof *cand);
+	uint8_t *mark = calloc((size_t)p->ncol + 1, 1);
+	int rc = -1;
+
+	memset(&cx, 0, sizeof cx);
+	cx.p = p;
+	cx.entry = entry;
+	cx.first_tan = INT32_MAX;
+	cx.mark = calloc(n + 1, sizeof *cx.mark);
+	cx.walk = malloc((n + 1) * sizeof *cx.walk);
+	cx.m = malloc((n + 1) * sizeof *cx.m);
+	cx.before = malloc((n + 1) * sizeof *cx.before);
+	cx.last = malloc((n + 1) * sizeof *cx.last);
+	cx.excl = calloc(n + 1, 1);
+	cx.owner = malloc((n + 1) * sizeof *cx.owner);
+	cx.stack = malloc((n + 1) * sizeof *cx.stack);
+	cu.u = malloc(cu.cap * sizeof *cu.u);
+	p->conj = malloc((ni + 1) * sizeof *p->conj);
+	p->n_conj = 0;
+	if (first == NULL || cnt == NULL || held == NULL || cand == NULL || mark == NULL ||
+	    cx.mark == NULL ||
+	    cx.walk == NULL || cx.m == NULL || cx.before == NULL || cx.last == NULL ||
+	    cx.excl == NULL || cx.owner == NULL || cx.stack == NULL || cu.u == NULL ||
+	    p->conj == NULL)
+		goto out;
+	for (size_t k = 0; k < g->n_fw_out; k++)
+		held[g->node[g->fw_out[k]].storage] = 1;
+	for (size_t i = 0, k = 0; i < n; i++) {
+		const ilpi_node *nd = &g->node[i];
+		const int32_t *in = ilpi_inputs(g, nd);
+
+		cx.before[i] = (int32_t)k;
+		k += p->bpos[i] >= 0;
+		first[i] = -1;
+		cx.owner[i] = -1;
+		for (uint32_t j = 0; j < nd->in_count && nd->kind == ILPI_OP &&
+		     nd->cls == ILPI_BACKWARD && (int32_t)i < cx.first_tan; j++)
+			if (g->node[in[j]].kind == ILPI_TANGENT)
+				cx.first_tan = (int32_t)i;
+	}
+	/* per storage: its first item with an s column; cnt: 1 while every such item is
+	 * of one segment */
+	for (size_t it = 0; it < ni; it++) {
+		int32_t root = g->node[red->item[it].rep].storage;
+
+		if (c->m.col_s[it] == 0)
+			continue;
+		if (first[root] < 0) {
+			first[root] = (int32_t)it;
+			cnt[root] = 1;
+		} else if (p->iseg[first[root]] != p->iseg[it]) {
+			cnt[root] = 2;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const ilpi_node *nd = &g->node[i];
+		last_reader lr = { p->bpos, -1 };
+
+		cx.last[i] = -1;
+		/* a recomputed op's storage is a fresh one, whoever else saves the old */
+		if (nd->kind != ILPI_OP || nd->cls == ILPI_BACKWARD || nd->storage != (int32_t)i ||
+		    (nd->flags & ILPI_F_TUPLE) || nd->bytes <= 0 || held[i])
+			continue;
+		(void)ilpi_view_readers(g, (int32_t)i, cx.stack, n, NULL, later_reader, &lr);
+		cx.last[i] = lr.last;
+		cx.excl[i] = 1;
+	}
+	for (size_t it = 0; it < ni; it++) {
+		const ilpi_item *v = &red->item[it];
+		const ilpi_node *rn = &g->node[v->rep], *root = &g->node[rn->storage];
+		int w = p->iseg[it], js = c->m.col_s[it];
+		conj_cand best;
+
+		if (js == 0 || p->lastbw[it] >= 0 || first[rn->storage] != (int32_t)it ||
+		    w <= 0 || (size_t)w + 1 >= p->n_seg || top[w] < 0 || held[rn->storage] ||
+		    root->kind != ILPI_OP || (root->flags & ILPI_F_TUPLE) || root->bytes <= 0 ||
+		    cnt[rn->storage] != 1 || entry[js])
+			continue;
+		cu.n = 0;
+		(void)ilpi_view_readers(g, v->rep, cx.stack, n, NULL, conj_user, &cu);
+		best.bytes = 0;
+		for (size_t k = 0; k < cu.n; k++) {
+			int32_t u = cu.u[k], iu = red->item_of[u];
+			double b;
+
+			if (p->iseg[iu] != w)
+				continue;
+			b = fmin((double)root->bytes / c->m.byte_unit, conj_walk_m(&cx, u, w, top[w]));
+			if (b <= best.bytes)
+				continue;
+			best.x = (int32_t)it;
+			best.lit_r = c->m.col_r[iu];
+			best.bytes = b;
+			best.beg = n_pool;
+			best.n = 0;
+			for (size_t q = 0; q < cx.n_walk; q++) {
+				int32_t y = cx.walk[q];
+
+				if (conj_retained(&cx, y, top[w]) <= 0)
+					continue;
+				if (n_pool == cap_pool) {
+					size_t cap = 2 * cap_pool + 1024;
+					int32_t *np = realloc(pool, cap * sizeof *np);
+
+					if (np == NULL)
+						goto out;
+					pool = np;
+					cap_pool = cap;
+				}
+				pool[n_pool++] = y;
+				best.n++;
+			}
+		}
+		if (best.bytes > 0)
+			cand[n_cand++] = best;
+	}
+	/* values whose retained storages meet form one group (union-find over the
+	 * candidates): a pull may leave one storage standing in for several of them, so a
+	 * group counts the largest of its active values, a lone value its own bytes */
+	{
+		int32_t *par = malloc((n_cand + 1) * sizeof *par), *gid = malloc((n_cand + 1) *
+		    sizeof *gid), *gseg = malloc((n_cand + 1) * sizeof *gseg);
+
+		if (par == NULL || gid == NULL || gseg == NULL) {
+			free(par);
+			free(gid);
+			free(gseg);
+			goto out;
+		}
+		for (size_t k = 0; k < n_cand; k++)
+			par[k] = (int32_t)k;
+		for (size_t k = 0; k < n_cand; k++)
+			for (size_t q = 0; q < cand[k].n; q++) {
+				int32_t r = pool[cand[k].beg + q], a = (int32_t)k, b;
+
+				if (cx.owner[r] < 0) {
+					cx.owner[r] = (int32_t)k;
+					continue;
+				}
+				b = cx.owner[r];
+				while (par[a] != a)
+					a = par[a] = par[par[a]];
+				while (par[b] != b)
+					b = par[b] = par[par[b]];
+				if (a != b)
+					par[a > b ? a : b] = a < b ? a : b;
+			}
+		/* a group spanning segments is left out */
+		for (size_t k = 0; k < n_cand; k++) {
+			int32_t a = (int32_t)k;
+
+			while (par[a] != a)
+				a = par[a];
+			par[k] = a;
+			gid[k] = -1;
+			gseg[k] = INT32_MIN;
+		}
+		for (size_t k = 0; k < n_cand; k++) {
+			int32_t a = par[k], sg = p->iseg[cand[k].x];
+
+			gseg[a] = gseg[a] == INT32_MIN || gseg[a] == sg ? sg : -1;
+		}
+		p->n_group = 0;
+		for (size_t k = 0; k < n_cand; k++) {
+			conj_cand *cd = &cand[k];
+			pp_conj *cj = &p->conj[p->n_conj];
+			int32_t a = par[k];
+
+			if (gseg[a] < 0)
+				continue;
+			if (gid[a] < 0)
+				gid[a] = (int32_t)p->n_group++;
+			memset(cj, 0, sizeof *cj);
+			cj->seg = p->iseg[cd->x];
+			cj->active = 1;
+			cj->group = gid[a];
+			cj->n_lit = 2;
+			cj->lit[0] = c->m.col_s[cd->x];
+			cj->lit[1] = cd->lit_r;
+			/* whole model bytes keep the front's sigma integral (a fraction is
+			 * dropped: a lower bound stays one) */
+			cj->bytes = floor(cd->bytes + 1e-9);
+			p->n_conj++;
+			/* what sigma now counts is left out of the rows above: X's saved
+			 * storage and its retained storages, in every column that can
+			 * count one (conj_mark) */
+			mark[c->m.col_s[cd->x]] = 1;
+			for (size_t q = 0; q < cd->n; q++) {
+				int32_t ir = red->item_of[pool[cd->beg + q]];
+
+				if (ir >= 0 && c->m.col_r[ir] != 0)
+					mark[c->m.col_r[ir]] = 1;
+			}
+		}
+		free(par);
+		free(gid);
+		free(gseg);
+	}
+	if (conj_mark(p, entry, mark) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(mark);
+	free(first);
+	free(cnt);
+	free(pool);
+	free(held);
+	free(cand);
+	free(cx.mark);
+	free(cx.walk);
+	free(cx.m);
+	free(cx.before);
+	free(cx.last);
+	free(cx.excl);
+	free(cx.owner);
+	free(cx.stack);
+	free(cu.u);
+	return rc;
+}
+
 /* The structural sigma: s_X counts X's saved storage in every row above X's segment
  * whose step comes before X's last backward reader (the simulator keeps a saved value
  * from the forward until then, whatever is recomputed). A row whose step is unknown
@@ -657,7 +1168,7 @@ out:
  * highest segment where every such item below is live at its step; then sigma takes
  * every item live at the step of every row above (strict). Returns the rows moved. */
 static size_t
-structural_sigmas(pp *p)
+structural_sigmas(pp *p, const uint8_t *entry)
 {
 	solve_ctx *c = p->c;
 	size_t ns = p->n_seg, ni = c->red.n_items, moved = 0;
@@ -703,6 +1214,9 @@ structural_sigmas(pp *p)
 		if (p->sbytes[it] > 0 && p->iseg[it] >= 0 && (size_t)p->iseg[it] + 1 < ns &&
 		    p->lastbw[it] >= top[p->iseg[it]])
 			p->sigma[c->m.col_s[it]] = p->sbytes[it];
+	if (entry != NULL && (conj_sigmas(p, entry, top) != 0 ||
+	    (p->gcol = calloc(p->n_group + 1, sizeof *p->gcol)) == NULL))
+		moved = (size_t)-1;
 out:
 	free(lim);
 	free(top);
@@ -759,8 +1273,8 @@ local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
     int *col_a, int *row_sig, size_t *n_prow)
 {
 	glp_prob *M = glp_create_prob(), *lp = p->c->m.lp;
-	int nl = 0, *li = malloc(((size_t)p->ncol + 2) * sizeof *li);
-	double *lv = malloc(((size_t)p->ncol + 2) * sizeof *lv);
+	int nl = 0, *li = malloc(((size_t)p->ncol + p->n_conj + p->n_group + 2) * sizeof *li);
+	double *lv = malloc(((size_t)p->ncol + p->n_conj + p->n_group + 2) * sizeof *lv);
 
 	if (li == NULL || lv == NULL) {
 		free(li);
@@ -789,6 +1303,39 @@ local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 		}
 	*col_a = glp_add_cols(M, 1);
 	glp_set_col_bnds(M, *col_a, GLP_FR, 0, 0);
+	/* e >= sum(literals) - (k - 1), binary: the conjunction a pp_conj counts */
+	for (size_t q = 0; q < p->n_group; q++)
+		p->gcol[q] = 0;
+	for (size_t q = 0; q < p->n_conj; q++) {
+		pp_conj *cj = &p->conj[q];
+		int len = 0;
+
+		cj->col = 0;
+		if (!cj->active || cj->seg != w)
+			continue;
+		cj->col = glp_add_cols(M, 1);
+		glp_set_col_kind(M, cj->col, GLP_BV);
+		li[++len] = cj->col;
+		lv[len] = 1;
+		for (int k = 0; k < cj->n_lit; k++) {
+			li[++len] = loc[cj->lit[k]];
+			lv[len] = -1;
+		}
+		glp_set_mat_row(M, glp_add_rows(M, 1), len, li, lv);
+		glp_set_row_bnds(M, glp_get_num_rows(M), GLP_LO, -(double)(cj->n_lit - 1), 0);
+		/* G >= bytes * e (sigma units): the group's largest active value */
+		if (p->gcol[cj->group] == 0) {
+			p->gcol[cj->group] = glp_add_cols(M, 1);
+			glp_set_col_kind(M, p->gcol[cj->group], GLP_IV);
+			glp_set_col_bnds(M, p->gcol[cj->group], GLP_LO, 0, 0);
+		}
+		li[1] = p->gcol[cj->group];
+		lv[1] = 1;
+		li[2] = cj->col;
+		lv[2] = -cj->bytes / p->sgscale;
+		glp_set_mat_row(M, glp_add_rows(M, 1), 2, li, lv);
+		glp_set_row_bnds(M, glp_get_num_rows(M), GLP_LO, 0, 0);
+	}
 	for (size_t t = 0; t < p->n_side; t++) {
 		int i = p->side[t], len, row;
 
@@ -832,6 +1379,11 @@ local_model(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 			if (loc[j] && p->seg[j] == w && p->sigma[j] > 0) {
 				li[++len] = loc[j];
 				lv[len] = p->sigma[j] / p->sgscale;
+			}
+		for (size_t q = 0; q < p->n_group; q++)
+			if (p->gcol[q] > 0) {
+				li[++len] = p->gcol[q];
+				lv[len] = 1;
 			}
 		*row_sig = glp_add_rows(M, 1);
 		glp_set_mat_row(M, *row_sig, len, li, lv);
@@ -998,6 +1550,31 @@ sim_point(solve_ctx *c, const uint8_t *s, const uint8_t *r, ilpi_memsim *ms, int
 	return out;
 }
 
+/* What the pp_conj groups count at the point x (model columns), per segment (gs[]:
+ * each group's largest active value). */
+static void
+conj_sums(const pp *p, const double *x, double *gs, double *gmax)
+{
+	for (size_t w = 0; w < p->n_seg; w++)
+		gs[w] = 0;
+	for (size_t q = 0; q < p->n_group; q++)
+		gmax[q] = 0;
+	for (size_t q = 0; q < p->n_conj; q++) {
+		const pp_conj *cj = &p->conj[q];
+		double v = 1 - cj->n_lit;
+
+		for (int k = 0; k < cj->n_lit; k++)
+			v += x[cj->lit[k]];
+		if (cj->active && v > 0.5 && cj->bytes > gmax[cj->group])
+			gmax[cj->group] = cj->bytes;
+	}
+	for (size_t q = 0; q < p->n_conj; q++)
+		if (gmax[p->conj[q].group] > 0) {
+			gs[p->conj[q].seg] += gmax[p->conj[q].group];
+			gmax[p->conj[q].group] = 0;
+		}
+}
+
 /* The self-check (ilpi_solve_hooks.peak_relax_check): at the incumbent and at random
  * s/r assignments, the model's least P with the s and r columns fixed (every other
  * column within [0, 1] integral, as the local models have them), then (1) every
@@ -1012,13 +1589,15 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 	glp_prob *M = glp_create_prob();
 	double *x = malloc(((size_t)p->ncol + 1) * sizeof *x);
 	double *sg = calloc(ns, sizeof *sg), *aw = malloc(ns * sizeof *aw);
+	double *gs = calloc(ns + 1, sizeof *gs), *gmax = calloc(p->n_group + 1, sizeof *gmax);
 	uint64_t st = 0x9e3779b97f4a7c15ULL;
 	long fails = 0;
-	uint8_t *ps = malloc(2 * n + 1);
+	uint8_t *ps = malloc(2 * n + 1), *need = malloc(n + 1);
 	int32_t *pos = malloc((c->g->n + 1) * sizeof *pos);
 
 	*pts = 0;
-	if (x == NULL || sg == NULL || aw == NULL || ps == NULL || pos == NULL)
+	if (x == NULL || sg == NULL || aw == NULL || ps == NULL || pos == NULL || gs == NULL ||
+	    gmax == NULL || need == NULL)
 		goto out;
 	glp_copy_prob(M, c->m.lp, GLP_OFF);
 	for (int j = 1; j <= p->ncol; j++) {
@@ -1051,7 +1630,7 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 			}
 		}
 		for (size_t it = 0; it < n; it++) {
-			int js = c->m.col_s[it], jr = c->m.col_r[it], vs = bs[it], vr = br[it];
+			int vs = bs[it], vr = br[it];
 
 			for (size_t q = 0; q < nf; q++)
 				if (flip[q] == it) {
@@ -1061,10 +1640,16 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 				}
 			ps[it] = (uint8_t)vs;
 			ps[n + it] = (uint8_t)vr;
-			if (js)
-				glp_set_col_bnds(M, js, GLP_FX, vs, vs);
-			if (jr)
-				glp_set_col_bnds(M, jr, GLP_FX, vr, vr);
+		}
+		/* as the backward needs it (the simulator runs the lowered partition, which
+		 * keeps no save nothing reads; the rows bound canonical partitions) */
+		if (drv_canon_items(&c->red, ps, ps + n, need) != 0)
+			continue;
+		for (size_t it = 0; it < n; it++) {
+			if (c->m.col_s[it])
+				glp_set_col_bnds(M, c->m.col_s[it], GLP_FX, ps[it], ps[it]);
+			if (c->m.col_r[it])
+				glp_set_col_bnds(M, c->m.col_r[it], GLP_FX, ps[n + it], ps[n + it]);
 		}
 		glp_init_iocp(&io);
 		io.msg_lev = GLP_MSG_OFF;
@@ -1084,6 +1669,9 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 		for (int j = 1; j <= p->ncol; j++)
 			if (p->seg[j] >= 0 && p->sigma[j] > 0)
 				sg[p->seg[j]] += p->sigma[j] * x[j];
+		conj_sums(p, x, gs, gmax);
+		for (size_t w = 0; w < ns; w++)
+			sg[w] += gs[w];
 		/* (0) with the structural sigma, every relaxed row (the sigma of the
 		 * segments below and its local terms) at most the simulated bytes at its
 		 * step (at a step not known, the simulated peak) */
@@ -1101,6 +1689,8 @@ self_check(pp *p, const uint8_t *entry, const pp_front *f, double lb, int n_pts,
 				for (int j = 1; j <= p->ncol; j++)
 					if (p->seg[j] >= 0 && p->seg[j] < r->loc && p->sigma[j] > 0)
 						v += p->sigma[j] * x[j];
+				for (int u = 0; u < r->loc && (size_t)u < ns; u++)
+					v += gs[u];
 				for (size_t k = r->beg; k < r->beg + r->len; k++)
 					v += local_coef(p, entry, r->loc, p->tcol[k], p->tval[k]) *
 					    x[p->tcol[k]];
@@ -1149,7 +1739,10 @@ out:
 	free(x);
 	free(sg);
 	free(aw);
+	free(gs);
+	free(gmax);
 	free(ps);
+	free(need);
 	free(pos);
 	return fails;
 }
@@ -1174,6 +1767,9 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 		    glp_get_col_type(p->c->m.lp, j) != GLP_DB ||
 		    glp_get_col_lb(p->c->m.lp, j) < 0 || glp_get_col_ub(p->c->m.lp, j) > 1))
 			step = 1e-6;
+	for (size_t q = 0; q < p->n_conj; q++)
+		if (p->conj[q].active && fabs(p->conj[q].bytes - floor(p->conj[q].bytes + 0.5)) > 1e-9)
+			step = 1e-6;
 	/* the sigma row in units of the sigmas' greatest common divisor: GLPK's bound
 	 * tolerance is relative (1e-7 of about 1e8 model bytes is more than the front's
 	 * step of half a byte, and the front stalled at one point until its cap) */
@@ -1181,9 +1777,10 @@ chain_bound(pp *p, const uint8_t *entry, int *ind, double *val, double until, do
 	if (step == 0.5) {
 		long long g = 0;
 
-		for (int j = 1; j <= p->ncol; j++)
-			if (p->sigma[j] > 0) {
-				long long a = llround(p->sigma[j]), b = g;
+		for (int j = 1; j <= p->ncol + (int)p->n_conj; j++)
+			if (j > p->ncol ? p->conj[j - p->ncol - 1].active : p->sigma[j] > 0) {
+				long long a = llround(j > p->ncol ? p->conj[j - p->ncol - 1].bytes :
+				    p->sigma[j]), b = g;
 
 				while (b != 0) {
 					long long t = a % b;
@@ -1301,7 +1898,12 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	p.sigma = malloc(nc * sizeof *p.sigma);
 	p.ub = malloc(nc * sizeof *p.ub);
 	p.got = calloc(nc, sizeof *p.got);
-	if (ind == NULL || val == NULL || entry == NULL || p.seg == NULL || p.item == NULL ||
+	p.ysave = calloc(nc, 1);
+	if (p.ysave != NULL && c->m.col_y != NULL)
+		for (size_t q = 0; q < c->red.n_stor; q++)
+			if (c->m.col_y[q] > 0)
+				p.ysave[c->m.col_y[q]] = 1;
+	if (p.ysave == NULL || ind == NULL || val == NULL || entry == NULL || p.seg == NULL || p.item == NULL ||
 	    p.sigma == NULL || p.ub == NULL || p.got == NULL)
 		goto out;
 	if (item_segments(&p) != 0) {
@@ -1314,7 +1916,11 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	if (p.structural && structural_data(&p) != 0)
 		goto out;
 	if (column_segments(&p, ind, val) != 0 || (k = read_rows(&p, ind, val)) < 0 ||
-	    entry_columns(&p, entry) != 0 || side_segments(&p, entry, ind, val) != 0)
+	    entry_columns(&p, entry) != 0)
+		goto out;
+	if (p.structural)
+		extend_entries(&p, entry, ind, val);
+	if (side_segments(&p, entry, ind, val) != 0)
 		goto out;
 	if (k > 0) {
 		drv_note(c, "peak relaxation: a column may be negative, no bound");
@@ -1326,8 +1932,29 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	 * lower term; then the strict sigma (the least over every row above: valid
 	 * whatever the segments) */
 	if (p.structural) {
-		moved = structural_sigmas(&p);
+		moved = structural_sigmas(&p, entry);
+		if (moved == (size_t)-1)
+			goto out;
 		report_loss(&p, entry, "structural");
+		{
+			size_t na = 0;
+			double b = 0;
+
+			for (size_t q = 0; q < p.n_conj; q++)
+				if (p.conj[q].active) {
+					na++;
+					b += p.conj[q].bytes;
+				}
+			size_t ne = 0, nx = 0;
+
+			for (int j = 1; j <= p.ncol; j++) {
+				ne += (entry[j] & 1) != 0;
+				nx += (entry[j] & 1) && p.item[j] < 0;
+			}
+			drv_note(c, "peak relaxation: %zu saved values no backward op reads in "
+			    "sigma (%.0f bytes in all, %zu groups); %zu entry columns, %zu of them "
+			    "linking c or z columns", na, b * unit, p.n_group, ne, nx);
+		}
 	} else {
 		if (sigmas(&p, entry, 0) != 0)
 			goto out;
