@@ -799,16 +799,44 @@ relax_bound(void *ctx, const char *line)
  * each of these fails when sigma is raised by half or a local row's terms by 30 %,
  * where the bound itself still stays below the least peak); and where the bound
  * reaches the answer (the proof), the monolithic search proves the same peak. */
+/* One peak solve of g with the relaxation's self-check at `check` points (-v to log):
+ * the answer, its simulated peak in *pk, the options in *o (for a second solve); the
+ * self-check must not fail. */
+static ilp_partition *
+relax_solve(ilp_graph *g, int seed, int check, double limit,
+    void (*log)(void *, const char *), void *ctx, ilp_solve_options *o, ilp_peak *pk,
+    long *points)
+{
+	ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
+	    .peak_relax_check = check };
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+
+	ilp_solve_options_init(o);
+	o->objective = ILP_OBJ_PEAK;
+	o->bans = ILP_BANS_NONE;
+	o->time_limit = limit;
+	o->verbose = 1;
+	o->log = log;
+	o->log_ctx = ctx;
+	ck_assert_msg(ilpi_solve_hooked(g, o, &hooks, &p, &err) == 0, "seed %d: %s", seed,
+	    err.msg);
+	ck_assert_int_eq(ilp_partition_peak(g, p, pk, &err), 0);
+	ck_assert_msg(hooks.peak_relax_fails == 0, "seed %d: the relaxation's self-check "
+	    "failed %ld times at %ld points", seed, hooks.peak_relax_fails,
+	    hooks.peak_relax_points);
+	*points += hooks.peak_relax_points;
+	return p;
+}
+
 START_TEST(peak_relaxation_bound_below_enumeration)
 {
 	int n = 24, ran = 0, tight = 0, above = 0;
 	long points = 0;
 
 	for (int seed = 1; seed <= n; seed++) {
-		ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
-		    .peak_relax_check = 60 };
 		ilp_solve_options o;
-		ilp_partition *p = NULL;
+		ilp_partition *p;
 		ilp_error err = { 0 };
 		ilp_peak pk;
 		ilp_graph *g;
@@ -822,21 +850,10 @@ START_TEST(peak_relaxation_bound_below_enumeration)
 		g = random_stack(layers, layers == 3 ? 2 + (int)rnd(2) : 2, 1 + (int)rnd(2));
 		least = enumerate(g);
 		ck_assert_int_ge(least, 0);
-		ilp_solve_options_init(&o);
-		o.objective = ILP_OBJ_PEAK;
-		o.bans = ILP_BANS_NONE;
-		o.time_limit = 10;
-		o.verbose = 1;
-		o.log = relax_bound;
-		o.log_ctx = k;
-		ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "seed %d: %s", seed,
-		    err.msg);
-		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+		long before = points;
+
+		p = relax_solve(g, seed, 60, 10, relax_bound, k, &o, &pk, &points);
 		ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
-		ck_assert_msg(hooks.peak_relax_fails == 0, "seed %d: the relaxation's self-check "
-		    "failed %ld times at %ld points", seed, hooks.peak_relax_fails,
-		    hooks.peak_relax_points);
-		points += hooks.peak_relax_points;
 		if (k[0] > 0) {
 			ran++;
 			ck_assert_msg(k[1] <= least, "seed %d: relaxation bound %lld above the least "
@@ -846,7 +863,7 @@ START_TEST(peak_relaxation_bound_below_enumeration)
 			if (getenv("T_VERBOSE") != NULL)
 				fprintf(stderr, "seed %d: bound %lld least %lld chain above floor %lld, "
 				    "%ld points checked\n", seed, (long long)k[1], (long long)least,
-				    (long long)k[2], hooks.peak_relax_points);
+				    (long long)k[2], points - before);
 		}
 		if (strcmp(p->status, "optimal") == 0)
 			ck_assert_msg(pk.peak_bytes == least, "seed %d: proven %lld, enumeration "
@@ -920,11 +937,8 @@ START_TEST(peak_relaxation_self_check_larger_stacks)
 	long k[6] = { 0 }, points = 0;
 
 	for (int seed = 1; seed <= n; seed++) {
-		ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
-		    .peak_relax_check = 30 };
 		ilp_solve_options o;
-		ilp_partition *p = NULL;
-		ilp_error err = { 0 };
+		ilp_partition *p;
 		ilp_peak pk;
 		ilp_graph *g;
 		int layers;
@@ -932,23 +946,10 @@ START_TEST(peak_relaxation_self_check_larger_stacks)
 		rng_state = (uint64_t)seed * 2654435761u;
 		layers = 4 + (int)rnd(3);
 		g = random_stack(layers, 3 + (int)rnd(4), 2 + (int)rnd(3));
-		ilp_solve_options_init(&o);
-		o.objective = ILP_OBJ_PEAK;
-		o.bans = ILP_BANS_NONE;
-		o.time_limit = 5;
-		o.verbose = 1;
-		o.log = relax_terms;
-		o.log_ctx = k;
 		k[4] = -1;
-		ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "seed %d: %s", seed,
-		    err.msg);
-		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
-		ck_assert_msg(hooks.peak_relax_fails == 0, "seed %d: the relaxation's self-check "
-		    "failed %ld times at %ld points", seed, hooks.peak_relax_fails,
-		    hooks.peak_relax_points);
+		p = relax_solve(g, seed, 30, 5, relax_terms, k, &o, &pk, &points);
 		ck_assert_msg(k[4] <= pk.peak_bytes, "seed %d: relaxation bound %ld above the "
 		    "answer's simulated peak %lld", seed, k[4], (long long)pk.peak_bytes);
-		points += hooks.peak_relax_points;
 		ilp_partition_free(p);
 		ilp_graph_free(g);
 	}

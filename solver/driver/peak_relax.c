@@ -56,6 +56,9 @@ pp_free(pp *p)
 	free(p->lastbw);
 	free(p->sbytes);
 	free(p->rowop);
+	free(p->sfirst);
+	free(p->sseg);
+	free(p->held);
 	free(p->ysave);
 	free(p->conj);
 	free(p->gcol);
@@ -575,8 +578,8 @@ local_coef(const pp *p, const uint8_t *entry, int w, int j, double t)
  * recomputed), as the bound rows number them; each item's last backward reader's
  * place; the bytes its saved storage holds in the simulator (0 when sigma may not
  * count it: a primal's or a tuple's, one the caller holds through the backward, one
- * shared with an item of another segment, or shared and not its first item); each
- * model row's op (the bound rows and the points record it). */
+ * shared with an item of another segment, or shared and not its first item: p->sfirst,
+ * p->sseg, p->held); each model row's op (the bound rows and the points record it). */
 static int
 structural_data(pp *p)
 {
@@ -585,9 +588,9 @@ structural_data(pp *p)
 	const ilpi_reduced *red = &c->red;
 	size_t n = g->n, ni = red->n_items;
 	int nrow = glp_get_num_rows(c->m.lp);
-	uint8_t *need = malloc(n + 1), *held = calloc(n + 1, 1);
-	int32_t *order = malloc((n + 1) * sizeof *order), *first = malloc((n + 1) *
-	    sizeof *first), *sseg = malloc((n + 1) * sizeof *sseg);
+	uint8_t *need = malloc(n + 1), *held = p->held = calloc(n + 1, 1);
+	int32_t *order = malloc((n + 1) * sizeof *order), *first = p->sfirst = malloc((n + 1) *
+	    sizeof *first), *sseg = p->sseg = malloc((n + 1) * sizeof *sseg);
 	int32_t *stack = malloc((n + 1) * sizeof *stack);
 	ilpi_side bw;
 	int rc = -1;
@@ -667,10 +670,7 @@ structural_data(pp *p)
 	rc = 0;
 out:
 	free(need);
-	free(held);
 	free(order);
-	free(first);
-	free(sseg);
 	free(stack);
 	free(bw.op);
 	return rc;

@@ -31,6 +31,7 @@ typedef struct conj_ctx {
 	const pp *p;
 	const uint8_t *entry;
 	int32_t *mark, stamp;
+	uint8_t *term;            /* per node walked: a terminal (conj_terminal) */
 	int32_t *walk;            /* the nodes walked from U, in the order met */
 	size_t n_walk;
 	double *m;                /* per node walked */
@@ -106,7 +107,7 @@ conj_walk_m(conj_ctx *cx, int32_t u, int w, int32_t T)
 		const ilpi_node *n = &g->node[x];
 		const int32_t *use = ilpi_users(g, n);
 
-		if (conj_terminal(cx, x, w, T))
+		if ((cx->term[x] = (uint8_t)conj_terminal(cx, x, w, T)) != 0)
 			continue;
 		for (uint32_t k = 0; k < n->use_count; k++) {
 			int32_t y = use[k], iy = p->c->red.item_of[y];
@@ -125,7 +126,7 @@ conj_walk_m(conj_ctx *cx, int32_t u, int w, int32_t T)
 		const int32_t *use = ilpi_users(g, n);
 		double ret = conj_retained(cx, x, T), best = DBL_MAX;
 
-		if (conj_terminal(cx, x, w, T)) {
+		if (cx->term[x]) {
 			cx->m[x] = ret;
 			continue;
 		}
@@ -207,9 +208,9 @@ drv_relax_conj_terms(pp *p, const uint8_t *entry, const int32_t *top)
 	size_t n = g->n, ni = red->n_items, n_cand = 0, n_pool = 0, cap_pool = 0;
 	conj_ctx cx;
 	conj_users cu = { p, NULL, 0, 64 };
-	int32_t *first = malloc((n + 1) * sizeof *first), *cnt = calloc(n + 1, sizeof *cnt);
+	const int32_t *first = p->sfirst;
+	const uint8_t *held = p->held;
 	int32_t *pool = NULL;
-	uint8_t *held = calloc(n + 1, 1);
 	conj_cand *cand = malloc((ni + 1) * sizeof *cand);
 	uint8_t *mark = calloc((size_t)p->ncol + 1, 1);
 	int rc = -1;
@@ -219,6 +220,7 @@ drv_relax_conj_terms(pp *p, const uint8_t *entry, const int32_t *top)
 	cx.entry = entry;
 	cx.first_tan = INT32_MAX;
 	cx.mark = calloc(n + 1, sizeof *cx.mark);
+	cx.term = malloc(n + 1);
 	cx.walk = malloc((n + 1) * sizeof *cx.walk);
 	cx.m = malloc((n + 1) * sizeof *cx.m);
 	cx.before = malloc((n + 1) * sizeof *cx.before);
@@ -229,40 +231,22 @@ drv_relax_conj_terms(pp *p, const uint8_t *entry, const int32_t *top)
 	cu.u = malloc(cu.cap * sizeof *cu.u);
 	p->conj = malloc((ni + 1) * sizeof *p->conj);
 	p->n_conj = 0;
-	if (first == NULL || cnt == NULL || held == NULL || cand == NULL || mark == NULL ||
-	    cx.mark == NULL ||
-	    cx.walk == NULL || cx.m == NULL || cx.before == NULL || cx.last == NULL ||
+	if (first == NULL || held == NULL || cand == NULL || mark == NULL || cx.mark == NULL ||
+	    cx.term == NULL || cx.walk == NULL || cx.m == NULL || cx.before == NULL || cx.last == NULL ||
 	    cx.excl == NULL || cx.owner == NULL || cx.stack == NULL || cu.u == NULL ||
 	    p->conj == NULL)
 		goto out;
-	for (size_t k = 0; k < g->n_fw_out; k++)
-		held[g->node[g->fw_out[k]].storage] = 1;
 	for (size_t i = 0, k = 0; i < n; i++) {
 		const ilpi_node *nd = &g->node[i];
 		const int32_t *in = ilpi_inputs(g, nd);
 
 		cx.before[i] = (int32_t)k;
 		k += p->bpos[i] >= 0;
-		first[i] = -1;
 		cx.owner[i] = -1;
 		for (uint32_t j = 0; j < nd->in_count && nd->kind == ILPI_OP &&
 		     nd->cls == ILPI_BACKWARD && (int32_t)i < cx.first_tan; j++)
 			if (g->node[in[j]].kind == ILPI_TANGENT)
 				cx.first_tan = (int32_t)i;
-	}
-	/* per storage: its first item with an s column; cnt: 1 while every such item is
-	 * of one segment */
-	for (size_t it = 0; it < ni; it++) {
-		int32_t root = g->node[red->item[it].rep].storage;
-
-		if (c->m.col_s[it] == 0)
-			continue;
-		if (first[root] < 0) {
-			first[root] = (int32_t)it;
-			cnt[root] = 1;
-		} else if (p->iseg[first[root]] != p->iseg[it]) {
-			cnt[root] = 2;
-		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const ilpi_node *nd = &g->node[i];
@@ -286,7 +270,7 @@ drv_relax_conj_terms(pp *p, const uint8_t *entry, const int32_t *top)
 		if (js == 0 || p->lastbw[it] >= 0 || first[rn->storage] != (int32_t)it ||
 		    w <= 0 || (size_t)w + 1 >= p->n_seg || top[w] < 0 || held[rn->storage] ||
 		    root->kind != ILPI_OP || (root->flags & ILPI_F_TUPLE) || root->bytes <= 0 ||
-		    cnt[rn->storage] != 1 || entry[js])
+		    p->sseg[rn->storage] == INT32_MAX || entry[js])
 			continue;
 		cu.n = 0;
 		(void)ilpi_view_readers(g, v->rep, cx.stack, n, NULL, conj_user, &cu);
@@ -413,12 +397,10 @@ drv_relax_conj_terms(pp *p, const uint8_t *entry, const int32_t *top)
 	rc = 0;
 out:
 	free(mark);
-	free(first);
-	free(cnt);
 	free(pool);
-	free(held);
 	free(cand);
 	free(cx.mark);
+	free(cx.term);
 	free(cx.walk);
 	free(cx.m);
 	free(cx.before);

@@ -56,6 +56,10 @@ typedef struct pp {
 	int32_t *lastbw;          /* per item: place of its last backward reader, -1 */
 	double *sbytes;           /* per item: model bytes sigma may count for s, 0 */
 	int32_t *rowop;           /* per model row: its op, -1 unknown */
+	int32_t *sfirst;          /* per storage root: its first item with an s column, -1 */
+	int32_t *sseg;            /* per storage root: the one segment of those, INT32_MAX
+	                           * when they lie in several */
+	uint8_t *held;            /* per storage root: the caller holds it (a forward output) */
 	uint8_t *ysave;           /* per column: 1 for a storage's saved column (y) */
 	pp_conj *conj;            /* saved values no backward op reads */
 	size_t n_conj;
