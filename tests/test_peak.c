@@ -6,6 +6,7 @@
  * an answer the search simulated. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -900,6 +901,79 @@ START_TEST(peak_relaxation_bound_below_enumeration)
 }
 END_TEST
 
+/* One peak solve of g whose relaxation reports out of time at its local MIP `at`
+ * (0: never): the answer must be a checked partition whose objective is its simulated
+ * peak. Returns the hook's state after (-1: it fired), or with at = 0 the number of
+ * local MIPs the relaxation solved. */
+static int
+relax_timeout_solve(ilp_graph *g, int seed, int at, int64_t *k)
+{
+	ilpi_solve_hooks hooks = { .peak_default_limit = ILPI_PEAK_DEFAULT_LIMIT,
+	    .peak_relax_timeout = at > 0 ? at : INT_MAX };
+	ilp_check_options co = { ILP_PREFER_HARD };
+	ilp_solve_options o;
+	ilp_partition *p = NULL;
+	ilp_error err = { 0 };
+	ilp_peak pk;
+	int r;
+
+	ilp_solve_options_init(&o);
+	o.objective = ILP_OBJ_PEAK;
+	o.bans = ILP_BANS_NONE;
+	o.time_limit = 10;
+	o.verbose = 1;
+	o.log = relax_bound;
+	o.log_ctx = k;
+	ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "seed %d, timeout at "
+	    "local MIP %d: %s", seed, at, err.msg);
+	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "seed %d: %s", seed, err.msg);
+	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+	ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
+	r = at > 0 ? hooks.peak_relax_timeout : (int)hooks.peak_relax_solves;
+	ilp_partition_free(p);
+	return r;
+}
+
+/* The relaxation out of time inside a local MIP (ilpi_solve_hooks.peak_relax_timeout,
+ * as GLPK's time limit passing there): the search goes on without its bound and
+ * answers with a checked partition, whichever solve it is. Before, out of time in the
+ * first MIP of a segment's front was reported as out of memory: `ilpart solve
+ * transformer-48l.json --objective peak --time-limit 1.3` exited 2 that way. */
+START_TEST(peak_relaxation_out_of_time_keeps_the_search)
+{
+	int fired = 0;
+
+	for (int seed = 1; seed <= 24 && fired < 3; seed++) {
+		ilp_graph *g;
+		int64_t k[3] = { 0, -1, 0 };
+		int layers, solves;
+
+		rng_state = (uint64_t)seed * 15485863;
+		layers = 3 + (int)rnd(2);
+		g = random_stack(layers, layers == 3 ? 2 + (int)rnd(2) : 2, 1 + (int)rnd(2));
+		/* how many local MIPs the relaxation solves here, from its own -v line */
+		solves = relax_timeout_solve(g, seed, 0, k);
+		if (k[0] == 0) {
+			ilp_graph_free(g);
+			continue;
+		}
+		fired++;
+		if (getenv("T_VERBOSE") != NULL)
+			fprintf(stderr, "seed %d: the relaxation out of time at each of its %d local "
+			    "MIPs\n", seed, solves);
+		for (int at = 1; at <= solves; at++) {
+			int64_t kk[3] = { 0, -1, 0 };
+
+			ck_assert_int_eq(relax_timeout_solve(g, seed, at, kk), -1);
+			ck_assert_msg(kk[0] == 0, "seed %d: a bound after the timeout at solve %d",
+			    seed, at);
+		}
+		ilp_graph_free(g);
+	}
+	ck_assert_int_ge(fired, 3);
+}
+END_TEST
+
 /* The relaxation's terms that reach across segments, counted from -v's line
  * "peak relaxation: N saved values no backward op reads in sigma (... bytes in all, G
  * groups); E entry columns, X of them linking c or z columns". */
@@ -1250,6 +1324,7 @@ suite_peak(void)
 	tcase_add_test(tc, peak_stacks_chain_vs_monolithic);
 	tcase_add_test(tc, peak_relaxation_bound_below_enumeration);
 	tcase_add_test(tc, peak_relaxation_self_check_larger_stacks);
+	tcase_add_test(tc, peak_relaxation_out_of_time_keeps_the_search);
 	suite_add_tcase(s, tc);
 	/* Rows against every partition, enumerated. */
 	tc = tcase_create("rows");

@@ -82,6 +82,11 @@ typedef struct ilpi_solve_hooks {
 	 * peak_relax_points and peak_relax_fails */
 	int peak_relax_check;
 	long peak_relax_points, peak_relax_fails;
+	/* when > 0, the relaxation's local MIP of that number (1: the first) reports
+	 * out of time, as GLPK does when the time limit passes inside it; set to -1 when
+	 * it fired; peak_relax_solves counts the local MIPs solved */
+	int peak_relax_timeout;
+	long peak_relax_solves;
 	/* when > 0, the least-peak loop's solve of that number (1: the first) fails as
 	 * GLPK's did on a 100-layer GPT-2 ("LP relaxation failed", a basis singular to
 	 * working precision): a test of the answer after such a failure; set to -1 when

@@ -761,11 +761,16 @@ set_mip(glp_iocp *io, double until)
 /* Solves lp (objective already set), 0 with the objective in *v, 1 infeasible, -1
  * out of time or failed. */
 static int
-solve_local(glp_prob *lp, double until, double *v)
+solve_local(pp *p, glp_prob *lp, double until, double *v)
 {
 	glp_iocp io;
 	int ret, st;
 
+	p->n_solve++;
+	if (p->c->hooks != NULL && p->c->hooks->peak_relax_timeout == p->n_solve) {
+		p->c->hooks->peak_relax_timeout = -1;
+		return -1;
+	}
 	set_mip(&io, until);
 	ret = glp_intopt(lp, &io);
 	if (ret == GLP_ENOPFS || ret == GLP_ENODFS)
@@ -956,13 +961,18 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 	}
 	if (np == 0) {
 		glp_set_col_bnds(M, ca, GLP_FX, 0, 0);
-		if ((rc = solve_local(M, until, &smin)) != 0)
+		if (solve_local(p, M, until, &smin) != 0) {
+			rc = 1;
 			goto out;
+		}
 		rc = push_pt(f, smin * p->sgscale, -DBL_MAX) != 0 ? -1 : 0;
 		goto out;
 	}
-	if ((rc = solve_local(M, until, &smin)) != 0)
+	/* out of time, or no point at all (which every partition has): no bound */
+	if (solve_local(p, M, until, &smin) != 0) {
+		rc = 1;
 		goto out;
+	}
 	for (;;) {
 		int r;
 
@@ -972,7 +982,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 		glp_set_obj_coef(M, ca, 1);
 		glp_set_col_bnds(M, ca, GLP_FR, 0, 0);
 		glp_set_row_bnds(M, rs, U == DBL_MAX ? GLP_FR : GLP_UP, 0, U == DBL_MAX ? 0 : U);
-		r = solve_local(M, until, &av);
+		r = solve_local(p, M, until, &av);
 		if (r == 1)
 			break;
 		if (r != 0) {
@@ -992,7 +1002,7 @@ front_of(pp *p, const uint8_t *entry, int w, int *loc, int *ind, double *val,
 				glp_set_obj_coef(M, ind[k], val[k]);
 		}
 		glp_set_col_bnds(M, ca, GLP_UP, 0, av + 1e-7 * fabs(av) + 1e-6);
-		if (solve_local(M, until, &sv) != 0) {
+		if (solve_local(p, M, until, &sv) != 0) {
 			rc = 1;
 			goto out;
 		}
@@ -1468,6 +1478,8 @@ drv_peak_relax_bound(solve_ctx *c, double until, double *lb)
 	    ilpi_now() - t1);
 	rc = 0;
 out:
+	if (c->hooks != NULL)
+		c->hooks->peak_relax_solves += p.n_solve;
 	free(ind);
 	free(val);
 	free(entry);

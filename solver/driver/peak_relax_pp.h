@@ -65,6 +65,7 @@ typedef struct pp {
 	size_t n_conj;
 	size_t n_group;           /* their groups (pp_conj.group) */
 	int *gcol;                /* per group: its column in the local model being built */
+	int n_solve;              /* local MIPs solved (ilpi_solve_hooks.peak_relax_timeout) */
 } pp;
 
 /* The place of the last backward reader met (ilpi_view_readers' visit). */
