@@ -728,6 +728,20 @@ count_chain(void *ctx, const char *line)
 	}
 }
 
+/* A peak solve's options on the random stacks: PyTorch's bans lifted, -v to log. */
+static void
+stack_peak_options(ilp_solve_options *o, double limit, void (*log)(void *, const char *),
+    void *ctx)
+{
+	ilp_solve_options_init(o);
+	o->objective = ILP_OBJ_PEAK;
+	o->bans = ILP_BANS_NONE;
+	o->time_limit = limit;
+	o->verbose = 1;
+	o->log = log;
+	o->log_ctx = ctx;
+}
+
 /* Stacks of 4-6 copies of a random block, where the chain of repeated layers
  * (solver/driver/peak_blocks.c) runs before the front: the answer is simulated at its
  * objective value, the chain runs on most of them and never reports a best above
@@ -745,13 +759,7 @@ START_TEST(peak_stacks_chain_vs_monolithic)
 
 		rng_state = (uint64_t)seed * 104729;
 		g = random_stack(4 + (int)rnd(3), 3, 2);
-		ilp_solve_options_init(&o);
-		o.objective = ILP_OBJ_PEAK;
-		o.bans = ILP_BANS_NONE;
-		o.time_limit = 10;
-		o.verbose = 1;
-		o.log = count_chain;
-		o.log_ctx = chain;
+		stack_peak_options(&o, 10, count_chain, chain);
 		ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "seed %d: %s", seed, err.msg);
 		ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
 		ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
@@ -773,6 +781,18 @@ START_TEST(peak_stacks_chain_vs_monolithic)
 	ck_assert_int_ge(proven, n / 2);
 }
 END_TEST
+
+/* Stack `seed` of 3-4 copies of a random block of 2-3 ops: at most 13 candidates
+ * (enumerate() takes 16). */
+static ilp_graph *
+small_stack(int seed)
+{
+	int layers;
+
+	rng_state = (uint64_t)seed * 15485863;
+	layers = 3 + (int)rnd(2);
+	return random_stack(layers, layers == 3 ? 2 + (int)rnd(2) : 2, 1 + (int)rnd(2));
+}
 
 static void
 relax_bound(void *ctx, const char *line)
@@ -813,13 +833,7 @@ relax_solve(ilp_graph *g, int seed, int check, double limit,
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
 
-	ilp_solve_options_init(o);
-	o->objective = ILP_OBJ_PEAK;
-	o->bans = ILP_BANS_NONE;
-	o->time_limit = limit;
-	o->verbose = 1;
-	o->log = log;
-	o->log_ctx = ctx;
+	stack_peak_options(o, limit, log, ctx);
 	ck_assert_msg(ilpi_solve_hooked(g, o, &hooks, &p, &err) == 0, "seed %d: %s", seed,
 	    err.msg);
 	ck_assert_int_eq(ilp_partition_peak(g, p, pk, &err), 0);
@@ -843,12 +857,7 @@ START_TEST(peak_relaxation_bound_below_enumeration)
 		ilp_graph *g;
 		int64_t least, k[3] = { 0, -1, 0 };
 
-		int layers;
-
-		rng_state = (uint64_t)seed * 15485863;
-		/* at most 13 candidates (enumerate() takes 16) */
-		layers = 3 + (int)rnd(2);
-		g = random_stack(layers, layers == 3 ? 2 + (int)rnd(2) : 2, 1 + (int)rnd(2));
+		g = small_stack(seed);
 		least = enumerate(g);
 		ck_assert_int_ge(least, 0);
 		long before = points;
@@ -917,13 +926,7 @@ relax_timeout_solve(ilp_graph *g, int seed, int at, int64_t *k)
 	ilp_peak pk;
 	int r;
 
-	ilp_solve_options_init(&o);
-	o.objective = ILP_OBJ_PEAK;
-	o.bans = ILP_BANS_NONE;
-	o.time_limit = 10;
-	o.verbose = 1;
-	o.log = relax_bound;
-	o.log_ctx = k;
+	stack_peak_options(&o, 10, relax_bound, k);
 	ck_assert_msg(ilpi_solve_hooked(g, &o, &hooks, &p, &err) == 0, "seed %d, timeout at "
 	    "local MIP %d: %s", seed, at, err.msg);
 	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "seed %d: %s", seed, err.msg);
@@ -946,11 +949,9 @@ START_TEST(peak_relaxation_out_of_time_keeps_the_search)
 	for (int seed = 1; seed <= 24 && fired < 3; seed++) {
 		ilp_graph *g;
 		int64_t k[3] = { 0, -1, 0 };
-		int layers, solves;
+		int solves;
 
-		rng_state = (uint64_t)seed * 15485863;
-		layers = 3 + (int)rnd(2);
-		g = random_stack(layers, layers == 3 ? 2 + (int)rnd(2) : 2, 1 + (int)rnd(2));
+		g = small_stack(seed);
 		/* how many local MIPs the relaxation solves here, from its own -v line */
 		solves = relax_timeout_solve(g, seed, 0, k);
 		if (k[0] == 0) {
