@@ -220,6 +220,17 @@ static inline int64_t ilpi_storage_bytes(const ilp_graph *g, const ilpi_node *n)
 {
 	return g->node[n->storage].bytes;
 }
+/* The bytes storage root `key` (a node index, taken modulo n: a recomputed copy is
+ * key + n) holds in memory while live, as the simulator counts them: an op's, not a
+ * tuple's (its getitems own the storage) nor a symbolic scalar's (a Python number at
+ * run time, never allocated; its `bytes` are what saving it is charged). Primals and
+ * tangents belong to the caller: 0. */
+static inline int64_t ilpi_live_bytes(const ilp_graph *g, int32_t key)
+{
+	const ilpi_node *r = &g->node[(size_t)key % g->n];
+
+	return r->kind == ILPI_OP && !(r->flags & (ILPI_F_TUPLE | ILPI_F_SYM)) ? r->bytes : 0;
+}
 /* What saving n's storage costs in the solver's saved-bytes measure: its bytes, or 0
  * when the storage is a parameter's or buffer's (a "param" primal or a view of one),
  * which lives for the whole run whether saved or not (docs/solver.md "Memory budgets"). */

@@ -177,14 +177,11 @@ typedef struct side_run {
 	int64_t *release;   /* per step: bytes freed after it */
 } side_run;
 
-/* Storage whose bytes the graphs allocate: ops that are not tuples. Primals and
- * tangents (and their views) belong to the caller. */
+/* Storage whose bytes the graphs allocate (ilpi_live_bytes). */
 static int64_t
 key_bytes(const ilp_graph *g, int32_t key)
 {
-	const ilpi_node *r = &g->node[(size_t)key % g->n];
-
-	return r->kind == ILPI_OP && !(r->flags & ILPI_F_TUPLE) ? r->bytes : 0;
+	return ilpi_live_bytes(g, key);
 }
 
 static void

@@ -645,8 +645,8 @@ structural_data(pp *p)
 		p->lastbw[it] = lr.last;
 		if (c->m.col_s[it] == 0 || first[rn->storage] != (int32_t)it ||
 		    sseg[rn->storage] == INT32_MAX || p->iseg[it] < 0 ||
-		    held[rn->storage] || root->kind != ILPI_OP ||
-		    (root->flags & ILPI_F_TUPLE) || p->lastbw[it] < 0)
+		    held[rn->storage] || ilpi_live_bytes(g, rn->storage) <= 0 ||
+		    p->lastbw[it] < 0)
 			continue;
 		p->sbytes[it] = (double)root->bytes / c->m.byte_unit;
 	}

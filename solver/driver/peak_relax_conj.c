@@ -255,7 +255,7 @@ drv_relax_conj_terms(pp *p, const uint8_t *entry, const int32_t *top)
 		cx.last[i] = -1;
 		/* a recomputed op's storage is a fresh one, whoever else saves the old */
 		if (nd->kind != ILPI_OP || nd->cls == ILPI_BACKWARD || nd->storage != (int32_t)i ||
-		    (nd->flags & ILPI_F_TUPLE) || nd->bytes <= 0 || held[i])
+		    ilpi_live_bytes(g, (int32_t)i) <= 0 || held[i])
 			continue;
 		(void)ilpi_view_readers(g, (int32_t)i, cx.stack, n, NULL, drv_relax_later_reader, &lr);
 		cx.last[i] = lr.last;
@@ -269,7 +269,7 @@ drv_relax_conj_terms(pp *p, const uint8_t *entry, const int32_t *top)
 
 		if (js == 0 || p->lastbw[it] >= 0 || first[rn->storage] != (int32_t)it ||
 		    w <= 0 || (size_t)w + 1 >= p->n_seg || top[w] < 0 || held[rn->storage] ||
-		    root->kind != ILPI_OP || (root->flags & ILPI_F_TUPLE) || root->bytes <= 0 ||
+		    ilpi_live_bytes(g, rn->storage) <= 0 ||
 		    p->sseg[rn->storage] == INT32_MAX || entry[js])
 			continue;
 		cu.n = 0;

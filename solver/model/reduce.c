@@ -221,8 +221,8 @@ contract(const ilp_graph *g, const ilpi_rules *r, const double *cost_us, int sof
 			/* The peak counts no caller-owned storage (primals, tangents and their
 			 * views): saving such a u is free there, and not dominated. */
 			if (merge && peak && cs[u]) {
-				bu = caller_owned(g, u) ? 0 : ilpi_storage_bytes(g, &g->node[u]);
-				bi = caller_owned(g, (int32_t)i) ? 0 : ilpi_storage_bytes(g, n);
+				bu = caller_owned(g, u) ? 0 : ilpi_live_bytes(g, g->node[u].storage);
+				bi = caller_owned(g, (int32_t)i) ? 0 : ilpi_live_bytes(g, n->storage);
 				merge = bu >= bi;
 			}
 		}

@@ -58,9 +58,7 @@ typedef struct peak_build {
 static int64_t
 root_bytes(const ilp_graph *g, int32_t root)
 {
-	const ilpi_node *r = &g->node[root];
-
-	return r->kind == ILPI_OP && !(r->flags & ILPI_F_TUPLE) ? r->bytes : 0;
+	return ilpi_live_bytes(g, root);
 }
 
 static int

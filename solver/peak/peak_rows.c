@@ -371,9 +371,7 @@ ilpi_pc_storage_spans(size_t n, const int32_t *key, const int32_t *prod,
 int64_t
 ilpi_pc_key_bytes(const ilp_graph *g, int32_t key)
 {
-	const ilpi_node *r = &g->node[(size_t)key % g->n];
-
-	return r->kind == ILPI_OP && !(r->flags & ILPI_F_TUPLE) ? r->bytes : 0;
+	return ilpi_live_bytes(g, key);
 }
 
 int
