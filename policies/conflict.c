@@ -46,6 +46,25 @@ append(char *buf, size_t size, size_t *off, const char *fmt, ...)
 		*off = *off + (size_t)k < size ? *off + (size_t)k : size - 1;
 }
 
+/* Whether node i's rule `bit` comes from a PREFER_* tag (its own, or its tuple's for
+ * a getitem): soft preferences would lift it. */
+static int
+soft_reason(const ilp_graph *g, const ilpi_rules *r, int32_t i, unsigned bit)
+{
+	const ilpi_node *n = &g->node[i];
+	int32_t t;
+
+	if (bit == ILPI_R_NO_SAVE)
+		return (r->why_no_save[i] == ILPI_WHY_TAG || r->why_no_save[i] == ILPI_WHY_GETITEM) &&
+		    r->tag[i] == ILPI_TAG_PREFER_RECOMPUTE;
+	if (r->why_no_recompute[i] == ILPI_WHY_TAG)
+		return r->tag[i] == ILPI_TAG_PREFER_SAVE;
+	if (r->why_no_recompute[i] != ILPI_WHY_GETITEM || n->in_count == 0)
+		return 0;
+	t = g->in[n->in_begin];
+	return r->why_no_recompute[t] == ILPI_WHY_TAG && r->tag[t] == ILPI_TAG_PREFER_SAVE;
+}
+
 static void
 report(const ilp_graph *g, const ilpi_rules *r, const int32_t *parent, int32_t last,
     ilp_error *err)
@@ -53,10 +72,14 @@ report(const ilp_graph *g, const ilpi_rules *r, const int32_t *parent, int32_t l
 	int32_t chain[CHAIN_SHOWN + 2] = { 0 };
 	size_t len = 0, total = 0, off = 0;
 	char msg[sizeof err->msg] = "", a[200], b[200];
-	const char *user;
+	const char *user, *hint = "";
 
-	for (int32_t v = last; v != ILPI_NONE; v = parent[v])
+	for (int32_t v = last; v != ILPI_NONE; v = parent[v]) {
 		total++;
+		if (soft_reason(g, r, v, ILPI_R_NO_SAVE) ||
+		    (v == last && soft_reason(g, r, v, ILPI_R_NO_RECOMPUTE)))
+			hint = "; a PREFER_* tag binds here, and --prefer soft lets such tags give way";
+	}
 	/* chain[] holds the source first and `last` at the end; the middle is elided. */
 	for (int32_t v = last, k = 0; v != ILPI_NONE; v = parent[v], k++)
 		if ((size_t)k < CHAIN_SHOWN - 1 || parent[v] == ILPI_NONE)
@@ -70,10 +93,10 @@ report(const ilp_graph *g, const ilpi_rules *r, const int32_t *parent, int32_t l
 	user = needed_by(g, chain[0]);
 	if (total == 1) {
 		ilpi_err(err, ILP_ERR_CONFLICT, "%s: conflict: '%s' is needed by the backward%s%s%s "
-		    "but may not be saved (%s) and may not be recomputed (%s)", g->path,
+		    "but may not be saved (%s) and may not be recomputed (%s)%s", g->path,
 		    g->node[last].name, *user ? " ('" : "", user, *user ? "')" : "",
 		    ilpi_rules_explain(g, r, (size_t)last, ILPI_R_NO_SAVE, a, sizeof a),
-		    ilpi_rules_explain(g, r, (size_t)last, ILPI_R_NO_RECOMPUTE, b, sizeof b));
+		    ilpi_rules_explain(g, r, (size_t)last, ILPI_R_NO_RECOMPUTE, b, sizeof b), hint);
 		return;
 	}
 	append(msg, sizeof msg, &off, "'%s' (%s) must be recomputed in "
@@ -92,7 +115,7 @@ report(const ilp_graph *g, const ilpi_rules *r, const int32_t *parent, int32_t l
 		    "saved (%s)", g->node[last].name,
 		    ilpi_rules_explain(g, r, (size_t)last, ILPI_R_NO_RECOMPUTE, a, sizeof a),
 		    ilpi_rules_explain(g, r, (size_t)last, ILPI_R_NO_SAVE, b, sizeof b));
-	ilpi_err(err, ILP_ERR_CONFLICT, "%s: conflict: %s", g->path, msg);
+	ilpi_err(err, ILP_ERR_CONFLICT, "%s: conflict: %s%s", g->path, msg, hint);
 }
 
 int

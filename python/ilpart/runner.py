@@ -116,8 +116,12 @@ def solve(graph: Union[Dict[str, Any], PathLike], objective: str = "memory",
         except OSError as e:
             raise IlpartError("cannot run the ilpart binary %s: %s" % (binary, e)) from e
         if proc.returncode != 0:
+            err = proc.stderr.strip()
+            if proc.returncode == 3 and "--prefer soft" in err:
+                # the conflict's hint, in the bridge's terms
+                err += ' (here: prefer="soft", e.g. ilpart.partition_fn(prefer="soft"))'
             raise IlpartError("%s failed (exit %d): %s" % (" ".join(argv[:2]), proc.returncode,
-                                                           proc.stderr.strip()), proc.returncode)
+                                                           err), proc.returncode)
         for line in proc.stderr.splitlines():
             if line.startswith("ilpart: warning: "):
                 warnings.warn(line[len("ilpart: warning: "):], IlpartWarning, stacklevel=2)

@@ -168,6 +168,23 @@ class Solve(unittest.TestCase):
             runner.solve(g, binary=binary())
         self.assertEqual(cm.exception.status, 3)
         self.assertIn("'x'", str(cm.exception))
+        # a MUST tag: soft preferences would not help, and the error does not say so
+        self.assertNotIn("soft", str(cm.exception))
+
+    def test_conflict_of_preferences_names_soft(self):
+        # A checkpointed training-mode BatchNorm (transformers' MobileViT under gradient
+        # checkpointing): its saved statistics are PREFER_RECOMPUTE and cannot be
+        # recomputed (their tuple reads the running statistics the forward updates in
+        # place). The error says that soft preferences lift the conflict, and they do.
+        g = os.path.join(os.path.dirname(PYDIR), "tests", "golden",
+                         "solve-conflict-mutated-tuple", "graph.json")
+        with self.assertRaises(ilpart.IlpartError) as cm:
+            runner.solve(g, prefer="hard", binary=binary())
+        self.assertEqual(cm.exception.status, 3)
+        self.assertIn("PREFER_RECOMPUTE", str(cm.exception))
+        self.assertIn('prefer="soft"', str(cm.exception))
+        p = runner.solve(g, prefer="soft", binary=binary())
+        self.assertEqual(p["producer"]["status"], "optimal")
 
     def test_budget_too_small(self):
         with self.assertRaises(runner.IlpartError) as cm:
