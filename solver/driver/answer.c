@@ -156,6 +156,8 @@ drv_make_partition(solve_ctx *c, ilp_partition **out, ilp_error *err)
 	ilpi_partition_record(p, g, c->o);
 	p->gap = c->gap;
 	p->budget_bytes = c->budget;
+	if (c->note[0] != '\0')
+		snprintf(p->note, sizeof p->note, "%s", c->note);
 	if (ilp_partition_evaluate(g, p, &c->o->device, err) != 0 ||
 	    record_overrides(c, p) != 0)
 		goto fail;

@@ -135,6 +135,8 @@ typedef struct solve_ctx {
 	/* outcome */
 	const char *status;       /* "optimal", "feasible", "time-limit" */
 	double gap;
+	char note[640];           /* the answer's producer note ("" none; reach.c writes its
+	                           * own) */
 	int64_t budget;           /* bytes, < 0 none */
 	int64_t pt_bytes;         /* PyTorch's partition at the fraction, when it obeys the
 	                           * rules (fraction_bytes): saved bytes, else -1 */
