@@ -1,5 +1,5 @@
 """Model code nobody here wrote: transformers' GPT-2, Llama, Qwen2, BERT, T5 and Falcon
-and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 83 more; VARIED: 21 variations
+and torchvision's ResNet-18, ViT and MobileNetV3 (EXTRA: 89 more; VARIED: 21 variations
 of them at another width, dtype, SAC policy or training-code pattern; selected by
 name), at tiny sizes with random initialisation (no download), each plain, with the
 library's own gradient checkpointing, and under a SAC policy that saves matmuls. Used by
@@ -52,10 +52,15 @@ EXTRA = ("mistral", "phi", "phi3", "gpt_neox", "opt", "gemma2", "stablelm", "rob
          # attention with GeGLU, chunked state-space duality, latent attention with grouped
          # expert routing, squared ReLU, token dropout, dynamic span convolutions, grouped
          # 1D convolutions, a gated linear recurrence, short convolutions, a gated delta
-         # rule; attention over unfolded patches, pooling as the token mixer
+         # rule, top-1 expert routing with a capacity, a Mamba-2 and attention hybrid,
+         # sliding windows in an encoder-decoder, pre-norm, a sigmoid pairwise loss, strided
+         # GLU convolutions over filterbanks, latent cross-attention; attention over
+         # unfolded patches, pooling as the token mixer, mask-unit attention, convolutional
+         # attention projections; a one-stage detector (SSDlite), focal loss (RetinaNet)
          "modernbert", "mamba2", "deepseek_v3", "nemotron", "esm", "convbert", "squeezebert",
          "recurrent_gemma", "lfm2", "qwen3_next", "mobilevit", "poolformer",
-         "switch_transformers", "bamba", "hiera", "cvt", "ssdlite")
+         "switch_transformers", "bamba", "hiera", "cvt", "ssdlite",
+         "led", "pegasus", "siglip", "speech2text", "perceiver", "retinanet")
 # Cases whose compiled backward fails run as eager code (test_realmodels' harness compiles
 # with codegen="eager") with torch's own partition as with ilpart's: torch's failure, not
 # the partition's; both train under Inductor, which compiles the view into its kernel.
@@ -136,7 +141,8 @@ NO_CHECKPOINTING = {"albert": "AlbertForMaskedLM", "xlnet": "XLNetLMHeadModel",
                     "levit": "LevitForImageClassification",
                     "squeezebert": "SqueezeBertForMaskedLM",
                     "poolformer": "PoolFormerForImageClassification",
-                    "cvt": "CvtForImageClassification"}
+                    "cvt": "CvtForImageClassification",
+                    "perceiver": "PerceiverForMaskedLM"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -791,6 +797,54 @@ def _hf_seventh(T, name, common):
                           padding_q=[1, 1], stride_q=[1, 1], attention_drop_rate=[0.0, 0.0],
                           drop_rate=[0.0, 0.0], num_labels=10)
         return T.CvtForImageClassification(cfg)
+    return _hf_eighth(T, name, common)
+
+
+def _hf_eighth(T, name, common):
+    # the fifth sweep, second part (docs/python.md "A fifth sweep")
+    if name == "led":
+        # Longformer's sliding-window attention (window 4) in a BART-like encoder-decoder
+        cfg = T.LEDConfig(d_model=32, encoder_layers=2, decoder_layers=2,
+                          encoder_attention_heads=2, decoder_attention_heads=2,
+                          encoder_ffn_dim=64, decoder_ffn_dim=64, attention_window=[4, 4],
+                          max_encoder_position_embeddings=64,
+                          max_decoder_position_embeddings=64, pad_token_id=1, bos_token_id=0,
+                          eos_token_id=2, decoder_start_token_id=2, **common)
+        return T.LEDForConditionalGeneration(cfg)
+    if name == "pegasus":
+        # pre-norm encoder-decoder, sinusoidal positions, scaled embedding
+        cfg = T.PegasusConfig(d_model=32, encoder_layers=2, decoder_layers=2,
+                              encoder_attention_heads=2, decoder_attention_heads=2,
+                              encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
+                              pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
+                              **common)
+        return T.PegasusForConditionalGeneration(cfg)
+    if name == "siglip":
+        # two towers, a sigmoid loss over every text-image pair (a learned scale and bias)
+        tower = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=2)
+        cfg = T.SiglipConfig(text_config=dict(vocab_size=VOCAB, max_position_embeddings=SEQ,
+                                              **tower),
+                             vision_config=dict(image_size=IMAGE, patch_size=8, **tower))
+        return T.SiglipModel(cfg)
+    if name == "speech2text":
+        # two strided 1D convolutions (GLU) over filterbank frames, then an
+        # encoder-decoder with sinusoidal positions
+        cfg = T.Speech2TextConfig(d_model=32, encoder_layers=2, decoder_layers=2,
+                                  encoder_attention_heads=2, decoder_attention_heads=2,
+                                  encoder_ffn_dim=64, decoder_ffn_dim=64, conv_channels=32,
+                                  input_feat_per_channel=8, max_source_positions=64,
+                                  max_target_positions=64, pad_token_id=1, bos_token_id=0,
+                                  eos_token_id=2, decoder_start_token_id=2, **common)
+        return T.Speech2TextForConditionalGeneration(cfg)
+    if name == "perceiver":
+        # byte-level input cross-attended into 8 latents, self-attention over the
+        # latents, decoded back to every position by cross-attention
+        cfg = T.PerceiverConfig(num_latents=8, d_latents=32, d_model=32, num_blocks=1,
+                                num_self_attends_per_block=2, num_self_attention_heads=2,
+                                num_cross_attention_heads=2, qk_channels=32, v_channels=32,
+                                vocab_size=VOCAB, max_position_embeddings=SEQ)
+        return T.PerceiverForMaskedLM(cfg)
     raise KeyError(name)
 
 
@@ -1107,6 +1161,14 @@ def _tv_fourth(tvm, name):
             rpn_batch_size_per_image=32, box_batch_size_per_image=16)
         blocks = [b for b in m.backbone.body.children() if type(b).__name__ ==
                   "InvertedResidual"]
+    elif name == "retinanet":
+        # RetinaNet (v2) on ResNet-50 with an FPN, training mode, images at DETECT:
+        # anchors matched by IoU, the sigmoid focal loss over every anchor, GIoU box loss
+        from torchvision.models.detection import retinanet_resnet50_fpn_v2
+        m = retinanet_resnet50_fpn_v2(weights=None, weights_backbone=None, num_classes=3,
+                                      min_size=DETECT, max_size=DETECT)
+        blocks = [b for layer in (m.backbone.body.layer1, m.backbone.body.layer2)
+                  for b in layer]
     elif name == "ssdlite":
         # SSDlite on MobileNetV3-large, training mode, its images resized to DETECT: default
         # boxes matched to the targets by IoU, hard negative mining (the negatives' losses
@@ -1152,7 +1214,7 @@ class Detect(nn.Module):
 TORCHVISION = ("resnet18", "vit", "mobilenet_v3", "efficientnet", "convnext", "swin",
                "densenet", "regnet", "squeezenet", "resnet50", "shufflenet", "mobilenet_v2",
                "mnasnet", "googlenet", "inception_v3", "r3d", "maxvit", "efficientnet_v2",
-               "deeplabv3", "swin_v2", "raft", "lraspp", "fasterrcnn", "ssdlite")
+               "deeplabv3", "swin_v2", "raft", "lraspp", "fasterrcnn", "ssdlite", "retinanet")
 FRAMES = 4
 # RAFT: 128x128 images (the least it takes: its features at 1/8, 16x16, make a
 # correlation pyramid of 4 levels), 2 flow updates; the detector's images are 64x64
@@ -1191,7 +1253,7 @@ def build(name, variant="plain", seed=0):
             img = (BATCH, 3, FLOW_IMAGE, FLOW_IMAGE)
             inputs = [torch.randn(*img, generator=g), torch.randn(*img, generator=g),
                       torch.randn(BATCH, 2, FLOW_IMAGE, FLOW_IMAGE, generator=g)]
-        elif base in ("fasterrcnn", "ssdlite"):
+        elif base in ("fasterrcnn", "ssdlite", "retinanet"):
             # one box per image, 8 to 32 pixels wide, inside the image; labels 1, 2
             model = Detect(tv)
             xy = torch.randint(0, DETECT // 2, (BATCH, 1, 2), generator=g).float()
@@ -1233,7 +1295,7 @@ def build(name, variant="plain", seed=0):
         ids = torch.randint(0, VOCAB, (BATCH, seq), generator=g)
         labels = torch.randint(0, VOCAB, (BATCH, seq), generator=g)
         inputs = [ids, labels]
-        if base in ("t5", "bart", "umt5", "marian", "switch_transformers"):
+        if base in ("t5", "bart", "umt5", "marian", "switch_transformers", "led", "pegasus"):
             inputs = [ids, torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
         elif base == "whisper":
@@ -1242,6 +1304,16 @@ def build(name, variant="plain", seed=0):
             inputs = [torch.randn(BATCH, hf.config.num_mel_bins, SEQ * 2, generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
                       torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
+        elif base == "speech2text":
+            # filterbank frames (8 features): the two stride-2 convolutions make SEQ
+            # positions of SEQ * 4 frames
+            model = LossOf(hf, ("input_features", "decoder_input_ids", "labels"))
+            inputs = [torch.randn(BATCH, SEQ * 4, 8, generator=g),
+                      torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g),
+                      torch.randint(0, VOCAB, (BATCH, SEQ // 2), generator=g)]
+        elif base == "siglip":
+            model = LossOf(hf, ("input_ids", "pixel_values"), {"return_loss": True})
+            inputs = [ids, torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g)]
         elif base == "vitmae":
             model = LossOf(hf, ("pixel_values",))
             inputs = [torch.randn(BATCH, 3, IMAGE, IMAGE, generator=g)]
