@@ -428,10 +428,11 @@ static const char *const rows_above[3] = {
 	"tests/data/peak/R5-peak-bounds-equal-near-2-60.json",
 };
 
-START_TEST(peak_rows_above_best_answer_keep_it)
+/* A least-peak solve of g within `limit` seconds under `bans`, its answer checked and
+ * simulated into *pk. */
+static ilp_partition *
+peak_solve_checked(const ilp_graph *g, ilp_bans bans, double limit, ilp_peak *pk)
 {
-	ilp_graph *g = t_graph_file(t_srcpath(rows_above[_i]));
-	ilp_peak pk;
 	ilp_solve_options o;
 	ilp_partition *p = NULL;
 	ilp_error err = { 0 };
@@ -439,12 +440,21 @@ START_TEST(peak_rows_above_best_answer_keep_it)
 
 	ilp_solve_options_init(&o);
 	o.objective = ILP_OBJ_PEAK;
-	o.bans = ILP_BANS_NONE;
-	o.time_limit = 20;
+	o.bans = bans;
+	o.time_limit = limit;
 	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
 	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ilp_partition_peak(g, p, pk, &err) == 0, "%s", err.msg);
+	return p;
+}
+
+START_TEST(peak_rows_above_best_answer_keep_it)
+{
+	ilp_graph *g = t_graph_file(t_srcpath(rows_above[_i]));
+	ilp_peak pk;
 	/* with the rows fixed, proven (R5: an answer, checked, is what it is about) */
-	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
+	ilp_partition *p = peak_solve_checked(g, ILP_BANS_NONE, 20, &pk);
+
 	if (_i < 2) {
 		ck_assert_str_eq(p->status, "optimal");
 		ck_assert_int_eq(pk.peak_bytes, _i == 0 ? 39946 : 1156);
@@ -462,18 +472,9 @@ END_TEST
 START_TEST(peak_proven_while_tie_break_open)
 {
 	ilp_graph *g = t_graph_file(t_srcpath("tests/data/peak/R7-peak-proven-tie-break-open.json"));
-	ilp_solve_options o;
-	ilp_partition *p = NULL;
-	ilp_error err = { 0 };
-	ilp_check_options co = { ILP_PREFER_HARD };
 	ilp_peak pk;
+	ilp_partition *p = peak_solve_checked(g, ILP_BANS_PYTORCH, 6, &pk);
 
-	ilp_solve_options_init(&o);
-	o.objective = ILP_OBJ_PEAK;
-	o.time_limit = 6;
-	ck_assert_msg(ilp_solve(g, &o, &p, &err) == 0, "%s", err.msg);
-	ck_assert_msg(ilp_check(g, p, &co, &err) == 0, "%s", err.msg);
-	ck_assert_int_eq(ilp_partition_peak(g, p, &pk, &err), 0);
 	ck_assert_str_eq(p->status, "optimal");
 	ck_assert(p->gap == 0);
 	ck_assert_int_eq((int64_t)p->objective_value, pk.peak_bytes);
