@@ -177,13 +177,6 @@ typedef struct side_run {
 	int64_t *release;   /* per step: bytes freed after it */
 } side_run;
 
-/* Storage whose bytes the graphs allocate (ilpi_live_bytes). */
-static int64_t
-key_bytes(const ilp_graph *g, int32_t key)
-{
-	return ilpi_live_bytes(g, key);
-}
-
 static void
 add_value(side_run *r, int32_t v, int32_t prod, int32_t key)
 {
@@ -253,7 +246,7 @@ run_side(side_run *r, const int32_t *initial, size_t n_initial, const int32_t *h
 	memset(r->release, 0, (n_ops + 1) * sizeof *r->release);
 	for (size_t k = 0; k < r->n_present; k++) {
 		int32_t s = r->key[r->present[k]];
-		int64_t b = key_bytes(g, s);
+		int64_t b = ilpi_live_bytes(g, s);
 
 		if (r->st[s] == ABSENT)
 			continue; /* already accounted */
@@ -423,7 +416,7 @@ plan_xfer(const ilp_graph *g, const ilpi_memsim *m, const double *dfw, const dou
 		if (m->fw_order[k] == v)
 			fp = (int32_t)k;
 	x->node = v;
-	x->bytes = key_bytes(g, v);
+	x->bytes = ilpi_live_bytes(g, v);
 	x->xfer_us = (double)x->bytes * 1e6 / bw;
 	x->fw_last = fp;
 	for (t = first_reader(g, m->fw_order, m->n_fw, (size_t)(fp + 1), v); t < (int32_t)m->n_fw;
@@ -559,7 +552,7 @@ memsim_run(const ilp_graph *g, const ilp_partition *p, const ilpi_split *s, ilpi
 	}
 	for (size_t i = 0; i < g->n; i++)
 		if (mark[i] == 1) {
-			outputs += key_bytes(g, (int32_t)i);
+			outputs += ilpi_live_bytes(g, (int32_t)i);
 			if (tr != NULL)
 				tr->outputs[tr->n_outputs++] = (int32_t)i;
 		}
@@ -744,7 +737,7 @@ live_on_side(const ilp_graph *g, const ilpi_memsim *m, const int32_t *prod, cons
 		int64_t b;
 		int live;
 
-		if (st[k] == ABSENT || (b = key_bytes(g, (int32_t)k)) == 0)
+		if (st[k] == ABSENT || (b = ilpi_live_bytes(g, (int32_t)k)) == 0)
 			continue;
 		live = t < 0 ? st[k] < 0 : st[k] <= t && en[k] >= t;
 		if (!live || !resident(g, m, backward, t, k))
@@ -821,7 +814,7 @@ timeline_fill(const ilp_graph *g, const ilpi_memsim *m, const ilpi_memtrace *tr,
 	for (k = 0; k < tl->n_at_peak; k++)
 		start += tl->at_peak[k].bytes;
 	for (k = 0; k < tr->n_outputs; k++)
-		start += key_bytes(g, tr->outputs[k]);
+		start += ilpi_live_bytes(g, tr->outputs[k]);
 	tl->n_at_peak = 0;
 	for (k = 0; k < m->n_fw; k++) {
 		tl->node[k] = m->fw_order[k];
@@ -842,11 +835,11 @@ timeline_fill(const ilp_graph *g, const ilpi_memsim *m, const ilpi_memtrace *tr,
 		    ps == m->n_fw ? -1 : (int32_t)(ps - m->n_fw - 1), st, en, tl->at_peak,
 		    &tl->n_at_peak);
 		for (k = 0; k < tr->n_outputs; k++)
-			if (key_bytes(g, tr->outputs[k]) > 0) {
+			if (ilpi_live_bytes(g, tr->outputs[k]) > 0) {
 				ilpi_live_value *o = &tl->at_peak[tl->n_at_peak++];
 
 				o->node = tr->outputs[k];
-				o->bytes = key_bytes(g, tr->outputs[k]);
+				o->bytes = ilpi_live_bytes(g, tr->outputs[k]);
 				o->how = ILPI_LIVE_OUTPUT;
 			}
 	}

@@ -379,9 +379,9 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	}
 	if (proven && strcmp(c->status, "optimal") != 0 && !c->cuts_invalid) {
 		snprintf(c->note, sizeof c->note, "the least peak is proven; of the partitions "
-		    "at it, this one is not proven to recompute least (%s%s%.3g %%)",
+		    "at it, this one is not proven to recompute least (%sgap %.3g %%)",
 		    strcmp(c->status, "time-limit") == 0 ? "the time limit ended that search, " :
-		    "", "gap ", c->gap >= 0 && mip.status != GLP_UNDEF ? 100 * c->gap : 100.0);
+		    "", c->gap >= 0 && mip.status != GLP_UNDEF ? 100 * c->gap : 100.0);
 		c->status = "optimal";
 		c->gap = 0;
 	}

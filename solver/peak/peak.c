@@ -55,12 +55,6 @@ typedef struct peak_build {
 	double r_all;         /* with offload: every recomputable op's time (us) */
 } peak_build;
 
-static int64_t
-root_bytes(const ilp_graph *g, int32_t root)
-{
-	return ilpi_live_bytes(g, root);
-}
-
 static int
 add_term(peak_build *b, int col, double bytes, int32_t lo, int32_t hi)
 {
@@ -154,8 +148,8 @@ side_profile(peak_build *b, int cls, int32_t end, const uint8_t *held)
 	for (size_t s = 0; s < g->n; s++) {
 		if (b->st[s] < 0 || g->node[s].cls != cls)
 			continue;
-		b->delta[b->st[s]] += root_bytes(g, (int32_t)s);
-		b->delta[b->en[s] + 1] -= root_bytes(g, (int32_t)s);
+		b->delta[b->st[s]] += ilpi_live_bytes(g, (int32_t)s);
+		b->delta[b->en[s] + 1] -= ilpi_live_bytes(g, (int32_t)s);
 	}
 }
 
@@ -298,7 +292,7 @@ saved_terms(peak_build *b, const uint8_t *out_root, int32_t *pos_of)
 	}
 	for (size_t k = 0; k < red->n_stor; k++) {
 		int32_t root = red->stor_root[k], lo, hi, elo = 1, ehi = 0;
-		double bytes = (double)root_bytes(g, root);
+		double bytes = (double)ilpi_live_bytes(g, root);
 
 		if (bytes <= 0 || col[k] <= 0 || best[k] < 0)
 			continue;
@@ -367,7 +361,7 @@ recompute_terms(peak_build *b)
 
 			if (n->view_of != ILPI_NONE || b->first[v] < 0)
 				continue;
-			if (add_term(b, b->m->col_r[it], (double)root_bytes(g, v), b->first[v],
+			if (add_term(b, b->m->col_r[it], (double)ilpi_live_bytes(g, v), b->first[v],
 			    b->last[v]) != 0)
 				return -1;
 		}
@@ -727,7 +721,7 @@ ilpi_peak_rows_add(const ilp_graph *g, ilpi_model *m, ilpi_peak_rows *pr, size_t
 	side_profile(&b, ILPI_BACKWARD, b.nf + b.nb - 1, held);
 	for (size_t s = 0; s < g->n; s++)
 		if (out_root[s])
-			outputs += root_bytes(g, (int32_t)s);
+			outputs += ilpi_live_bytes(g, (int32_t)s);
 	{
 		int64_t cur = 0;
 

@@ -292,7 +292,7 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	/* The forward's outputs the caller holds: bytes whatever is saved. */
 	t.cst = (double)(ms->bw_live[at]);
 	for (size_t key = 0; key < nk; key++) {
-		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
+		int64_t b = ilpi_live_bytes(g, (int32_t)key);
 		int32_t creator = key >= g->n ? (int32_t)(key - g->n) : (int32_t)key, v, u;
 		size_t nv = 0;
 

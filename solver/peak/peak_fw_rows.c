@@ -185,7 +185,7 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 	ilpi_pc_spans_fill(&sp, g, tr->fkey, tr->fprod, tr->fdie);
 	cst = (double)ms->fw_live[at];
 	for (size_t key = 0; key < nk; key++) {
-		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
+		int64_t b = ilpi_live_bytes(g, (int32_t)key);
 		int32_t u, v;
 		size_t n0 = t.n;
 

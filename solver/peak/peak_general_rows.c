@@ -200,7 +200,7 @@ general_constant(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrace 
 
 	ilpi_pc_storage_spans(g->n, tr->key, tr->prod, tr->die, nk, st, en, NULL, NULL);
 	for (size_t key = 0; key < nk; key++) {
-		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
+		int64_t b = ilpi_live_bytes(g, (int32_t)key);
 
 		if (st[key] == ABSENT || b == 0 || st[key] > (int32_t)at || en[key] < (int32_t)at)
 			continue;
@@ -230,7 +230,7 @@ general_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at
 		if (pc->col_s[rep] == 0)
 			continue;
 		key = g->node[rep].storage;
-		b = ilpi_pc_key_bytes(g, key);
+		b = ilpi_live_bytes(g, key);
 		if (b == 0 || held_storage(pc, (size_t)key))
 			continue;
 		if (reader_conjs(pc, cs, kappa, o, at, rep,
@@ -241,7 +241,7 @@ general_conjs(ilpi_peak_cuts *pc, conjs *cs, int32_t kappa, int32_t o, size_t at
 	for (size_t v = 0; v < g->n; v++) {
 		const ilpi_node *n = &g->node[v];
 		size_t key = g->n + v;
-		int64_t b = ilpi_pc_key_bytes(g, (int32_t)key);
+		int64_t b = ilpi_live_bytes(g, (int32_t)key);
 		int32_t x;
 		int a;
 

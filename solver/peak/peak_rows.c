@@ -368,12 +368,6 @@ ilpi_pc_storage_spans(size_t n, const int32_t *key, const int32_t *prod,
 	}
 }
 
-int64_t
-ilpi_pc_key_bytes(const ilp_graph *g, int32_t key)
-{
-	return ilpi_live_bytes(g, key);
-}
-
 int
 ilpi_pc_spans_alloc(ilpi_pc_spans *sp, const ilp_graph *g)
 {

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import unittest
 
-from notorch import PYDIR, SEED, SEED_POLICY, main  # sets sys.path up for ilpart
+from notorch import PYDIR, SEED, SEED_POLICY, TOP, main  # sets sys.path up for ilpart
 
 import ilpart  # noqa: E402
 from ilpart import graphfile, runner  # noqa: E402
@@ -176,8 +176,7 @@ class Solve(unittest.TestCase):
         # checkpointing): its saved statistics are PREFER_RECOMPUTE and cannot be
         # recomputed (their tuple reads the running statistics the forward updates in
         # place). The error says that soft preferences lift the conflict, and they do.
-        g = os.path.join(os.path.dirname(PYDIR), "tests", "golden",
-                         "solve-conflict-mutated-tuple", "graph.json")
+        g = os.path.join(TOP, "tests", "golden", "solve-conflict-mutated-tuple", "graph.json")
         with self.assertRaises(ilpart.IlpartError) as cm:
             runner.solve(g, prefer="hard", binary=binary())
         self.assertEqual(cm.exception.status, 3)
