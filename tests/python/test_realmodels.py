@@ -3,9 +3,13 @@ GPT-2, Llama, Qwen2, BERT, T5 and Falcon and torchvision's ResNet-18, ViT and Mo
 (tests/python/zoo.py: tiny configs, random init, CPU, float32; $ILPART_REALMODELS_MODELS
 selects others, zoo.selected), each plain, with the library's own gradient
 checkpointing and under a SAC policy that saves matmuls. Each model and variant is
-compiled once through `ilpart.partition_fn` (torch.compile, split graphs run as they are);
+compiled once through `ilpart.partition_fn` (torch.compile, split graphs run as they are;
+under Inductor where torch's own partition cannot run as eager code either,
+zoo.EAGER_CODEGEN_FAILS, whose train and peak tests are then skips with the reason);
 every joint graph is exported with this torch's own partitions at budget 1 and at
-activation_memory_budget 0.5, 0.3 and 0.1 recorded. Then, per model and variant:
+activation_memory_budget 0.5, 0.3 and 0.1 recorded. Split graphs run on synthetic inputs
+(peakmem.make_inputs), or on the primals each forward received in the model's step
+(zoo.RECORDED_INPUTS: graphs whose inputs must agree in value). Then, per model and variant:
 
 * train: ilpart's split modules and the modules PyTorch's own partitioner
   (min_cut_rematerialization_partition) makes of the same joint graph, run on the same
