@@ -259,7 +259,7 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	size_t n = c->red.n_items;
 	int64_t best = -1, sim;
 	peak_starts starts;
-	int iter, rc, proven;
+	int iter, rc, proven, tie_proven;
 
 	/* Loop time: the caller's limit, else 60 s; stage 2 gets what is left. */
 	memset(&mip, 0, sizeof mip);
@@ -337,6 +337,7 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	 * least-recompute stage never closed. */
 	drv_peak_stage2_model(c, best);
 	proven = strcmp(c->status, "optimal") == 0;
+	tie_proven = 0;
 	/* An answer whose simulated peak is above the best is cut off (the exact row at its
 	 * peak step, else a +-1 no-good row) and the stage runs again, as --peak-budget's
 	 * rounds do: with one solve, transformer-2l's least-recompute answer peaked above
@@ -344,7 +345,8 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 	 * peak. The first round whatever the clock: its stage keeps to the limit. */
 	for (int round = 0; round < 200 && (round == 0 || !drv_peak_late(c)); round++) {
 		rc = drv_stage(c, "least-recompute", DRV_STAGE_WRITE | DRV_STAGE_NOFEAS_OK |
-		    DRV_STAGE_UNDEF_OK, &tc, NULL, NULL, c->ts, c->tr, &mip, err);
+		    DRV_STAGE_UNDEF_OK | DRV_STAGE_GOMORY, &tc, NULL, NULL, c->ts, c->tr, &mip,
+		    err);
 		if (rc != 0)
 			return -1;
 		if (mip.status == GLP_NOFEAS) {
@@ -369,6 +371,7 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 			memcpy(c->ws, c->ts, n);
 			memcpy(c->wr, c->tr, n);
 			c->peak_sim = sim;
+			tie_proven = mip.status == GLP_OPT;
 			break;
 		}
 		drv_note(c, "least-recompute: simulated peak %lld above the best: cutting the "
@@ -377,11 +380,16 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 		    drv_cut_answer_over(c, c->ts, c->tr, sim) != 0)
 			break;
 	}
-	if (proven && strcmp(c->status, "optimal") != 0 && !c->cuts_invalid) {
+	/* Also when the tie-break found no answer at all in its time (status still the
+	 * peak's "optimal"): before, that answer carried no note. */
+	if (proven && !tie_proven && !c->cuts_invalid) {
+		int in_time = strcmp(c->status, "time-limit") == 0 || mip.status == GLP_UNDEF;
+
 		snprintf(c->note, sizeof c->note, "the least peak is proven; of the partitions "
 		    "at it, this one is not proven to recompute least (%sgap %.3g %%)",
-		    strcmp(c->status, "time-limit") == 0 ? "the time limit ended that search, " :
-		    "", c->gap >= 0 && mip.status != GLP_UNDEF ? 100 * c->gap : 100.0);
+		    in_time ? "the time limit ended that search, " : "",
+		    c->gap >= 0 && mip.status != GLP_UNDEF && strcmp(c->status, "optimal") != 0 ?
+		    100 * c->gap : 100.0);
 		c->status = "optimal";
 		c->gap = 0;
 	}

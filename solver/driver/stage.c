@@ -233,6 +233,7 @@ drv_stage(solve_ctx *c, const char *what, unsigned flags, const ilpi_terms *t,
 	mip->warm_s = ws;
 	mip->warm_r = wr;
 	mip->presolve = least_peak;
+	mip->gomory = (flags & DRV_STAGE_GOMORY) != 0;
 	/* least-peak: P <= best - 1/2 byte and the tie-break costs add less than half a
 	 * byte, so every answer's objective is below best (model units) */
 	if (least_peak && c->peak_best >= 0) {

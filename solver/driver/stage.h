@@ -23,7 +23,8 @@ enum {
 	DRV_STAGE_BUDGET = 4,      /* the model holds the budget row: infeasible is a budget
 	                            * conflict the caller reports */
 	DRV_STAGE_NOFEAS_OK = 8,   /* infeasible is the caller's to handle (a level row) */
-	DRV_STAGE_UNDEF_OK = 16    /* no answer in time is the caller's to handle */
+	DRV_STAGE_UNDEF_OK = 16,   /* no answer in time is the caller's to handle */
+	DRV_STAGE_GOMORY = 32      /* Gomory cuts and pseudo-cost branching (ilpi_mip.gomory) */
 };
 
 int drv_stage(solve_ctx *c, const char *what, unsigned flags, const ilpi_terms *t,

@@ -741,6 +741,10 @@ init_iocp(glp_iocp *iocp, const ilpi_mip *mip, cb_state *st, double left)
 	iocp->cb_func = callback;
 	iocp->cb_info = st;
 	iocp->tm_lim = ms_limit(left);
+	if (mip->gomory) {
+		iocp->gmi_cuts = GLP_ON;
+		iocp->br_tech = GLP_BR_PCH;
+	}
 	/* The presolver's coefficient reduction tightens the peak rows (byte
 	 * coefficients over binaries, P bounded by the best peak); its cut generators
 	 * took longer than the search they saved there (ilpi_mip.presolve). */
@@ -760,6 +764,7 @@ init_iocp(glp_iocp *iocp, const ilpi_mip *mip, cb_state *st, double left)
 		iocp->pp_tech = GLP_PP_NONE;
 		iocp->mir_cuts = GLP_OFF;
 		iocp->cov_cuts = GLP_OFF;
+		iocp->gmi_cuts = GLP_OFF;
 	}
 }
 
