@@ -330,9 +330,9 @@ drv_obj_peak(solve_ctx *c, ilp_error *err)
 		return drv_write_model(c, &tc, err);
 	}
 	/* Stage 2: least recompute cost among answers whose bound allows the best peak;
-	 * kept only when its simulated peak is no worse. Its status is the tie-break's, not
-	 * the peak's: a proven peak stays proven (status optimal, gap 0) and the note says
-	 * what the tie-break did not prove. Before, a 413-node SwitchTransformers layer whose
+	 * kept only when its simulated peak is no worse. The answer's status is the
+	 * peak's, not this stage's: a proven peak stays proven (status optimal, gap 0) and
+	 * the note says what the tie-break did not prove. Before, a 413-node SwitchTransformers layer whose
 	 * least peak was proven in 0.1 s reported "time-limit, gap 50 %" after 60 s: its
 	 * least-recompute stage never closed. */
 	drv_peak_stage2_model(c, best);

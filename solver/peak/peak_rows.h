@@ -168,5 +168,4 @@ int ilpi_pc_saved_lit_bw(ilpi_peak_cuts *pc, rowb *rb, int32_t x, int32_t kappa,
 int ilpi_pc_resident(const ilp_graph *g, const ilpi_memsim *ms, int fw, size_t at,
     size_t key);
 
-
 #endif /* ILPART_SOLVER_PEAK_ROWS_H */
