@@ -242,6 +242,8 @@ how_name(ilpi_live_how how)
 		return "recomputed";
 	case ILPI_LIVE_OUTPUT:
 		return "forward output, held";
+	case ILPI_LIVE_WORKSPACE:
+		return "workspace, while it runs";
 	default:
 		return "computed";
 	}
@@ -252,7 +254,7 @@ print_column(const ilp_graph *g, const column *c, long top)
 {
 	const ilpi_timeline *tl = &c->tl;
 	size_t ps = tl->peak_step, shown;
-	int64_t rest = 0, by_how[4] = { 0, 0, 0, 0 };
+	int64_t rest = 0, by_how[5] = { 0, 0, 0, 0, 0 };
 
 	if (!c->has_tl) {
 		printf("%s: no timeline: %s\n", c->name, c->error);
@@ -278,9 +280,12 @@ print_column(const ilp_graph *g, const column *c, long top)
 	for (shown = 0; shown < tl->n_at_peak; shown++)
 		by_how[tl->at_peak[shown].how] += tl->at_peak[shown].bytes;
 	printf("  live at the peak: %zu values; saved %lld, recomputed %lld, computed %lld, "
-	    "held outputs %lld bytes; largest first:\n", tl->n_at_peak,
+	    "held outputs %lld bytes", tl->n_at_peak,
 	    (long long)by_how[ILPI_LIVE_SAVED], (long long)by_how[ILPI_LIVE_RECOMPUTED],
 	    (long long)by_how[ILPI_LIVE_COMPUTED], (long long)by_how[ILPI_LIVE_OUTPUT]);
+	if (by_how[ILPI_LIVE_WORKSPACE] > 0)
+		printf(", the op's workspace %lld", (long long)by_how[ILPI_LIVE_WORKSPACE]);
+	printf("; largest first:\n");
 	for (shown = 0; shown < tl->n_at_peak; shown++) {
 		const ilpi_live_value *v = &tl->at_peak[shown];
 

@@ -361,6 +361,11 @@ label_words(const fp *f, size_t i, uint64_t *w)
 			if (ilpi_input_nested(f->g, n, j))
 				w[k++] = j;
 	}
+	/* "workspace": only when given, as "nested_inputs" */
+	if (n->workspace > 0) {
+		w[k++] = 0x776f726b73700000ull; /* "worksp" */
+		w[k++] = (uint64_t)n->workspace;
+	}
 	return k;
 }
 
@@ -371,7 +376,7 @@ label_max(const ilpi_node *n)
 	size_t d = n->dtype != NULL ? strlen(n->dtype) : 0;
 
 	return 12 + (n->ndim > 0 ? (size_t)n->ndim : 0) + 1 + (t + 7) / 8 + 1 + (d + 7) / 8 +
-	    ((n->flags & ILPI_F_NESTED) ? 1 + (size_t)n->in_count : 0);
+	    ((n->flags & ILPI_F_NESTED) ? 1 + (size_t)n->in_count : 0) + 2;
 }
 
 /* Absorbs the colours of i's inputs in argument order, then its view base. */

@@ -88,6 +88,7 @@ typedef struct ilpi_node {
 	uint32_t shape_begin;          /* into graph->shape */
 	int32_t ndim;                  /* -1: no shape */
 	int64_t bytes;                 /* size of this value */
+	int64_t workspace;             /* bytes the op allocates and frees while it runs */
 	double flops, bytes_read, bytes_written, time_us; /* ILPI_UNKNOWN_COST when absent */
 } ilpi_node;
 

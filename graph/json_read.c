@@ -163,14 +163,14 @@ static const char *const node_keys[] = {
 	"name", "kind", "target", "inputs", "shape", "dtype", "bytes", "tuple", "index",
 	"view_of", "flops", "bytes_read", "bytes_written", "time_us", "recompute",
 	"ac_graph_id", "random", "effectful", "collective", "mutated", "param", "memory_budget",
-	"nested_inputs", "meta", "sym"
+	"nested_inputs", "meta", "sym", "workspace"
 };
 
 enum {
 	K_NAME, K_KIND, K_TARGET, K_INPUTS, K_SHAPE, K_DTYPE, K_BYTES, K_TUPLE, K_INDEX,
 	K_VIEW_OF, K_FLOPS, K_BYTES_READ, K_BYTES_WRITTEN, K_TIME_US, K_RECOMPUTE,
 	K_AC_GRAPH_ID, K_RANDOM, K_EFFECTFUL, K_COLLECTIVE, K_MUTATED, K_PARAM, K_MEMORY_BUDGET,
-	K_NESTED_INPUTS, K_META, K_SYM, K_COUNT
+	K_NESTED_INPUTS, K_META, K_SYM, K_WORKSPACE, K_COUNT
 };
 
 /* node_keys[] index of key s, K_COUNT when unknown. */
@@ -306,6 +306,11 @@ read_node_fields(reader *r, const ilpi_jv *obj, long idx, const char *who,
 				return -1;
 			if (is_tuple)
 				n->flags |= ILPI_F_TUPLE;
+		} else if (id == K_WORKSPACE) {
+			if (n->kind != ILPI_OP)
+				return fail(r, who, k, "only op nodes run (and allocate workspace)");
+			if (get_int(r, who, f, k, MAX_BYTES, &n->workspace) != 0)
+				return -1;
 		} else if (id == K_INDEX) {
 			if (get_int(r, who, f, k, 1e9, &ival) != 0)
 				return -1;

@@ -97,6 +97,10 @@ write_node(ilpi_buf *b, const ilp_graph *g, const ilpi_node *n)
 	cost(b, "bytes_read", n->bytes_read);
 	cost(b, "bytes_written", n->bytes_written);
 	cost(b, "time_us", n->time_us);
+	if (n->workspace > 0) {
+		key(b, "workspace");
+		ilpi_buf_printf(b, "%lld", (long long)n->workspace);
+	}
 	if (n->tag != ILPI_TAG_NONE) {
 		key(b, "recompute");
 		ilpi_buf_json_str(b, ilpi_tag_name((ilpi_tag)n->tag));

@@ -265,7 +265,8 @@ run_side(side_run *r, const int32_t *initial, size_t n_initial, const int32_t *h
 	}
 	for (size_t t = 0; t < n_ops; t++) {
 		cur += r->alloc[t];
-		live[t] = cur;
+		/* the op's own workspace, freed before it returns */
+		live[t] = cur + g->node[ops[t]].workspace;
 		cur -= r->release[t];
 	}
 	for (size_t k = 0; k < r->n_present; k++) {
@@ -803,7 +804,7 @@ timeline_fill(const ilp_graph *g, const ilpi_memsim *m, const ilpi_memtrace *tr,
 	tl->peak = m->peak;
 	tl->node = malloc(tl->n_steps * sizeof *tl->node);
 	tl->live = malloc(tl->n_steps * sizeof *tl->live);
-	tl->at_peak = malloc((2 * g->n + 1) * sizeof *tl->at_peak);
+	tl->at_peak = malloc((2 * g->n + 2) * sizeof *tl->at_peak);
 	if (st == NULL || en == NULL || tl->node == NULL || tl->live == NULL ||
 	    tl->at_peak == NULL)
 		goto out;
@@ -842,6 +843,13 @@ timeline_fill(const ilp_graph *g, const ilpi_memsim *m, const ilpi_memtrace *tr,
 				o->bytes = ilpi_live_bytes(g, tr->outputs[k]);
 				o->how = ILPI_LIVE_OUTPUT;
 			}
+	}
+	if (ps != m->n_fw && g->node[tl->node[ps]].workspace > 0) {
+		ilpi_live_value *o = &tl->at_peak[tl->n_at_peak++];
+
+		o->node = tl->node[ps];
+		o->bytes = g->node[tl->node[ps]].workspace;
+		o->how = ILPI_LIVE_WORKSPACE;
 	}
 	qsort(tl->at_peak, tl->n_at_peak, sizeof *tl->at_peak, cmp_live);
 	rc = 0;

@@ -85,7 +85,8 @@ typedef enum ilpi_live_how {
 	ILPI_LIVE_COMPUTED,    /* made on this side: a forward op, or a backward op */
 	ILPI_LIVE_SAVED,       /* saved by the forward for the backward */
 	ILPI_LIVE_RECOMPUTED,  /* a forward value recomputed in the backward */
-	ILPI_LIVE_OUTPUT       /* a forward output the caller holds through the backward */
+	ILPI_LIVE_OUTPUT,      /* a forward output the caller holds through the backward */
+	ILPI_LIVE_WORKSPACE    /* the running op's workspace (the node "workspace" field) */
 } ilpi_live_how;
 
 typedef struct ilpi_live_value {

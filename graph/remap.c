@@ -17,7 +17,8 @@ static int
 same_costs(const ilpi_node *a, const ilpi_node *b)
 {
 	return a->flops == b->flops && a->bytes_read == b->bytes_read &&
-	    a->bytes_written == b->bytes_written && a->time_us == b->time_us;
+	    a->bytes_written == b->bytes_written && a->time_us == b->time_us &&
+	    a->workspace == b->workspace;
 }
 
 /* Everything about node i of `a` and node j of `b` except names and edges. Interned

@@ -248,7 +248,7 @@ START_TEST(test_every_field)
 	    " 'inputs': ['x'], 'shape': [2, 3], 'dtype': 'f32', 'bytes': 100, 'flops': 12.5,"
 	    " 'bytes_read': 7, 'bytes_written': 9, 'time_us': 0.25, 'recompute': 'MUST_SAVE',"
 	    " 'ac_graph_id': 3, 'random': true, 'effectful': true, 'collective': true,"
-	    " 'memory_budget': 0.25, 'meta': {'anything': [1, 2]}}"
+	    " 'memory_budget': 0.25, 'workspace': 4096, 'meta': {'anything': [1, 2]}}"
 	    "], 'outputs': {'forward': ['y'], 'backward': [null]}, 'meta': {'k': 1}}");
 	const ilpi_node *x = t_nd(g, "x"), *y = t_nd(g, "y");
 
@@ -270,6 +270,8 @@ START_TEST(test_every_field)
 	ck_assert_double_eq(y->bytes_read, 7);
 	ck_assert_double_eq(y->bytes_written, 9);
 	ck_assert_double_eq(y->time_us, 0.25);
+	ck_assert_int_eq(y->workspace, 4096);
+	ck_assert_int_eq(x->workspace, 0);
 	ck_assert_int_eq(y->tag, ILPI_TAG_MUST_SAVE);
 	ck_assert_int_eq(y->ac_graph_id, 3);
 	ck_assert(y->flags & ILPI_F_RANDOM);
@@ -1116,7 +1118,8 @@ START_TEST(test_write_canonical)
 	    " 'bytes_read': 8, 'flops': 4, 'view_of': 'x', 'inputs': ['x', 'x'],"
 	    " 'target': 'aten.view.default', 'kind': 'op', 'name': 'v', 'shape': [4],"
 	    " 'dtype': 'f16', 'meta': {'dropped': 1}},"
-	    "{'name': 'm', 'kind': 'op', 'target': 'aten.max.dim', 'inputs': ['v'], 'tuple': true},"
+	    "{'name': 'm', 'kind': 'op', 'target': 'aten.max.dim', 'inputs': ['v'], 'tuple': true,"
+	    " 'workspace': 32},"
 	    "{'name': 'i', 'kind': 'op', 'target': 'getitem', 'inputs': ['m'], 'index': 1,"
 	    " 'bytes': 3}],"
 	    " 'outputs': {'backward': [null], 'forward': ['v', 'i']},"
@@ -1136,7 +1139,7 @@ START_TEST(test_write_canonical)
 	    " \"time_us\": 1.5, \"recompute\": \"PREFER_RECOMPUTE\", \"ac_graph_id\": 1,"
 	    " \"random\": true, \"effectful\": true, \"collective\": true},\n"
 	    "    {\"name\": \"m\", \"kind\": \"op\", \"target\": \"aten.max.dim\","
-	    " \"inputs\": [\"v\"], \"bytes\": 0, \"tuple\": true},\n"
+	    " \"inputs\": [\"v\"], \"bytes\": 0, \"tuple\": true, \"workspace\": 32},\n"
 	    "    {\"name\": \"i\", \"kind\": \"op\", \"target\": \"getitem\", \"inputs\": [\"m\"],"
 	    " \"bytes\": 3, \"index\": 1}\n"
 	    "  ],\n"
@@ -1298,6 +1301,14 @@ static const struct {
 	  " 'bytes': 4}], " OUTS "}", "node 'y': field 'inputs': 'z' is defined later" },
 	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': -1}], " OUTS "}",
 	  "node 'x': field 'bytes': must not be negative" },
+	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 4, 'workspace': 8}], " OUTS "}",
+	  "node 'x': field 'workspace': only op nodes run (and allocate workspace)" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['x'],"
+	  " 'bytes': 4, 'workspace': -8}], " OUTS "}",
+	  "node 'y': field 'workspace': must not be negative" },
+	{ HDR "'nodes': [" NODE_X ", {'name': 'y', 'kind': 'op', 'target': 'f', 'inputs': ['x'],"
+	  " 'bytes': 4, 'workspace': 2.5}], " OUTS "}",
+	  "node 'y': field 'workspace': expected an integer" },
 	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 2.5}], " OUTS "}",
 	  "node 'x': field 'bytes': expected an integer" },
 	{ HDR "'nodes': [{'name': 'x', 'kind': 'primal', 'bytes': 1e999}], " OUTS "}",

@@ -222,6 +222,41 @@ START_TEST(memsim_corpus_references)
 }
 END_TEST
 
+/* An op's workspace counts at its step only, wherever the op runs: in the forward, in
+ * the backward, and again where the backward recomputes it. */
+START_TEST(memsim_workspace_at_the_ops_step)
+{
+	ilp_graph *g = t_graph_parts("", P("x", 100) ", " OPF("a", "'x'", 10, "") ", "
+	    OPF("b", "'a'", 20, ", 'workspace': 100") ", " OPF("out", "'b'", 40, "") ", "
+	    T("g", 40) ", " OPF("gb", "'g', 'b'", 80, ", 'workspace': 5") ", "
+	    OPF("gx", "'gb'", 10, ""), "'out'", "'gx'");
+	ilpi_timeline tl;
+	ilp_error err = { 0 };
+	ilp_partition *p;
+	ilp_peak pk;
+
+	/* Save b (memsim_chain_by_hand: forward peak 60 at out, 140 at gb): b's step
+	 * 30 + 100; gb's 140 + 5. */
+	pk = peak_of(g, "b", "");
+	PEAK_AT(pk, g, 145, "gb", ILP_PHASE_BACKWARD);
+	ck_assert_int_eq(pk.forward_peak, 130);
+	/* Save a, recompute b: b runs again in the backward, from a + out = 50: 70 + 100. */
+	pk = peak_of(g, "a", "b");
+	PEAK_AT(pk, g, 170, "b", ILP_PHASE_BACKWARD);
+	/* The timeline names the workspace among what is live at the peak. */
+	p = t_part(g, "a", "b");
+	ck_assert_msg(ilpi_memsim_timeline(g, p, &tl, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(tl.live[tl.peak_step], 170);
+	ck_assert_uint_eq(tl.n_at_peak, 4);
+	ck_assert_str_eq(ilp_graph_node_name(g, (size_t)tl.at_peak[0].node), "b");
+	ck_assert_int_eq(tl.at_peak[0].how, ILPI_LIVE_WORKSPACE);
+	ck_assert_int_eq(tl.at_peak[0].bytes, 100);
+	ilpi_timeline_free(&tl);
+	ilp_partition_free(p);
+	ilp_graph_free(g);
+}
+END_TEST
+
 /* ---- the timeline ---------------------------------------------------------------- */
 
 START_TEST(memsim_timeline_by_hand)
@@ -373,6 +408,7 @@ suite_memsim(void)
 	tcase_add_test(tc, memsim_autograd_order);
 	tcase_add_test(tc, memsim_views_and_tuples);
 	tcase_add_test(tc, memsim_corpus_references);
+	tcase_add_test(tc, memsim_workspace_at_the_ops_step);
 	tcase_add_test(tc, memsim_timeline_by_hand);
 	tcase_add_test(tc, memsim_timeline_unused_saved);
 	tcase_add_test(tc, memsim_timeline_corpus);

@@ -127,6 +127,9 @@ side_profile(peak_build *b, int cls, int32_t end, const uint8_t *held)
 
 		if (n->cls != cls || n->kind != ILPI_OP || prod < 0)
 			continue;
+		/* the op's workspace, at its own step (it runs in every partition) */
+		b->delta[prod] += n->workspace;
+		b->delta[prod + 1] -= n->workspace;
 		/* a getitem is allocated with its tuple, when that runs on this side (a
 		 * backward getitem of a forward tuple runs at its own step) */
 		if ((n->flags & ILPI_F_GETITEM) && n->in_count == 1 && b->step[in[0]] >= 0 &&

@@ -291,6 +291,17 @@ ilpi_peak_cuts_add(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memtrac
 	ilpi_pc_spans_fill(&sp, g, tr->key, tr->prod, tr->die);
 	/* The forward's outputs the caller holds: bytes whatever is saved. */
 	t.cst = (double)(ms->bw_live[at]);
+	/* A recomputed op's workspace (memsim counts it in its step) is there only where
+	 * the op runs in this batch, as its own storage. */
+	if (!ilpi_pc_is_bw(pc, o) && g->node[o].workspace > 0) {
+		const int *fk = ilpi_pc_family_of(pc, pt.kappa);
+		const int *fk1 = ilpi_pc_family_of(pc, pt.kappa - 1);
+
+		t.cst -= (double)g->node[o].workspace;
+		ilpi_pc_rb_add(pc, &rb, fk[o], 1);
+		ilpi_pc_rb_add(pc, &rb, fk1[o], -1);
+		enter_storage(pc, &rb, 1, (double)g->node[o].workspace, &t);
+	}
 	for (size_t key = 0; key < nk; key++) {
 		int64_t b = ilpi_live_bytes(g, (int32_t)key);
 		int32_t creator = key >= g->n ? (int32_t)(key - g->n) : (int32_t)key, v, u;

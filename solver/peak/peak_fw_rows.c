@@ -172,9 +172,9 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 		cond = pc->ffam[o];
 	}
 	pos = malloc((g->n + 1) * sizeof *pos);
-	tbeg = malloc(nk * sizeof *tbeg);
-	tlen = malloc(nk * sizeof *tlen);
-	tb = malloc(nk * sizeof *tb);
+	tbeg = malloc((nk + 1) * sizeof *tbeg);
+	tlen = malloc((nk + 1) * sizeof *tlen);
+	tb = malloc((nk + 1) * sizeof *tb);
 	if (ilpi_pc_spans_alloc(&sp, g) != 0 || pos == NULL ||
 	    tbeg == NULL || tlen == NULL || tb == NULL)
 		goto out;
@@ -233,6 +233,18 @@ ilpi_peak_cuts_add_fw(ilpi_peak_cuts *pc, const ilpi_memsim *ms, const ilpi_memt
 		tbeg[nz] = n0;
 		tlen[nz] = t.n - n0;
 		tb[nz++] = b;
+	}
+	/* An unclaimed op's workspace (memsim counts it in its step) is there only where
+	 * the op runs: f(o) times its bytes. */
+	if (cond != 0 && g->node[o].workspace > 0) {
+		size_t n0 = t.n;
+
+		if (fw_lit(&t, cond) != 0)
+			goto out;
+		cst -= (double)g->node[o].workspace;
+		tbeg[nz] = n0;
+		tlen[nz] = 1;
+		tb[nz++] = g->node[o].workspace;
 	}
 	if (ilpi_pc_row_room_n(pc, nz + 2) != 0)
 		goto out;
