@@ -18,7 +18,7 @@ _EXPORTS = {
     "IlpartWarning": "runner", "calibrate": "calibration", "untagged_in_regions": "graphfile",
     "dumps": "graphfile", "write_json": "graphfile", "read_json": "graphfile",
     "Store": "store", "store_solver": "store", "budget_in_effect": "bridge",
-    "reference_name": "export", "history": "bridge",
+    "reference_name": "export", "history": "bridge", "measure_workspace": "workspace",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -413,7 +413,9 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
     device: the cost model's profile (h100, a100, cpu, FLOPS:BW); default: the device the
     joint graph's tensors live on (ilpart.device.device_profile), the CLI's default on meta.
     calibrate: time every forward op on this machine (ilpart.timing.time_ops, PyTorch's
-    profiler) and give the solver those times (`time_us`) instead of roofline estimates.
+    profiler) and give the solver those times (`time_us`) instead of roofline estimates,
+    and measure what every op allocates and frees while it runs (ilpart.workspace:
+    `workspace`, which the peak memory counts at the op's step).
     agree_ranks: when torch.distributed is up and the graph has a collective its tags let
     ilpart recompute, every rank of that collective's process groups trains with the
     partition of the lowest rank among them (ilpart.ranks: a recomputed collective must
@@ -467,7 +469,9 @@ def partition_fn(objective: Optional[str] = None, memory_budget: Budget = None, 
         _warn_untagged(graph)
         if calibrate:
             from .timing import time_ops
+            from .workspace import measure_workspace
             time_ops(jm, graph)
+            measure_workspace(jm, graph)
         dev = device if device is not None else device_profile(jm)
         kw = dict(objective=obj, prefer=prefer, time_limit=time_limit, policy=policy,
                   extra_args=extra, binary=binary,

@@ -40,6 +40,27 @@ class CalibrateTest(unittest.TestCase):
             self.assertAlmostEqual(part["cost"]["recompute_time_us"], want,
                                    delta=1e-3 * want + 1e-3)
 
+    def test_calibrate_measures_workspace(self):
+        """Every op, forward and backward, is measured for the scratch it frees before it
+        returns; CPU convolutions and their backward have some (oneDNN), a plain MLP's
+        ops none."""
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8),
+                                torch.nn.ReLU(), torch.nn.Conv2d(8, 8, 3, padding=1))
+        x = torch.randn(2, 3, 16, 16, requires_grad=True)
+        (g,) = ilpart.calibrate(m, x, reference=False)
+        ws = {n["name"]: n for n in g["nodes"] if "workspace" in n}
+        self.assertTrue(all(n["kind"] == "op" and n["workspace"] > 0 for n in ws.values()))
+        conv = [n for n in ws.values() if n["target"].startswith("aten.convolution")]
+        self.assertTrue(conv, "no convolution with workspace: %s" % sorted(ws))
+        fwd = util.forward_side(g)
+        self.assertTrue(any(name not in fwd for name in ws), "no backward op measured")
+        (g,) = ilpart.calibrate(models.MLP(), torch.randn(16, 32, requires_grad=True),
+                                reference=False)
+        mm = [n for n in g["nodes"] if n.get("target") in ("aten.mm.default",
+                                                            "aten.addmm.default")]
+        self.assertTrue(mm and not any("workspace" in n for n in mm))
+
     def test_partition_fn_calibrate_trains(self):
         torch.manual_seed(0)
         m = models.MLP()
