@@ -24,16 +24,10 @@ __all__ = ["measure_workspace"]
 
 
 def _ops(gm: fx.GraphModule) -> List[fx.Node]:
-    """The ATen ops of the graph that may run: not collectives, not effectful wrappers."""
-    out = []
-    for n in gm.graph.nodes:
-        if n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
-            continue
-        ns = n.target.namespace
-        if ns in ("_c10d_functional", "c10d_functional", "c10d", "higher_order"):
-            continue
-        out.append(n)
-    return out
+    """The ops of the graph safe to run on made-up inputs (timing.runnable: PyTorch's own;
+    not collectives, which live in namespaces of their own)."""
+    from .timing import runnable
+    return [n for n in gm.graph.nodes if runnable(n)]
 
 
 def _on_cuda(args: Any) -> bool:
@@ -105,7 +99,9 @@ def measure_workspace(joint_module: fx.GraphModule, graph: Dict[str, Any]) -> in
     from .timing import _materialize
     by_name = {n["name"]: n for n in graph["nodes"]}
     runs, cuda = [], []
-    with unset_fake_temporarily(), torch.no_grad():
+    # random ops run too: the caller's random streams are left as they were
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    with unset_fake_temporarily(), torch.no_grad(), torch.random.fork_rng(devices=devices):
         for node in _ops(joint_module):
             if node.name not in by_name:
                 continue

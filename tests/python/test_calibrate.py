@@ -61,6 +61,22 @@ class CalibrateTest(unittest.TestCase):
                                                             "aten.addmm.default")]
         self.assertTrue(mm and not any("workspace" in n for n in mm))
 
+    def test_measurements_leave_the_random_stream(self):
+        """time_ops and measure_workspace run random ops too (dropout); the caller's
+        random stream is where it was."""
+        from torch.fx.experimental.proxy_tensor import make_fx
+        from ilpart.timing import time_ops
+        gm = make_fx(lambda x: torch.ops.aten.native_dropout.default(x, 0.5, True)[0] * 2,
+                     tracing_mode="fake")(torch.randn(64))
+        graph = {"nodes": [{"name": n.name} for n in gm.graph.nodes]}
+        before = torch.random.get_rng_state()
+        ilpart.measure_workspace(gm, graph)
+        time_ops(gm, graph)
+        self.assertTrue(torch.equal(before, torch.random.get_rng_state()))
+        # the dropout ran (timed), on a stream of its own
+        self.assertTrue(any("time_us" in n for n in graph["nodes"]
+                            if n["name"].startswith("native_dropout")))
+
     def test_partition_fn_calibrate_trains(self):
         torch.manual_seed(0)
         m = models.MLP()

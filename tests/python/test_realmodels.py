@@ -41,9 +41,11 @@ activation_memory_budget 0.5, 0.3 and 0.1 recorded. Split graphs run on syntheti
 * peak: the peak `ilpart check` simulates for PyTorch's partitions (budget 1, 0.5, 0.3,
   0.1) and ilpart's against the CPU allocator's measured peak (tests/python/peakmem.py):
   within 5 % where PEAK_EXACT says so (all Llama, Qwen2, GPT-2 and BERT variants, plain
-  T5: equal to the byte), elsewhere a lower bound above half the measured peak
-  (convolution workspace in ResNet-18 and ViT; native_dropout_backward's workspace in the
-  checkpointed T5: docs/python.md, "Simulated and measured peak").
+  T5: equal to the byte), elsewhere a lower bound (convolution workspace in ResNet-18 and
+  ViT; native_dropout_backward's workspace in the checkpointed T5: docs/python.md,
+  "Simulated and measured peak"); and on the same graph with each op's workspace measured
+  (ilpart.measure_workspace), within 5 % on WORKSPACE_EXACT (the default models and
+  eight more), above half the measured peak on the others.
 
 Without transformers and torchvision (Debian's torch 2.6) every test is a counted skip.
 """
@@ -72,8 +74,8 @@ BUDGETS = (0.5, 0.3, 0.1)
 # training step of these 2-layer models the gradients differ by a few float32 ulps of
 # their largest elements. 1e-4 relative / 1e-5 absolute is test_inductor.py's (five steps).
 RTOL, ATOL = 1e-4, 1e-5
-# Where the measured peak is within 5 % of the simulated one (measured: equal to the byte);
-# elsewhere the simulated peak is a lower bound above half the measured one:
+# Where the measured peak is within 5 % of the simulated one (measured: equal to the byte)
+# without the ops' measured workspace; elsewhere the simulated peak is a lower bound there:
 # convolutions (ResNet-18, ViT's patch embedding) allocate workspace inside the op, and so
 # does CPU native_dropout_backward (the mask converted to the gradient's dtype), where the
 # checkpointed T5 peaks, and oneDNN in every bfloat16 mm (llama_bf16) (docs/python.md,
@@ -109,6 +111,16 @@ def uniform_inputs(name):
 # a graph of a few bytes shows (measured 16 bytes against a simulated 8 on Faster R-CNN's
 # and SSDlite's sums of losses; tests/python/peakops.py finds them).
 WRAPPED_NUMBER_BYTES = 16
+# With each op's workspace measured on this machine (ilpart.measure_workspace), the
+# simulated peak is within 5 % of the measured one on these models (measured: equal to
+# the byte on every graph and partition, torch 2.14.1; docs/python.md "Simulated and
+# measured peak"); elsewhere it is checked as a floor (above half the measured peak).
+# Not Wav2Vec2 and WavLM: in their CTC loss graph _log_softmax_backward_data receives the
+# gradient as a transposed view at run time (strides [32, 64, 1]) and allocates a
+# 9,984-byte contiguous copy, while on made-up inputs of the strides the graph records it
+# allocates none (tests/python/peakops.py): workspace depends on the run's strides.
+WORKSPACE_EXACT = zoo.MODELS + ("convnext", "convnextv2", "upernet", "speech2text",
+                                "llama_bf16", "bit", "fasterrcnn", "fcos")
 
 
 def run_split(fw, bw, n_out, primals, tangents, seed=0):
@@ -480,6 +492,11 @@ class RealModels(unittest.TestCase):
         label = "%s/%s" % (name, variant)
         for i, ((jm, n_out), g, path) in enumerate(zip(c.joints, c.graphs, c.paths)):
             prim, tang = c.split_inputs(i)
+            # the same graph with each op's workspace measured on this machine
+            gw = copy.deepcopy(g)
+            ilpart.measure_workspace(jm, gw)
+            wpath = path[:-len(".json")] + "-workspace.json"
+            ilpart.write_json(wpath, gw)
             parts = [("pytorch@%s" % (f or 1), {"format": "ilpart-partition", "version": 1,
                                                 "producer": {"prefer": "pytorch"},
                                                 "saved": c.reference(f)[i]})
@@ -500,23 +517,38 @@ class RealModels(unittest.TestCase):
                     print("\n  %-14s graph %d %-11s not simulated: %s" % (
                         label, i, plabel, str(e).strip()[-100:]), end="")
                     continue
+                # the same partition on the graph with workspace (whose fingerprint
+                # differs by the field)
+                sim_ws, where_ws = test_peak.simulated(
+                    wpath, {k: v for k, v in p.items() if k != "graph"})
                 fw, bw = split_modules(jm, p["saved"], n_out, functionalize_rng=False)
                 meas = peakmem.measure(fw, bw, n_out, prim, tang)[0]
                 print("\n  %-14s graph %d %-11s simulated %9d  measured %9d  (%+.2f%%)  peak in %s"
-                      % (label, i, plabel, sim, meas, 100.0 * (meas - sim) / max(sim, 1), where),
+                      "; with workspace %9d (%+.2f%%) in %s"
+                      % (label, i, plabel, sim, meas, 100.0 * (meas - sim) / max(sim, 1), where,
+                         sim_ws, 100.0 * (meas - sim_ws) / max(sim_ws, 1), where_ws),
                       end="")
                 # a graph may allocate nothing (FCOS's checkpointed graph 4 subtracts two
                 # tensors of no elements in this step): then the allocator measures 0 too
                 if sim > 0:
                     self.assertGreater(meas, 0)
+                # with each op's workspace measured on this machine: within 5 % on
+                # WORKSPACE_EXACT (a wrapped Python number is allocated inside its op, so
+                # it is measured as workspace too; the slack is for graphs of a few
+                # bytes), above half the measured peak everywhere
+                why = "%s %s: simulated with workspace %d, measured %d" % (
+                    label, plabel, sim_ws, meas)
+                self.assertGreater(sim_ws + WRAPPED_NUMBER_BYTES, 0.5 * meas, why)
+                if name in WORKSPACE_EXACT:
+                    self.assertLessEqual(abs(meas - sim_ws),
+                                         0.05 * meas + WRAPPED_NUMBER_BYTES, why)
+                # without it: equal where no op uses working space, else below
                 if label in PEAK_EXACT:
                     self.assertLessEqual(abs(meas - sim), 0.05 * meas,
                                          "%s %s: simulated %d, measured %d"
                                          % (label, plabel, sim, meas))
                 else:
                     self.assertLessEqual(sim, meas, "%s %s" % (label, plabel))
-                    self.assertGreater(sim + WRAPPED_NUMBER_BYTES, 0.5 * meas,
-                                       "%s %s" % (label, plabel))
 
 
 def _add_tests():
