@@ -5,8 +5,8 @@ op's step (docs/format.md, docs/partition.md "Peak memory"); this module measure
 this machine, as `time_ops` measures run time. Used by the bridge (backend(calibrate=True))
 and by ilpart.calibrate; it imports neither.
 
-Each ATen op of the joint graph, forward and backward, runs once on made-up inputs of the
-recorded shapes, dtypes and strides (after a warm-up call: a first call may fill caches
+Each of PyTorch's own ops (aten, prims) in the joint graph, forward and backward, runs
+once on made-up inputs of the recorded shapes, dtypes and strides (after a warm-up call: a first call may fill caches
 that stay), each under its own profiler mark. The allocator's memory events inside the
 mark give the op's high-water mark and what it still holds when it returns (its output);
 the difference is the workspace. On CUDA the device's counters give the same. The figure
@@ -20,7 +20,7 @@ import torch
 import torch.fx as fx
 import torch.utils._pytree as pytree
 
-__all__ = ["measure_workspace"]
+__all__ = ["measure_workspace", "trace_events"]
 
 
 def _ops(gm: fx.GraphModule) -> List[fx.Node]:
@@ -44,7 +44,7 @@ def _cuda_workspace(node: fx.Node, args: Any, kwargs: Any) -> int:
     return max(0, top - end)
 
 
-def _trace_events(prof) -> List[Dict[str, Any]]:
+def trace_events(prof) -> List[Dict[str, Any]]:
     """The events of a finished profile, from its chrome trace (the memory events are
     there one by one, with their sizes and nanosecond times)."""
     import json
@@ -70,7 +70,7 @@ def _cpu_workspaces(runs: List[Tuple[fx.Node, Any, Any]]) -> Dict[str, int]:
             with record_function("ilpart::ws::" + node.name):
                 out = node.target(*args, **kwargs)
             del out
-    events = _trace_events(prof)
+    events = trace_events(prof)
     mem = sorted((e for e in events if e.get("name") == "[memory]"),
                  key=lambda e: (e["ts"], e["args"].get("Ev Idx", 0)))
     marks = sorted((e for e in events if e.get("ph") == "X" and

@@ -62,19 +62,9 @@ def boxed(gm):
 
 
 def trace_events(prof):
-    """The events of a finished profile, from its chrome trace."""
-    import json
-    import os
-    import tempfile
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        prof.export_chrome_trace(path)
-        with open(path) as f:
-            trace = json.load(f)
-    finally:
-        os.unlink(path)
-    return trace["traceEvents"] if isinstance(trace, dict) else trace
+    """The events of a finished profile, from its chrome trace (ilpart.workspace's)."""
+    from ilpart.workspace import trace_events as events
+    return events(prof)
 
 
 def _peak(prof):
