@@ -3,7 +3,8 @@ profiler, written into the exported graph as `time_us` (docs/format.md). Used by
 (backend(calibrate=True)) and by ilpart.calibrate (calibration.py); it imports neither.
 """
 
-from typing import Any, Dict, List
+import contextlib
+from typing import Any, Dict, Iterator, List, Tuple
 
 import torch
 import torch.fx as fx
@@ -61,28 +62,39 @@ def _forward_ops(gm: fx.GraphModule) -> List[fx.Node]:
     return out
 
 
+@contextlib.contextmanager
+def made_up_runs(nodes: List[fx.Node], names: Any
+                 ) -> Iterator[List[Tuple[fx.Node, Any, Any]]]:
+    """Real tensors for the ops among `nodes` whose names are in `names`: yields (node,
+    args, kwargs) for each that ran once on made-up inputs of its recorded shapes, dtypes
+    and strides (a warm-up: a first call may fill caches that stay; one that cannot run on
+    such inputs is left out). Inside, fake tensors are off and gradients too, and random
+    ops draw from a forked stream: the caller's random streams stay where they were."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    with unset_fake_temporarily(), torch.no_grad(), torch.random.fork_rng(devices=devices):
+        runs = []
+        for node in nodes:
+            if node.name not in names:
+                continue
+            try:
+                args, kwargs = pytree.tree_map(_materialize, (node.args, node.kwargs))
+                node.target(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - such ops keep what the graph says
+                continue
+            runs.append((node, args, kwargs))
+        yield runs
+
+
 def time_ops(joint_module: fx.GraphModule, graph: Dict[str, Any], repeat: int = 5) -> int:
     """Time each forward op of `joint_module` (an ATen OpOverload, on fresh inputs of the
     recorded shapes, dtypes and strides) `repeat` times under torch.profiler and write the
     mean into `graph`'s node of the same name as `time_us`. Ops that cannot run on made-up
     inputs keep the roofline estimate. Returns the number of ops timed."""
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
     from torch.profiler import ProfilerActivity, profile, record_function
 
     by_name = {n["name"]: n for n in graph["nodes"]}
-    runs = []
-    # random ops run too: the caller's random streams are left as they were
-    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
-    with unset_fake_temporarily(), torch.no_grad(), torch.random.fork_rng(devices=devices):
-        for node in _forward_ops(joint_module):
-            if node.name not in by_name:
-                continue
-            try:
-                args, kwargs = pytree.tree_map(_materialize, (node.args, node.kwargs))
-                node.target(*args, **kwargs)  # warm-up; also: does it run at all?
-            except Exception:  # noqa: BLE001 - such ops keep the roofline cost
-                continue
-            runs.append((node, args, kwargs))
+    with made_up_runs(_forward_ops(joint_module), by_name) as runs:
         activities = [ProfilerActivity.CPU]
         if any(_on_cuda(n) for n, _a, _k in runs):
             activities.append(ProfilerActivity.CUDA)

@@ -6,32 +6,20 @@ this machine, as `time_ops` measures run time. Used by the bridge (backend(calib
 and by ilpart.calibrate; it imports neither.
 
 Each of PyTorch's own ops (aten, prims) in the joint graph, forward and backward, runs
-once on made-up inputs of the recorded shapes, dtypes and strides (after a warm-up call: a first call may fill caches
-that stay), each under its own profiler mark. The allocator's memory events inside the
-mark give the op's high-water mark and what it still holds when it returns (its output);
-the difference is the workspace. On CUDA the device's counters give the same. The figure
-depends on the machine: the number of threads (oneDNN keeps scratch per thread), the
-kernel library and the device.
+once on made-up inputs of the recorded shapes, dtypes and strides (timing.made_up_runs,
+after its warm-up call), each under its own profiler mark. The allocator's memory events
+inside the mark give the op's high-water mark and what it still holds when it returns (its
+output); the difference is the workspace. On CUDA the device's counters give the same. The
+figure depends on the machine: the number of threads (oneDNN keeps scratch per thread),
+the kernel library and the device.
 """
 
 from typing import Any, Dict, List, Tuple
 
 import torch
 import torch.fx as fx
-import torch.utils._pytree as pytree
 
 __all__ = ["measure_workspace", "trace_events"]
-
-
-def _ops(gm: fx.GraphModule) -> List[fx.Node]:
-    """The ops of the graph safe to run on made-up inputs (timing.runnable: PyTorch's own;
-    not collectives, which live in namespaces of their own)."""
-    from .timing import runnable
-    return [n for n in gm.graph.nodes if runnable(n)]
-
-
-def _on_cuda(args: Any) -> bool:
-    return any(isinstance(a, torch.Tensor) and a.is_cuda for a in pytree.tree_leaves(args))
 
 
 def _cuda_workspace(node: fx.Node, args: Any, kwargs: Any) -> int:
@@ -91,26 +79,17 @@ def _cpu_workspaces(runs: List[Tuple[fx.Node, Any, Any]]) -> Dict[str, int]:
 
 
 def measure_workspace(joint_module: fx.GraphModule, graph: Dict[str, Any]) -> int:
-    """Measure each ATen op of `joint_module` (forward and backward) once on this machine
-    and write what it allocates and frees before returning, above its output, into
+    """Measure each aten or prims op of `joint_module` (forward and backward) once on this
+    machine and write what it allocates and frees before returning, above its output, into
     `graph`'s node of the same name as `workspace` (bytes; only where it is not 0). Ops that
     cannot run on made-up inputs are left without. Returns the number of nodes given one."""
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
-    from .timing import _materialize
+    from .timing import _on_cuda, made_up_runs, runnable
     by_name = {n["name"]: n for n in graph["nodes"]}
-    runs, cuda = [], []
-    # random ops run too: the caller's random streams are left as they were
-    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
-    with unset_fake_temporarily(), torch.no_grad(), torch.random.fork_rng(devices=devices):
-        for node in _ops(joint_module):
-            if node.name not in by_name:
-                continue
-            try:
-                args, kwargs = pytree.tree_map(_materialize, (node.args, node.kwargs))
-                node.target(*args, **kwargs)  # warm-up; also: does it run at all?
-            except Exception:  # noqa: BLE001 - such ops keep no workspace
-                continue
-            (cuda if _on_cuda((args, kwargs)) else runs).append((node, args, kwargs))
+    # PyTorch's own ops only (timing.runnable; collectives live in namespaces of their own)
+    ops = [n for n in joint_module.graph.nodes if runnable(n)]
+    with made_up_runs(ops, by_name) as ran:
+        runs = [r for r in ran if not _on_cuda(r[0])]
+        cuda = [r for r in ran if _on_cuda(r[0])]
         found = _cpu_workspaces(runs) if runs else {}
         for node, args, kwargs in cuda:
             found[node.name] = _cuda_workspace(node, args, kwargs)
